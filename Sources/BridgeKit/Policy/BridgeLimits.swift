@@ -1,0 +1,53 @@
+/// Resource limits of a router. Every limit has its own error code, and every queue BridgeKit
+/// keeps is bounded by one of them.
+public struct BridgeLimits: Sendable, Hashable {
+    /// The largest message body accepted from a page, and the largest reply or progress message
+    /// sent to it, in bytes of UTF-8 JSON. Default 16 MiB. Over it: `payload_too_large`.
+    public var maxPayloadBytes: Int
+    /// The deepest nesting of arrays and objects accepted in a body (the envelope counts as one
+    /// level). Default 64. Over it: `nesting_too_deep`.
+    public var maxDepth: Int
+    /// The most calls one page may have in flight at once. Default 4096. Over it:
+    /// `too_many_pending_calls`.
+    public var maxPendingCalls: Int
+    /// The most progress messages one call may send. Default 10,000. Over it the call settles
+    /// with `progress_limit_exceeded` and its task is cancelled.
+    public var maxProgressPerCall: Int
+    /// The most native-to-page calls in flight at once. Default 1024. Over it:
+    /// `too_many_pending_calls`.
+    public var maxPendingPageCalls: Int
+
+    /// Creates limits; every argument defaults to the value documented on its property.
+    public init(
+        maxPayloadBytes: Int = 16 * 1024 * 1024,
+        maxDepth: Int = 64,
+        maxPendingCalls: Int = 4096,
+        maxProgressPerCall: Int = 10_000,
+        maxPendingPageCalls: Int = 1024
+    ) {
+        self.maxPayloadBytes = maxPayloadBytes
+        self.maxDepth = maxDepth
+        self.maxPendingCalls = maxPendingCalls
+        self.maxProgressPerCall = maxProgressPerCall
+        self.maxPendingPageCalls = maxPendingPageCalls
+    }
+}
+
+/// A router's settings.
+public struct BridgeConfiguration: Sendable {
+    /// Who may call. Default: main frame only, no origin allowed (see ``AccessPolicy``).
+    public var policy: AccessPolicy
+    /// Resource limits.
+    public var limits: BridgeLimits
+    /// The time limit for a task that does not declare its own (``BridgeTask/timeout``), or `nil`
+    /// for none. Default `nil`: tasks such as an alert may wait for a person indefinitely; the
+    /// page can still set a per-call timeout.
+    public var defaultTimeout: Duration?
+
+    /// Creates a configuration.
+    public init(policy: AccessPolicy = AccessPolicy(), limits: BridgeLimits = BridgeLimits(), defaultTimeout: Duration? = nil) {
+        self.policy = policy
+        self.limits = limits
+        self.defaultTimeout = defaultTimeout
+    }
+}

@@ -1,0 +1,112 @@
+/// The error every failed call settles with, on both sides of the bridge.
+///
+/// The wire form is `{"code": "...", "message": "...", "details": ...}`. ``code`` is stable: it
+/// is part of protocol v1 and pages may switch on it. ``message`` is for people and may change.
+/// Like `HTTPClientError` in async-http-client, the set of codes is a private enum wrapped in a
+/// public struct, so new codes can be added without breaking exhaustive switches.
+public struct BridgeError: Error, Sendable, Hashable, Codable, CustomStringConvertible {
+    private enum Code: String, CaseIterable {
+        case unknownTask = "unknown_task"
+        case invalidMessage = "invalid_message"
+        case invalidOptions = "invalid_options"
+        case invalidResult = "invalid_result"
+        case taskFailed = "task_failed"
+        case cancelled
+        case timeout
+        case forbidden
+        case payloadTooLarge = "payload_too_large"
+        case nestingTooDeep = "nesting_too_deep"
+        case tooManyPendingCalls = "too_many_pending_calls"
+        case progressLimitExceeded = "progress_limit_exceeded"
+        case navigated
+        case unavailable
+    }
+
+    /// The stable error code, for example `"unknown_task"`. Codes a task defines itself (see
+    /// ``init(code:message:details:)``) are carried unchanged.
+    public let code: String
+    /// A human-readable explanation. Not stable; do not match on it.
+    public var message: String
+    /// Optional structured data: the coding path of a decode error, the limit that was hit, …
+    public var details: JSONValue?
+
+    /// Creates an error with any code, for tasks that report their own failures
+    /// (for example `"not_logged_in"`). Prefer the static constructors for BridgeKit's codes.
+    public init(code: String, message: String, details: JSONValue? = nil) {
+        self.code = code
+        self.message = message
+        self.details = details
+    }
+
+    private init(_ code: Code, _ message: String, _ details: JSONValue? = nil) {
+        self.init(code: code.rawValue, message: message, details: details)
+    }
+
+    /// Every code BridgeKit itself produces, as sent on the wire.
+    public static var builtInCodes: [String] { Code.allCases.map(\.rawValue) }
+
+    /// No task is registered under the name the page called.
+    public static func unknownTask(_ name: String) -> BridgeError {
+        BridgeError(.unknownTask, "No task named \"\(name)\" is registered.", ["task": .string(name)])
+    }
+    /// The body is not a protocol message (not JSON, not an object, a wrong field type, an
+    /// unsupported protocol version).
+    public static func invalidMessage(_ message: String, details: JSONValue? = nil) -> BridgeError {
+        BridgeError(.invalidMessage, message, details)
+    }
+    /// The options did not decode into the task's `Options` type. `path` is the coding path of
+    /// the failure, for example `"buttons[1].title"`.
+    public static func invalidOptions(_ message: String, path: String) -> BridgeError {
+        BridgeError(.invalidOptions, message, ["path": .string(path)])
+    }
+    /// The task's result could not be encoded as JSON (for example it holds `Double.nan`).
+    public static func invalidResult(_ message: String) -> BridgeError {
+        BridgeError(.invalidResult, message)
+    }
+    /// The task threw an error that is not a ``BridgeError``.
+    public static func taskFailed(_ message: String, details: JSONValue? = nil) -> BridgeError {
+        BridgeError(.taskFailed, message, details)
+    }
+    /// The caller cancelled the call (page `cancel` message, an `AbortSignal`, or native code).
+    public static func cancelled(_ message: String = "The call was cancelled.") -> BridgeError {
+        BridgeError(.cancelled, message)
+    }
+    /// The call did not settle within its time limit (`seconds`).
+    public static func timeout(seconds: Double) -> BridgeError {
+        BridgeError(.timeout, "The call did not finish within \(seconds) s.", ["seconds": .double(seconds)])
+    }
+    /// The origin or frame policy refused the call. `reason` is `"subframe"`,
+    /// `"origin_not_allowed"` or `"no_origin"`.
+    public static func forbidden(reason: String, origin: String?) -> BridgeError {
+        var details: [String: JSONValue] = ["reason": .string(reason)]
+        if let origin { details["origin"] = .string(origin) }
+        return BridgeError(.forbidden, "The bridge refused this call (\(reason)).", .object(details))
+    }
+    /// A body or a reply is larger than the configured limit (`limit` bytes).
+    public static func payloadTooLarge(bytes: Int, limit: Int) -> BridgeError {
+        BridgeError(.payloadTooLarge, "The payload has \(bytes) bytes; the limit is \(limit).",
+                    ["bytes": .int(Int64(bytes)), "limit": .int(Int64(limit))])
+    }
+    /// A body nests arrays and objects deeper than the configured limit.
+    public static func nestingTooDeep(limit: Int) -> BridgeError {
+        BridgeError(.nestingTooDeep, "The message nests deeper than \(limit) levels.", ["limit": .int(Int64(limit))])
+    }
+    /// The page already has `limit` calls in flight.
+    public static func tooManyPendingCalls(limit: Int) -> BridgeError {
+        BridgeError(.tooManyPendingCalls, "The page already has \(limit) calls in flight.", ["limit": .int(Int64(limit))])
+    }
+    /// A task sent more progress messages than the configured limit for one call.
+    public static func progressLimitExceeded(limit: Int) -> BridgeError {
+        BridgeError(.progressLimitExceeded, "The task sent more than \(limit) progress messages.", ["limit": .int(Int64(limit))])
+    }
+    /// The page navigated away while the call was pending; the reply was not delivered.
+    public static func navigated() -> BridgeError {
+        BridgeError(.navigated, "The page changed while the call was pending.")
+    }
+    /// The other side is gone: the router was released or detached, or the page has no channel.
+    public static func unavailable(_ message: String = "The bridge is not available.") -> BridgeError {
+        BridgeError(.unavailable, message)
+    }
+
+    public var description: String { "\(code): \(message)" }
+}

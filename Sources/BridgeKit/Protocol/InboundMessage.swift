@@ -1,0 +1,146 @@
+import Foundation
+
+/// What the router needs to decode a message in one pass: the registered tasks (to decode a
+/// call's options straight into the task's `Options` type while the envelope is decoded), the
+/// sender and the router's policy (to refuse before decoding options at all).
+struct InboundDecodingContext: Sendable {
+    let tasks: [String: AnyBridgeTask]
+    let source: MessageSource
+    let policy: AccessPolicy
+
+    /// The `userInfo` key; `CodingUserInfoKey(rawValue:)` is failable, though it accepts any text.
+    static let key = CodingUserInfoKey(rawValue: "BridgeKit.InboundDecodingContext")
+}
+
+/// A call from the page, prepared for running, or the reason it cannot run.
+struct InboundCall: Sendable {
+    let id: String?
+    let taskName: String
+    /// The task and its decoded options, or the error to settle the call with.
+    let prepared: Result<PreparedCall, BridgeError>
+    /// The refusal reason when the policy refused the call (`"subframe"`, …), for the log.
+    let refusal: String?
+}
+
+struct PreparedCall: @unchecked Sendable {
+    // `options` is created by the task's own `Decodable` init and only handed back to that
+    // task's `run`; it is `Sendable` by the `BridgeTask.Options` requirement.
+    let task: AnyBridgeTask
+    let options: any Sendable
+}
+
+/// One decoded page-to-native message (protocol v1, see docs/protocol.md).
+enum InboundMessage: Sendable {
+    case call(InboundCall)
+    case cancel(id: String)
+    case reply(id: String, result: Result<JSONValue, BridgeError>)
+    /// Not a usable message; `id` is set when the body named one, so the call can be answered.
+    case invalid(id: String?, error: BridgeError)
+}
+
+/// The envelope, decoded with ``InboundDecodingContext`` in the decoder's `userInfo`.
+struct InboundEnvelope: Decodable {
+    let message: InboundMessage
+
+    private enum Key: String, CodingKey {
+        case v, kind, id, callbackId, task, options, ok, data, error
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container: KeyedDecodingContainer<Key>
+        do {
+            container = try decoder.container(keyedBy: Key.self)
+        } catch {
+            message = .invalid(id: nil, error: .invalidMessage("The message is not a JSON object."))
+            return
+        }
+        let id: String?
+        do {
+            id = try Self.decodeID(container)
+        } catch {
+            message = .invalid(id: nil, error: .invalidMessage("The member \"id\" must be a string."))
+            return
+        }
+        if let problem = Self.versionProblem(container) {
+            message = .invalid(id: id, error: problem)
+            return
+        }
+        let kind = (try? container.decodeIfPresent(String.self, forKey: .kind))
+            ?? (container.contains(.task) ? "call" : nil)
+        switch kind {
+        case "call":
+            message = Self.decodeCall(container, id: id, decoder: decoder)
+        case "cancel":
+            if let id {
+                message = .cancel(id: id)
+            } else {
+                message = .invalid(id: nil, error: .invalidMessage("A cancel needs an id."))
+            }
+        case "reply":
+            message = Self.decodeReply(container, id: id)
+        default:
+            message = .invalid(id: id, error: .invalidMessage("Unknown message kind \(kind.map { "\"\($0)\"" } ?? "(none)").",
+                                                              details: ["kind": kind.map(JSONValue.string) ?? .null]))
+        }
+    }
+
+    private static func decodeID(_ container: KeyedDecodingContainer<Key>) throws -> String? {
+        if let id = try container.decodeIfPresent(String.self, forKey: .id) { return id }
+        return try container.decodeIfPresent(String.self, forKey: .callbackId)
+    }
+
+    private static func versionProblem(_ container: KeyedDecodingContainer<Key>) -> BridgeError? {
+        guard container.contains(.v) else { return nil }
+        guard let version = try? container.decode(Int.self, forKey: .v) else {
+            return .invalidMessage("The member \"v\" must be an integer.")
+        }
+        guard version == 1 else {
+            return .invalidMessage("Protocol version \(version) is not supported.", details: ["supported": [1]])
+        }
+        return nil
+    }
+
+    private static func decodeCall(_ container: KeyedDecodingContainer<Key>, id: String?, decoder: any Decoder) -> InboundMessage {
+        guard let name = try? container.decode(String.self, forKey: .task), !name.isEmpty else {
+            return .invalid(id: id, error: .invalidMessage("A call needs a non-empty string \"task\"."))
+        }
+        guard let key = InboundDecodingContext.key, let context = decoder.userInfo[key] as? InboundDecodingContext else {
+            return .invalid(id: id, error: .unavailable("The router is not decoding."))
+        }
+        let task = context.tasks[name]
+        let policy = task?.policy ?? context.policy
+        if let reason = policy.refusal(for: context.source) {
+            let error = BridgeError.forbidden(reason: reason, origin: context.source.origin?.description)
+            return .call(InboundCall(id: id, taskName: name, prepared: .failure(error), refusal: reason))
+        }
+        guard let task else {
+            return .call(InboundCall(id: id, taskName: name, prepared: .failure(.unknownTask(name)), refusal: nil))
+        }
+        do {
+            let optionsDecoder = try container.superDecoder(forKey: .options)
+            let options = try task.decodeOptions(optionsDecoder)
+            return .call(InboundCall(id: id, taskName: name, prepared: .success(PreparedCall(task: task, options: options)), refusal: nil))
+        } catch let error as DecodingError {
+            let failure = DecodingErrorDescription(error)
+            return .call(InboundCall(id: id, taskName: name,
+                                     prepared: .failure(.invalidOptions(failure.message, path: failure.path)), refusal: nil))
+        } catch {
+            return .call(InboundCall(id: id, taskName: name,
+                                     prepared: .failure(.invalidOptions(String(describing: error), path: "")), refusal: nil))
+        }
+    }
+
+    private static func decodeReply(_ container: KeyedDecodingContainer<Key>, id: String?) -> InboundMessage {
+        guard let id else { return .invalid(id: nil, error: .invalidMessage("A reply needs an id.")) }
+        guard let ok = try? container.decode(Bool.self, forKey: .ok) else {
+            return .invalid(id: nil, error: .invalidMessage("A reply needs a boolean \"ok\"."))
+        }
+        if ok {
+            let data = (try? container.decodeIfPresent(JSONValue.self, forKey: .data)) ?? .null
+            return .reply(id: id, result: .success(data))
+        }
+        let error = (try? container.decode(BridgeError.self, forKey: .error))
+            ?? .taskFailed("The page failed the call without a readable error.")
+        return .reply(id: id, result: .failure(error))
+    }
+}

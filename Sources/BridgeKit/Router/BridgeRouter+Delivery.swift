@@ -1,0 +1,126 @@
+import Foundation
+
+extension BridgeRouter {
+    /// Settles call `id` of `generation` with `outcome`, if it is still pending; the first of
+    /// reply, error, cancel and timeout wins and every later one does nothing.
+    func finish(_ id: String, generation: UInt64, _ outcome: Result<any Encodable & Sendable, BridgeError>) async {
+        guard let call = state.withLock({ $0.take(id, generation: generation) }) else { return }
+        call.work?.cancel()
+        call.timer?.cancel()
+        await deliverFinal(.reply(id: id, result: outcome), id: id, call: call, generation: generation)
+    }
+
+    /// Encodes and delivers a final reply.
+    ///
+    /// The reply goes through the call's ``ReplyHandler`` when it kept one (subframe calls) or
+    /// when the call was refused by the policy (no script is evaluated for a refused sender,
+    /// field case R27); otherwise as a script through the page channel, so it arrives after the
+    /// call's progress messages. A reply that is too large is replaced by `payload_too_large`,
+    /// and one that cannot be encoded by `invalid_result`.
+    func deliverFinal(_ message: OutboundMessage, id: String, call: PendingCall, via channel: PageChannel? = nil,
+                      generation: UInt64, refused: Bool = false) async {
+        let json = encodeBounded(message, id: id)
+        let outcome = Self.outcome(of: json.message)
+        if refused || call.replyHandler != nil {
+            let answered = call.replyHandler?.reply(String(decoding: json.data, as: UTF8.self)) ?? false
+            record(.outbound, "reply", id: id, task: call.taskName, outcome: outcome,
+                   reason: answered ? nil : "no_reply_path", bytes: answered ? json.data.count : 0)
+            return
+        }
+        call.replyHandler?.reply(nil)
+        await deliver(json.data, kind: "reply", id: id, task: call.taskName, outcome: outcome, generation: generation, channel: channel)
+    }
+
+    /// Evaluates the script carrying `json` in the page, unless the page changed since
+    /// `generation` or there is no channel; either way the traffic log says what happened.
+    /// - Returns: whether the script was handed to the engine without error.
+    @discardableResult
+    func deliver(_ json: Data, kind: String, id: String?, task: String?, outcome: String? = nil,
+                 generation: UInt64, channel explicitChannel: PageChannel? = nil) async -> Bool {
+        let (channel, current) = state.withLock { ($0.channel, $0.generation) }
+        guard generation == current else {
+            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: "navigated")
+            return false
+        }
+        guard let channel = explicitChannel ?? channel else {
+            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: "no_channel")
+            return false
+        }
+        do {
+            try await channel.evaluate(PageScript.build(calling: .receive, json: json))
+            record(.outbound, kind, id: id, task: task, outcome: outcome, bytes: json.count)
+            return true
+        } catch {
+            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: "evaluate_failed: \(error)", bytes: json.count)
+            return false
+        }
+    }
+
+    /// Encodes `message`, replacing a reply that cannot be encoded or exceeds
+    /// ``BridgeLimits/maxPayloadBytes`` by the matching error reply.
+    func encodeBounded(_ message: OutboundMessage, id: String) -> (message: OutboundMessage, data: Data) {
+        let limit = configuration.limits.maxPayloadBytes
+        let replacement: BridgeError
+        do {
+            let data = try BridgeJSON.encode(message)
+            if data.count <= limit { return (message, data) }
+            replacement = .payloadTooLarge(bytes: data.count, limit: limit)
+        } catch {
+            replacement = .invalidResult("The result could not be encoded as JSON: \(error)")
+        }
+        let fallback = OutboundMessage.reply(id: id, result: .failure(replacement))
+        return (fallback, (try? BridgeJSON.encode(fallback)) ?? Data())
+    }
+
+    static func outcome(of message: OutboundMessage) -> String? {
+        guard case .reply(_, let result) = message else { return nil }
+        switch result {
+        case .success: return "ok"
+        case .failure(let error): return error.code
+        }
+    }
+
+    /// The context for one call; its progress function enforces the per-call limit and order.
+    func makeContext(id: String, task: String, source: MessageSource, generation: UInt64) -> CallContext {
+        CallContext(callID: id, taskName: task, source: source, pageGeneration: generation) { [weak self] value in
+            guard let self else { throw BridgeError.unavailable("The router was released.") }
+            try await self.sendProgress(value, id: id, generation: generation)
+        }
+    }
+
+    private func sendProgress(_ value: any Encodable & Sendable, id: String, generation: UInt64) async throws {
+        let limit = configuration.limits.maxProgressPerCall
+        enum Admission { case gone, overLimit, ok(PendingCall) }
+        let admission: Admission = state.withLock { state in
+            guard var call = state.calls[id], call.generation == generation else { return .gone }
+            guard call.progressCount < limit else { return .overLimit }
+            call.progressCount += 1
+            state.calls[id] = call
+            return .ok(call)
+        }
+        switch admission {
+        case .gone:
+            throw BridgeError.cancelled("The call has already settled.")
+        case .overLimit:
+            await finish(id, generation: generation, .failure(.progressLimitExceeded(limit: limit)))
+            throw BridgeError.progressLimitExceeded(limit: limit)
+        case .ok(let call):
+            let message = OutboundMessage.progress(id: id, data: value)
+            let data: Data
+            do {
+                data = try BridgeJSON.encode(message)
+            } catch {
+                throw BridgeError.invalidResult("The progress value could not be encoded as JSON: \(error)")
+            }
+            guard data.count <= configuration.limits.maxPayloadBytes else {
+                throw BridgeError.payloadTooLarge(bytes: data.count, limit: configuration.limits.maxPayloadBytes)
+            }
+            guard call.replyHandler == nil else {
+                // Subframe calls have no ordered script path to their frame; progress is not delivered.
+                record(.outbound, "progress", id: id, task: call.taskName, reason: "subframe_not_delivered")
+                return
+            }
+            await deliver(data, kind: "progress", id: id, task: call.taskName, generation: generation)
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+
+extension BridgeRouter {
+    /// Sends an event to the page's `WebBridge.on(name, …)` listeners.
+    /// - Parameters:
+    ///   - name: the event name.
+    ///   - data: the payload; any `Encodable` value.
+    /// - Throws: ``BridgeError`` `unavailable` when no page channel is connected or the engine
+    ///   failed to evaluate the script; `invalid_result` when `data` cannot be encoded;
+    ///   `payload_too_large` over ``BridgeLimits/maxPayloadBytes``.
+    public func emit(_ name: String, data: some Encodable & Sendable = NoResult()) async throws {
+        let json = try encodeForPage(.event(name: name, data: data))
+        guard await deliver(json, kind: "event", id: nil, task: name, generation: pageGeneration) else {
+            throw BridgeError.unavailable("The event could not be delivered to the page.")
+        }
+    }
+
+    /// Calls a handler the page registered with `WebBridge.handle(name, fn)` and waits for its
+    /// answer.
+    ///
+    /// - Parameters:
+    ///   - handler: the page handler's name.
+    ///   - options: the argument passed to the handler.
+    ///   - type: the type to decode the handler's result into (``JSONValue`` for any).
+    ///   - timeout: how long to wait; default 30 s. `nil` waits until the page answers,
+    ///     navigates, or the router closes.
+    /// - Returns: the handler's result.
+    /// - Throws: ``BridgeError``: the page's own error (`unknown_task` when no handler has that
+    ///   name), `timeout`, `cancelled` (the calling Swift task was cancelled), `navigated`,
+    ///   `unavailable`, `too_many_pending_calls`, `invalid_result` when the answer does not decode
+    ///   into `type`.
+    public func callPage<Result: Decodable & Sendable>(
+        _ handler: String,
+        options: some Encodable & Sendable = NoResult(),
+        as type: Result.Type = JSONValue.self,
+        timeout: Duration? = .seconds(30)
+    ) async throws -> Result {
+        let value = try await callPageRaw(handler, options: options, timeout: timeout)
+        if let direct = value as? Result { return direct }
+        do {
+            return try BridgeJSON.decode(Result.self, from: BridgeJSON.encode(value))
+        } catch {
+            throw BridgeError.invalidResult("The page's answer does not decode as \(Result.self): \(error)")
+        }
+    }
+
+    private func callPageRaw(_ handler: String, options: some Encodable & Sendable, timeout: Duration?) async throws -> JSONValue {
+        let limit = configuration.limits.maxPendingPageCalls
+        let (id, generation) = try state.withLock { state -> (String, UInt64) in
+            guard !state.isClosed else { throw BridgeError.unavailable("The router was closed.") }
+            guard state.pageCalls.count < limit else { throw BridgeError.tooManyPendingCalls(limit: limit) }
+            state.nextPageCallNumber += 1
+            return ("n-\(state.nextPageCallNumber)", state.generation)
+        }
+        let json = try encodeForPage(.call(id: id, handler: handler, options: options))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let registered = state.withLock { state -> Bool in
+                    guard state.generation == generation, !state.isClosed else { return false }
+                    var entry = PendingPageCall(handler: handler, generation: generation, continuation: continuation)
+                    if let timeout {
+                        entry.timer = Task { [weak self] in
+                            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                            self?.failPageCall(id, .timeout(seconds: timeout.seconds), notifyPage: true)
+                        }
+                    }
+                    state.pageCalls[id] = entry
+                    return true
+                }
+                guard registered else {
+                    continuation.resume(throwing: BridgeError.navigated())
+                    return
+                }
+                Task { [self] in
+                    if await !deliver(json, kind: "call", id: id, task: handler, generation: generation) {
+                        failPageCall(id, .unavailable("The call could not be delivered to the page."), notifyPage: false)
+                    }
+                }
+            }
+        } onCancel: {
+            failPageCall(id, .cancelled(), notifyPage: true)
+        }
+    }
+
+    /// Settles a native-to-page call with the page's reply (from ``receive(_:from:replyHandler:)``).
+    func settlePageCall(_ id: String, result: Result<JSONValue, BridgeError>, from source: MessageSource, bytes: Int) {
+        let entry: PendingPageCall? = state.withLock { state in
+            guard source.isMainFrame, let entry = state.pageCalls[id], entry.generation == state.generation else { return nil }
+            state.pageCalls[id] = nil
+            return entry
+        }
+        let outcome: String = switch result {
+        case .success: "ok"
+        case .failure(let error): error.code
+        }
+        record(.inbound, "reply", id: id, task: entry?.handler, outcome: entry == nil ? "dropped" : outcome, bytes: bytes)
+        guard let entry else { return }
+        entry.timer?.cancel()
+        entry.continuation.resume(with: result.mapError { $0 as any Error })
+    }
+
+    func failPageCall(_ id: String, _ error: BridgeError, notifyPage: Bool) {
+        let entry: PendingPageCall? = state.withLock { state in
+            state.pageCalls.removeValue(forKey: id)
+        }
+        guard let entry else { return }
+        entry.timer?.cancel()
+        entry.continuation.resume(throwing: error)
+        guard notifyPage, let json = try? encodeForPage(.cancel(id: id)) else { return }
+        Task { [self] in
+            await deliver(json, kind: "cancel", id: id, task: entry.handler, generation: entry.generation)
+        }
+    }
+
+    func encodeForPage(_ message: OutboundMessage) throws -> Data {
+        let data: Data
+        do {
+            data = try BridgeJSON.encode(message)
+        } catch {
+            throw BridgeError.invalidResult("The value could not be encoded as JSON: \(error)")
+        }
+        let limit = configuration.limits.maxPayloadBytes
+        guard data.count <= limit else { throw BridgeError.payloadTooLarge(bytes: data.count, limit: limit) }
+        return data
+    }
+}

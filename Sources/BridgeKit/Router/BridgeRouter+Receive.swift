@@ -1,0 +1,177 @@
+import Foundation
+
+extension BridgeRouter {
+    /// Handles one script message from the page. Never throws and never traps, whatever the
+    /// body (field case R13); every outcome is a reply, a log record, or both.
+    ///
+    /// The body is checked for size and depth, decoded in one pass (envelope and the task's
+    /// options together), checked against the access policy, and the task is started in its own
+    /// Swift task. Decoding happens on the calling thread.
+    ///
+    /// - Parameters:
+    ///   - body: the message as the engine delivered it.
+    ///   - source: the sending frame, as the engine (not the page) reports it.
+    ///   - replyHandler: the engine's structured reply path for this message, if it has one.
+    ///     The router always answers it exactly once (see ``ReplyHandler``).
+    public func receive(_ body: MessageBody, from source: MessageSource, replyHandler: ReplyHandler? = nil) {
+        let text: Data
+        switch body {
+        case .absent:
+            return reject(id: nil, .invalidMessage("The message has no body."), bytes: 0, source: source, replyHandler: replyHandler)
+        case .string(let string):
+            text = Data(string.utf8)
+        case .json(let data):
+            guard let unwrapped = Self.unwrapJSONString(data) else {
+                return reject(id: nil, .invalidMessage("The body is not valid JSON."), bytes: data.count, source: source, replyHandler: replyHandler)
+            }
+            text = unwrapped
+        }
+        handle(text, from: source, replyHandler: replyHandler)
+    }
+
+    private func handle(_ text: Data, from source: MessageSource, replyHandler: ReplyHandler?) {
+        let limits = configuration.limits
+        let scan = text.withUnsafeBytes { BodyScan($0.bindMemory(to: UInt8.self)) }
+        if text.count > limits.maxPayloadBytes {
+            return reject(id: scan.id, .payloadTooLarge(bytes: text.count, limit: limits.maxPayloadBytes),
+                          bytes: text.count, source: source, replyHandler: replyHandler)
+        }
+        if scan.depth > limits.maxDepth {
+            return reject(id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source, replyHandler: replyHandler)
+        }
+        let (tasks, isClosed) = state.withLock { ($0.tasks, $0.isClosed) }
+        if isClosed {
+            return reject(id: scan.id, .unavailable("The router was closed."), bytes: text.count, source: source, replyHandler: replyHandler)
+        }
+        let decoder = BridgeJSON.makeDecoder()
+        if let key = InboundDecodingContext.key {
+            decoder.userInfo[key] = InboundDecodingContext(tasks: tasks, source: source, policy: configuration.policy)
+        }
+        let message: InboundMessage
+        do {
+            message = try decoder.decode(InboundEnvelope.self, from: text).message
+        } catch {
+            return reject(id: scan.id, .invalidMessage("The body is not valid JSON."), bytes: text.count, source: source, replyHandler: replyHandler)
+        }
+        switch message {
+        case .invalid(let id, let error):
+            reject(id: id, error, bytes: text.count, source: source, replyHandler: replyHandler)
+        case .cancel(let id):
+            replyHandler?.reply(nil)
+            cancelCall(id, from: source)
+        case .reply(let id, let result):
+            replyHandler?.reply(nil)
+            settlePageCall(id, result: result, from: source, bytes: text.count)
+        case .call(let call):
+            start(call, from: source, replyHandler: replyHandler, bytes: text.count)
+        }
+    }
+
+    /// A body that is itself a JSON string carries the message as its content (R15).
+    static func unwrapJSONString(_ data: Data) -> Data? {
+        guard let first = data.first(where: { $0 > 0x20 }) else { return nil }
+        guard first == UInt8(ascii: "\"") else { return data }
+        guard let string = try? BridgeJSON.decode(String.self, from: data) else { return nil }
+        return Data(string.utf8)
+    }
+
+    /// Answers a message that cannot run: with an error reply when it named an id, otherwise
+    /// only a log record (field case R13: no id, nothing to answer).
+    private func reject(id: String?, _ error: BridgeError, bytes: Int, source: MessageSource, replyHandler: ReplyHandler?,
+                        task: String? = nil, reason: String? = nil) {
+        record(.inbound, "call", id: id, task: task, outcome: error.code, reason: reason, bytes: bytes)
+        guard let id else {
+            replyHandler?.reply(nil)
+            return
+        }
+        let refused = error.code == "forbidden"
+        let keepsReplyHandler = refused || !source.isMainFrame
+        if !keepsReplyHandler { replyHandler?.reply(nil) }
+        let call = PendingCall(taskName: task ?? "", generation: pageGeneration, source: source,
+                               replyHandler: keepsReplyHandler ? replyHandler : nil)
+        let message = OutboundMessage.reply(id: id, result: .failure(error))
+        Task { [self] in
+            await deliverFinal(message, id: id, call: call, generation: call.generation, refused: refused)
+        }
+    }
+
+    private func start(_ call: InboundCall, from source: MessageSource, replyHandler: ReplyHandler?, bytes: Int) {
+        let prepared: PreparedCall
+        switch call.prepared {
+        case .failure(let error):
+            return reject(id: call.id, error, bytes: bytes, source: source, replyHandler: replyHandler,
+                          task: call.taskName, reason: call.refusal)
+        case .success(let value):
+            prepared = value
+        }
+        guard let id = call.id else {
+            replyHandler?.reply(nil)
+            record(.inbound, "call", id: nil, task: call.taskName, bytes: bytes)
+            let context = CallContext(callID: nil, taskName: call.taskName, source: source, pageGeneration: pageGeneration)
+            Task { [self] in
+                do {
+                    _ = try await prepared.task.run(prepared.options, context)
+                } catch {
+                    record(.outbound, "reply", id: nil, task: call.taskName, outcome: Self.bridgeError(error).code, reason: "fire_and_forget")
+                }
+            }
+            return
+        }
+        let limits = configuration.limits
+        let timeout = prepared.task.timeout ?? configuration.defaultTimeout
+        let admitted: BridgeError? = state.withLock { state in
+            if state.calls[id] != nil { return .invalidMessage("The id \"\(id)\" is already in use.") }
+            if state.calls.count >= limits.maxPendingCalls { return .tooManyPendingCalls(limit: limits.maxPendingCalls) }
+            let generation = state.generation
+            let keepsReplyHandler = !source.isMainFrame
+            var entry = PendingCall(taskName: call.taskName, generation: generation, source: source,
+                                    replyHandler: keepsReplyHandler ? replyHandler : nil)
+            let context = makeContext(id: id, task: call.taskName, source: source, generation: generation)
+            entry.work = Task { [weak self] in
+                let outcome: Result<any Encodable & Sendable, BridgeError>
+                do {
+                    outcome = .success(try await prepared.task.run(prepared.options, context))
+                } catch {
+                    outcome = .failure(Self.bridgeError(error))
+                }
+                await self?.finish(id, generation: generation, outcome)
+            }
+            if let timeout {
+                entry.timer = Task { [weak self] in
+                    guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                    await self?.finish(id, generation: generation, .failure(.timeout(seconds: timeout.seconds)))
+                }
+            }
+            state.calls[id] = entry
+            return nil
+        }
+        if let admitted {
+            return reject(id: id, admitted, bytes: bytes, source: source, replyHandler: replyHandler, task: call.taskName)
+        }
+        if source.isMainFrame { replyHandler?.reply(nil) }
+        record(.inbound, "call", id: id, task: call.taskName, bytes: bytes)
+    }
+
+    private func cancelCall(_ id: String, from source: MessageSource) {
+        let generation = pageGeneration
+        let matches = state.withLock { $0.calls[id].map { $0.source == source && $0.generation == generation } ?? false }
+        record(.inbound, "cancel", id: id, task: nil, outcome: matches ? nil : "dropped")
+        guard matches else { return }
+        Task { await finish(id, generation: generation, .failure(.cancelled("The page cancelled the call."))) }
+    }
+
+    /// Maps any error a task throws to the code the page sees.
+    static func bridgeError(_ error: any Error) -> BridgeError {
+        if let bridgeError = error as? BridgeError { return bridgeError }
+        if error is CancellationError { return .cancelled() }
+        return .taskFailed(String(describing: error))
+    }
+}
+
+extension Duration {
+    /// The duration in seconds, for messages.
+    var seconds: Double {
+        let parts = components
+        return Double(parts.seconds) + Double(parts.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import Synchronization
+
+/// Routes calls from one page to named tasks and sends their replies back.
+///
+/// One router serves one web view. The host (WKWebView adapter, WebKitGTK host, or a test
+/// page) feeds it every script message with ``receive(_:from:replyHandler:)``, gives it a
+/// ``PageChannel`` to evaluate scripts, and reports navigations with
+/// ``pageDidStartNavigation()``.
+///
+/// Guarantees:
+/// - **Every call with an id settles exactly once**, with data or a ``BridgeError`` code,
+///   whatever happens: unknown task, bad options, a thrown error, cancel, timeout, navigation,
+///   ``close()``. A call without an id is fire-and-forget.
+/// - **Replies are data.** Every script is built by ``PageScript``.
+/// - **Pages change.** A reply of a call made before a navigation is never delivered after it.
+/// - **Secure by default.** Calls are checked against ``AccessPolicy`` before their options
+///   are decoded.
+///
+/// Thread safety: all methods may be called from any thread; state is guarded by a `Mutex`.
+/// Tasks run in their own Swift tasks, not on the caller's thread.
+public final class BridgeRouter: Sendable {
+    /// The settings this router was created with.
+    public let configuration: BridgeConfiguration
+    let state = Mutex(RouterState())
+
+    /// Creates a router.
+    /// - Parameter configuration: policy, limits and default timeout.
+    public init(configuration: BridgeConfiguration = BridgeConfiguration()) {
+        self.configuration = configuration
+    }
+
+    deinit {
+        let (calls, pageCalls) = state.withLock { ($0.takeAllCalls(), $0.takeAllPageCalls()) }
+        for (_, call) in calls {
+            call.work?.cancel()
+            call.timer?.cancel()
+        }
+        for call in pageCalls {
+            call.timer?.cancel()
+            call.continuation.resume(throwing: BridgeError.unavailable("The router was released."))
+        }
+    }
+
+    // MARK: Tasks
+
+    /// Registers a task under its name.
+    /// - Throws: ``TaskRegistrationError/duplicateName(_:)`` when a task with that name exists
+    ///   (use ``replace(_:)`` to swap it), ``TaskRegistrationError/emptyName`` for `""`.
+    public func register(_ task: some BridgeTask) throws {
+        let erased = AnyBridgeTask(task)
+        guard !erased.name.isEmpty else { throw TaskRegistrationError.emptyName }
+        try state.withLock { state in
+            guard state.tasks[erased.name] == nil else { throw TaskRegistrationError.duplicateName(erased.name) }
+            state.tasks[erased.name] = erased
+        }
+    }
+
+    /// Registers a task, replacing any task with the same name. Calls already running keep the
+    /// task they started with.
+    /// - Returns: `true` when a task was replaced, `false` when the name was new.
+    @discardableResult
+    public func replace(_ task: some BridgeTask) -> Bool {
+        let erased = AnyBridgeTask(task)
+        return state.withLock { $0.tasks.updateValue(erased, forKey: erased.name) != nil }
+    }
+
+    /// Removes the task `name`. Later calls get `unknown_task`; running calls finish.
+    /// - Returns: `true` when a task was removed.
+    @discardableResult
+    public func removeTask(named name: String) -> Bool {
+        state.withLock { $0.tasks.removeValue(forKey: name) != nil }
+    }
+
+    /// The names of the registered tasks, sorted.
+    public var taskNames: [String] {
+        state.withLock { $0.tasks.keys.sorted() }
+    }
+
+    // MARK: Page
+
+    /// Connects the page channel replies, progress, events and native-to-page calls go through.
+    /// Replaces any previous channel.
+    public func connect(_ channel: PageChannel) {
+        state.withLock { $0.channel = channel }
+    }
+
+    /// The current page generation. It starts at 0 and grows by one on every
+    /// ``pageDidStartNavigation()``.
+    public var pageGeneration: UInt64 {
+        state.withLock { $0.generation }
+    }
+
+    /// Tells the router the web view started loading another document (not a same-document
+    /// `pushState`): call it from `webView(_:didStartProvisionalNavigation:)` or WebKitGTK's
+    /// `load-changed` `STARTED`, on any thread.
+    ///
+    /// Every pending call of the old page settles with `navigated` (not delivered: the page that
+    /// asked is gone) and its task is cancelled; every native-to-page call throws `navigated`.
+    public func pageDidStartNavigation() {
+        let (calls, pageCalls) = state.withLock { state in
+            state.generation &+= 1
+            return (state.takeAllCalls(), state.takeAllPageCalls())
+        }
+        for (id, call) in calls {
+            call.work?.cancel()
+            call.timer?.cancel()
+            call.replyHandler?.reply(nil)
+            record(.outbound, "reply", id: id, task: call.taskName, outcome: "navigated", reason: "not_delivered")
+        }
+        for call in pageCalls {
+            call.timer?.cancel()
+            call.continuation.resume(throwing: BridgeError.navigated())
+        }
+    }
+
+    /// Closes the router: pending calls settle with `unavailable` (delivered while the channel
+    /// is still connected), tasks are cancelled, the channel is dropped, and later messages are
+    /// answered with `unavailable`. Idempotent.
+    public func close() async {
+        let (calls, pageCalls, channel, generation) = state.withLock { state in
+            let result = (state.takeAllCalls(), state.takeAllPageCalls(), state.channel, state.generation)
+            state.isClosed = true
+            state.channel = nil
+            return result
+        }
+        for call in pageCalls {
+            call.timer?.cancel()
+            call.continuation.resume(throwing: BridgeError.unavailable("The router was closed."))
+        }
+        for (id, call) in calls {
+            call.work?.cancel()
+            call.timer?.cancel()
+            let message = OutboundMessage.reply(id: id, result: .failure(.unavailable("The router was closed.")))
+            await deliverFinal(message, id: id, call: call, via: channel, generation: generation)
+        }
+    }
+
+    /// Sets the function that receives every ``TrafficRecord``; `nil` stops logging. The
+    /// function is called on the thread that produced the record and must not block.
+    public func setTrafficObserver(_ observer: (@Sendable (TrafficRecord) -> Void)?) {
+        state.withLock { $0.observer = observer }
+    }
+
+    func record(_ direction: TrafficRecord.Direction, _ kind: String, id: String?, task: String?,
+                outcome: String? = nil, reason: String? = nil, bytes: Int = 0) {
+        guard let observer = state.withLock({ $0.observer }) else { return }
+        observer(TrafficRecord(direction: direction, kind: kind, id: id, task: task,
+                               outcome: outcome, reason: reason, bytes: bytes))
+    }
+}
+
+/// Why a task could not be registered.
+public enum TaskRegistrationError: Error, Sendable, Hashable {
+    /// A task with this name is already registered; use ``BridgeRouter/replace(_:)``.
+    case duplicateName(String)
+    /// Task names must not be empty.
+    case emptyName
+}

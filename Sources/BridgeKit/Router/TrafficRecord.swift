@@ -1,0 +1,47 @@
+public import Foundation
+
+/// One line of the router's traffic log: a message in or out, or a call's outcome.
+///
+/// Hosts print it (bridgehost writes one JSON line per record) or feed it to their own logging.
+/// It never carries payloads, only their sizes.
+public struct TrafficRecord: Sendable, Hashable, Codable {
+    /// Which way the message went.
+    public enum Direction: String, Sendable, Codable {
+        /// Page to native.
+        case inbound = "in"
+        /// Native to page.
+        case outbound = "out"
+    }
+
+    /// When the record was made.
+    public var time: Date
+    /// Page to native, or native to page.
+    public var direction: Direction
+    /// The message kind: `call`, `cancel`, `reply`, `progress`, `event`.
+    public var kind: String
+    /// The call id, if any.
+    public var id: String?
+    /// The task (or page handler) name, if any.
+    public var task: String?
+    /// For replies: `"ok"` or the error code. For inbound messages that were refused or
+    /// dropped: the error code or `"dropped"`. `nil` for an accepted inbound message.
+    public var outcome: String?
+    /// A short reason: the policy refusal (`"subframe"`, `"origin_not_allowed"`), why a reply
+    /// was not delivered (`"navigated"`, `"no_channel"`), or an engine error.
+    public var reason: String?
+    /// The size of the message in bytes of UTF-8 JSON.
+    public var bytes: Int
+
+    /// Creates a record.
+    public init(time: Date = Date(), direction: Direction, kind: String, id: String? = nil, task: String? = nil,
+                outcome: String? = nil, reason: String? = nil, bytes: Int = 0) {
+        self.time = time
+        self.direction = direction
+        self.kind = kind
+        self.id = id
+        self.task = task
+        self.outcome = outcome
+        self.reason = reason
+        self.bytes = bytes
+    }
+}

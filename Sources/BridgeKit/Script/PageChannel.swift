@@ -1,0 +1,51 @@
+import Synchronization
+
+/// How a router reaches its page: "evaluate this script in the main frame".
+///
+/// Every host plugs in here: the WKWebView adapter wraps `evaluateJavaScript(_:completionHandler:)`,
+/// the WebKitGTK host wraps `webkit_web_view_evaluate_javascript`, and tests record scripts.
+/// The closure may be called from any thread; it hops to the actor its engine needs.
+public struct PageChannel: Sendable {
+    /// Evaluates a script built by ``PageScript`` in the page's main frame.
+    /// - Throws: whatever the engine reports (the page is gone, a script error).
+    public let evaluate: @Sendable (_ script: String) async throws -> Void
+
+    /// Creates a channel from an evaluate function.
+    public init(evaluate: @escaping @Sendable (_ script: String) async throws -> Void) {
+        self.evaluate = evaluate
+    }
+}
+
+/// A structured, one-shot reply path for one message, where the engine has one
+/// (`WKScriptMessageHandlerWithReply`'s `replyHandler`, WebKitGTK's `WebKitScriptMessageReply`).
+///
+/// The router answers through it exactly once: with the JSON text of the final reply for calls
+/// it refuses or that come from subframes (an evaluated script only reaches the main frame), or
+/// with `nil` ("no data", the page's promise resolves to `undefined`) right away otherwise.
+/// Answering a second time does nothing.
+public final class ReplyHandler: Sendable {
+    private let send: Mutex<(@Sendable (String?) -> Void)?>
+
+    /// Creates a reply path.
+    /// - Parameter send: receives the reply's JSON text, or `nil`; called at most once, from any thread.
+    public init(_ send: @escaping @Sendable (_ json: String?) -> Void) {
+        self.send = Mutex(send)
+    }
+
+    /// Answers, if not answered yet.
+    /// - Returns: `true` the first time.
+    @discardableResult
+    public func reply(_ json: String?) -> Bool {
+        let taken = send.withLock { stored in
+            let taken = stored
+            stored = nil
+            return taken
+        }
+        guard let taken else { return false }
+        taken(json)
+        return true
+    }
+
+    /// Whether ``reply(_:)`` has been called.
+    public var hasReplied: Bool { send.withLock { $0 == nil } }
+}

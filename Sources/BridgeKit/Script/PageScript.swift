@@ -1,0 +1,61 @@
+public import Foundation
+
+/// A page-side function that a BridgeKit script may call.
+///
+/// The set is closed: every value is a fixed function expression defined by BridgeKit and
+/// matched by `js/webbridge.js`. No part of a function is ever taken from page input, so a
+/// page cannot make the app evaluate code of its choosing.
+public struct PageFunction: Sendable, Hashable {
+    /// The JavaScript function expression, for example `(function(m){...})`.
+    public let source: String
+
+    init(source: String) {
+        self.source = source
+    }
+
+    /// Hands one protocol message (reply, progress, event, native-to-page call) to the shim's
+    /// `WebBridge._receive`. Does nothing when the shim is absent (the page changed or never
+    /// loaded it), so a late script never throws in a page that does not know BridgeKit.
+    public static let receive = PageFunction(
+        source: "(function(m){var b=window.WebBridge;if(b&&typeof b._receive==='function'){b._receive(m);}})"
+    )
+
+    /// Assigns each string of an array to `document.cookie`, one cookie per assignment.
+    public static let assignCookies = PageFunction(
+        source: "(function(c){for(var i=0;i<c.length;i++){document.cookie=c[i];}})"
+    )
+}
+
+/// Builds every script BridgeKit evaluates in a page.
+///
+/// There is exactly one way to put data into a script: ``build(calling:json:)``. The payload is
+/// embedded as a JSON *expression* in argument position (never inside quotes or a template
+/// literal), after ``JavaScriptEmbedding`` has escaped what JSON allows but a script or an
+/// HTML `<script>` element does not.
+public enum PageScript {
+    /// Builds `<function>(<payload>);void 0`.
+    ///
+    /// - Parameters:
+    ///   - function: the fixed page-side function to call.
+    ///   - json: the payload as UTF-8 JSON text (any JSON value, including a top-level scalar).
+    ///     The text is trusted to be valid JSON (it comes from `JSONEncoder`).
+    /// - Returns: script text whose completion value is `undefined`, so every engine accepts
+    ///   the result (WebKit reports an error for results it cannot serialise).
+    public static func build(calling function: PageFunction, json: Data) -> String {
+        let argument = JavaScriptEmbedding.expression(fromJSON: json)
+        var script = String()
+        script.reserveCapacity(function.source.utf8.count + argument.utf8.count + 9)
+        script += function.source
+        script += "("
+        script += argument
+        script += ");void 0"
+        return script
+    }
+
+    /// Encodes `value` with ``BridgeJSON/encoder`` and builds the script calling `function`.
+    ///
+    /// - Throws: `EncodingError` when the value cannot be encoded (for example `Double.nan`).
+    public static func build(calling function: PageFunction, encoding value: some Encodable) throws -> String {
+        try build(calling: function, json: BridgeJSON.encode(value))
+    }
+}

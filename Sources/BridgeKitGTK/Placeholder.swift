@@ -1,0 +1,1 @@
+// WebKitGTK host (trait WebKitGTK).

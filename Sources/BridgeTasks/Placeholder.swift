@@ -1,0 +1,1 @@
+// Stock tasks: see Alert and History.

@@ -1,0 +1,72 @@
+/*
+ * BridgeKit WebBridge relay (protocol v1, docs/protocol.md): runs in an isolated script world in
+ * every frame, where the native "webbridge" message handler lives. It forwards the page shim's
+ * "webbridge:post" events to that handler and hands replies back as "webbridge:message" events.
+ * Only strings cross between worlds. It defines nothing in the page world, is idempotent when
+ * evaluated twice and never throws. ES2017, no build step; `createRelay({window})` for tests.
+ */
+(function (factory) {
+  'use strict';
+  var api = factory();
+  if (typeof module === 'object' && module && module.exports) {
+    module.exports.createRelay = api.createRelay;
+  }
+  if (typeof window !== 'undefined' && window && typeof window.addEventListener === 'function') {
+    api.createRelay({ window: window });
+  }
+})(function () {
+  'use strict';
+
+  var MARK = '__webbridgeRelay:';
+
+  /**
+   * Installs the relay on `opts.window` (the relay world's window) for `opts.channel`
+   * (default "webbridge"). Returns true when installed, false when already installed or impossible.
+   */
+  function createRelay(opts) {
+    try {
+      var win = opts && opts.window;
+      var channel = opts && typeof opts.channel === 'string' && opts.channel ? opts.channel : 'webbridge';
+      if (!win || typeof win.addEventListener !== 'function' || win[MARK + channel]) { return false; }
+      Object.defineProperty(win, MARK + channel, { value: true });
+
+      var dispatch = function (name, detail) {
+        try {
+          var C = win.CustomEvent || (typeof CustomEvent === 'function' ? CustomEvent : null);
+          if (C) { win.dispatchEvent(new C(name, { detail: detail })); }
+        } catch (e) { /* never throw into the engine */ }
+      };
+      var handler = function () {
+        try {
+          var mh = win.webkit && win.webkit.messageHandlers;
+          var h = mh && mh[channel];
+          return h && typeof h.postMessage === 'function' ? h : null;
+        } catch (e) { return null; }
+      };
+      var onPost = function (event) {
+        try {
+          var body = event ? event.detail : null;
+          var h = handler();
+          if (typeof body !== 'string' || !h) { return; }
+          var origin = null;
+          try { origin = win.location.origin; } catch (e) { origin = null; }
+          var result = h.postMessage(JSON.stringify({ origin: origin, mainFrame: win.top === win, body: body }));
+          if (result && typeof result.then === 'function') {
+            result.then(function (reply) {
+              if (typeof reply === 'string' && reply.length > 0) { dispatch(channel + ':message', reply); }
+            }, function () { /* a rejected post settles nothing by itself */ });
+          }
+        } catch (e) { /* never throw into the engine */ }
+      };
+
+      win.addEventListener(channel + ':post', onPost);
+      win.addEventListener(channel + ':hello', function () { dispatch(channel + ':ready', '1'); });
+      dispatch(channel + ':ready', '1');
+      return true;
+    } catch (e) {
+      return false;
+    }
+  }
+
+  return { createRelay: createRelay };
+});

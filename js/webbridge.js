@@ -1,0 +1,508 @@
+/*
+ * BridgeKit WebBridge: the page-side shim of the BridgeKit wire protocol v1 (docs/protocol.md).
+ * One hand-written ES2017 file with no build step. As a classic script it installs `window.WebBridge`;
+ * from require/import it exports `createWebBridge`, `install`, `WebBridgeError` and `version`.
+ * Data never becomes code here: no eval, no Function constructor, no template literals.
+ */
+(function (factory) {
+  'use strict';
+  var api = factory();
+  if (typeof module === 'object' && module && module.exports) {
+    module.exports.createWebBridge = api.createWebBridge;
+    module.exports.install = api.install;
+    module.exports.WebBridgeError = api.WebBridgeError;
+    module.exports.version = api.version;
+  }
+  var root = typeof window !== 'undefined' ? window : undefined;
+  if (api.isWindowLike(root)) {
+    api.install(root);
+  }
+})(function () {
+  'use strict';
+
+  var VERSION = '1';
+  var MAX_QUEUE = 1000;
+  var MAX_TIMER_MS = 2147483647;
+  var HISTORY_MARK = '__webbridgeHistoryWrapper';
+  var hasOwn = Object.prototype.hasOwnProperty;
+
+  /** The error a promise-form call rejects with: `code` (stable string), `message`, `details` (any JSON or null). */
+  class WebBridgeError extends Error {
+    constructor(code, message, details) {
+      super(typeof message === 'string' ? message : String(code));
+      this.name = 'WebBridgeError';
+      this.code = code;
+      this.details = details === undefined ? null : details;
+    }
+  }
+
+  function isObject(x) { return x !== null && typeof x === 'object' && !Array.isArray(x); }
+  function orNull(x) { return x === undefined ? null : x; }
+  function failure(code, message, details) {
+    return { ok: false, error: { code: code, message: message, details: orNull(details) } };
+  }
+  function isWindowLike(w) {
+    return !!w && typeof w.addEventListener === 'function' && typeof w.dispatchEvent === 'function' &&
+      w.document !== null && typeof w.document === 'object';
+  }
+  function isBridge(x) {
+    return !!x && typeof x === 'object' && typeof x.call === 'function' && typeof x._receive === 'function';
+  }
+  /** Error object from a wire `error` field; `fallback` is the code used when the field has none. */
+  function wireError(err, fallback) {
+    var e = isObject(err) ? err : {};
+    var code = typeof e.code === 'string' && e.code ? e.code : fallback;
+    var message = typeof e.message === 'string' ? e.message : code;
+    return failure(code, message, e.details);
+  }
+  /** Failure reply for a value a page handler threw or rejected with. Never throws. */
+  function thrownFailure(err) {
+    try {
+      if (typeof err === 'string') { return failure('task_failed', err, null); }
+      var code = err && typeof err.code === 'string' && err.code ? err.code : 'task_failed';
+      var message = err && typeof err.message === 'string' ? err.message : 'The page handler failed';
+      return failure(code, message, err ? err.details : null);
+    } catch (e) {
+      return failure('task_failed', 'The page handler failed', null);
+    }
+  }
+  function reasonOf(err) {
+    try { return err && typeof err.message === 'string' ? err.message : typeof err; } catch (e) { return 'error'; }
+  }
+  function notJSON(value) {
+    var t = typeof value;
+    return t === 'function' || t === 'symbol' || t === 'bigint';
+  }
+  function encodeCall(id, task, options) {
+    if (notJSON(options)) { throw new TypeError('options of type ' + typeof options + ' are not JSON'); }
+    var message = { v: 1, kind: 'call' };
+    if (id !== null) { message.id = id; }
+    message.task = task;
+    message.options = orNull(options);
+    return JSON.stringify(message);
+  }
+  function encodeReply(id, reply) {
+    var message = { v: 1, kind: 'reply', id: id, ok: reply.ok };
+    if (reply.ok) {
+      if (notJSON(reply.data)) { return encodeReply(id, failure('invalid_result', 'The handler result is not JSON', null)); }
+      message.data = orNull(reply.data);
+      try { return JSON.stringify(message); } catch (e) {
+        return encodeReply(id, failure('invalid_result', 'The handler result is not JSON', null));
+      }
+    }
+    var error = { code: reply.error.code, message: reply.error.message };
+    if (reply.error.details !== null && reply.error.details !== undefined) { error.details = reply.error.details; }
+    message.error = error;
+    try { return JSON.stringify(message); } catch (e) {
+      delete error.details;
+      return JSON.stringify(message);
+    }
+  }
+  function makePrefix(win) {
+    try {
+      var c = (win && win.crypto) || (typeof crypto !== 'undefined' ? crypto : null);
+      if (c && typeof c.getRandomValues === 'function') {
+        var words = new Uint32Array(2);
+        c.getRandomValues(words);
+        return words[0].toString(36) + words[1].toString(36);
+      }
+    } catch (e) { /* fall through to Math.random */ }
+    return Math.floor(Math.random() * 4294967296).toString(36) + Date.now().toString(36);
+  }
+  function makeController(win) {
+    var AC = (win && win.AbortController) || (typeof AbortController === 'function' ? AbortController : null);
+    return AC ? new AC() : { signal: { aborted: false }, abort: function () { this.signal.aborted = true; } };
+  }
+
+  /**
+   * Creates a bridge bound to `opts.window` (optional), `opts.transport` (optional {post(text)}),
+   * `opts.channel` (handler name, default "webbridge") and `opts.history` (wrap history, default false).
+   */
+  function createWebBridge(opts) {
+    opts = opts || {};
+    var win = opts.window || null;
+    var transport = opts.transport && typeof opts.transport.post === 'function' ? opts.transport : null;
+    var channel = typeof opts.channel === 'string' && opts.channel ? opts.channel : 'webbridge';
+    var pending = new Map();     // page call id -> entry
+    var queue = [];              // {text, entry|null} waiting for a channel, at most MAX_QUEUE
+    var listeners = new Map();   // event name -> array of functions
+    var handlers = new Map();    // task name -> handler for native->page calls
+    var nativeCalls = new Map(); // native call id -> AbortController
+    var prefix = makePrefix(win);
+    var counter = 0;
+    var relayReady = false;
+    var loaded = false;
+
+    function report(err) {
+      try {
+        var c = (win && win.console) || (typeof console !== 'undefined' ? console : null);
+        if (c && typeof c.error === 'function') { c.error('WebBridge:', err); }
+      } catch (e) { /* nothing left to report to */ }
+    }
+    function later(fn, ms) {
+      return win && typeof win.setTimeout === 'function' ? win.setTimeout(fn, ms) : setTimeout(fn, ms);
+    }
+    function cancelLater(handle) {
+      if (win && typeof win.clearTimeout === 'function') { win.clearTimeout(handle); } else { clearTimeout(handle); }
+    }
+    function dispatch(name, detail) {
+      var C = (win && win.CustomEvent) || (typeof CustomEvent === 'function' ? CustomEvent : null);
+      if (!C) { throw new Error('CustomEvent is not available'); }
+      win.dispatchEvent(new C(name, { detail: detail }));
+    }
+    function directHandler() {
+      try {
+        var mh = win && win.webkit && win.webkit.messageHandlers;
+        var h = mh && mh[channel];
+        return h && typeof h.postMessage === 'function' ? h : null;
+      } catch (e) { return null; }
+    }
+    /** The channel to post through now (spec order: injected, direct, relay), or null. */
+    function currentChannel() {
+      if (transport) { return function (text) { return transport.post(text); }; }
+      var h = directHandler();
+      if (h) { return function (text) { return h.postMessage(text); }; }
+      if (relayReady && win) { return function (text) { dispatch(channel + ':post', text); }; }
+      return null;
+    }
+
+    // ---- sending ----
+    function fail(item, code, message, details) {
+      if (item.entry) { settle(item.entry, failure(code, message, details)); }
+    }
+    /** Posts one message; returns false when the channel threw (the call then settles "unavailable"). */
+    function transmit(post, item) {
+      if (item.entry) { item.entry.queued = null; }
+      var result;
+      try { result = post(item.text); } catch (err) {
+        fail(item, 'unavailable', 'The native channel rejected the message', { reason: reasonOf(err) });
+        return false;
+      }
+      if (result && typeof result.then === 'function') {
+        result.then(function (reply) {
+          if (typeof reply === 'string' ? reply.length > 0 : isObject(reply)) { receive(reply); }
+        }, function () { /* a rejection settles nothing by itself (spec) */ });
+      }
+      return true;
+    }
+    function flush() {
+      var post = currentChannel();
+      if (post) {
+        while (queue.length) { transmit(post, queue.shift()); }
+        return;
+      }
+      if (loaded && queue.length) {
+        var items = queue;
+        queue = [];
+        items.forEach(function (item) { fail(item, 'unavailable', 'No native channel is available', null); });
+      }
+    }
+    /** Sends now, or queues until a channel is ready. Returns whether the message was sent or queued. */
+    function enqueueOrSend(item) {
+      var post = currentChannel();
+      if (post) {
+        if (queue.length) { flush(); }
+        return transmit(post, item);
+      }
+      if (loaded) {
+        fail(item, 'unavailable', 'No native channel is available', null);
+        return false;
+      }
+      if (queue.length >= MAX_QUEUE) {
+        fail(item, 'too_many_pending_calls', 'More than ' + MAX_QUEUE + ' messages are queued before the native channel is ready', { limit: MAX_QUEUE });
+        return false;
+      }
+      queue.push(item);
+      if (item.entry) { item.entry.queued = item; }
+      return true;
+    }
+
+    // ---- page -> native calls ----
+    function settle(entry, reply) {
+      if (entry.done) { return; }
+      entry.done = true;
+      if (entry.id !== null) { pending.delete(entry.id); }
+      if (entry.timer !== null) { cancelLater(entry.timer); entry.timer = null; }
+      if (entry.onAbort) {
+        try { entry.signal.removeEventListener('abort', entry.onAbort); } catch (e) { /* foreign signal */ }
+        entry.onAbort = null;
+        entry.signal = null;
+      }
+      if (entry.queued) {
+        var index = queue.indexOf(entry.queued);
+        if (index >= 0) { queue.splice(index, 1); }
+        entry.queued = null;
+      }
+      entry.onProgress = null;
+      if (entry.starting) {
+        Promise.resolve().then(function () { deliver(entry, reply); });
+      } else {
+        deliver(entry, reply);
+      }
+    }
+    function deliver(entry, reply) {
+      var callback = entry.callback;
+      entry.callback = null;
+      if (callback) {
+        try { callback(reply); } catch (err) { report(err); }
+      } else if (reply.ok) {
+        entry.resolve(reply.data);
+      } else {
+        entry.reject(new WebBridgeError(reply.error.code, reply.error.message, reply.error.details));
+      }
+    }
+    function stop(entry, code, message, details) {
+      if (entry.done) { return; }
+      var wasPosted = !entry.queued;
+      var id = entry.id;
+      settle(entry, failure(code, message, details));
+      if (wasPosted) { enqueueOrSend({ text: JSON.stringify({ v: 1, kind: 'cancel', id: id }), entry: null }); }
+    }
+    function start(entry, task, options, settings) {
+      if (typeof task !== 'string' || !task) {
+        settle(entry, failure('invalid_message', 'task must be a non-empty string', null));
+        return;
+      }
+      var signal = settings.signal || null;
+      if (signal && signal.aborted) {
+        settle(entry, failure('cancelled', 'The call was aborted before it was sent', null));
+        return;
+      }
+      var id = prefix + '-' + (++counter);
+      var text;
+      try { text = encodeCall(id, task, options); } catch (err) {
+        settle(entry, failure('invalid_options', 'options are not JSON-serialisable', { reason: reasonOf(err) }));
+        return;
+      }
+      entry.id = id;
+      pending.set(id, entry);
+      var ms = settings.timeout;
+      if (typeof ms === 'number' && ms > 0 && isFinite(ms)) {
+        entry.timer = later(function () {
+          entry.timer = null;
+          stop(entry, 'timeout', 'The call did not finish within ' + ms + ' ms', { timeout: ms });
+        }, Math.min(ms, MAX_TIMER_MS));
+      }
+      if (signal && typeof signal.addEventListener === 'function') {
+        entry.signal = signal;
+        entry.onAbort = function () { stop(entry, 'cancelled', 'The call was cancelled', null); };
+        signal.addEventListener('abort', entry.onAbort);
+      }
+      enqueueOrSend({ text: text, entry: entry });
+    }
+    function call(task, options, callbackOrSettings) {
+      var entry = { id: null, callback: null, resolve: null, reject: null, onProgress: null, timer: null,
+        signal: null, onAbort: null, queued: null, done: false, starting: true };
+      var settings = {};
+      var promise;
+      try {
+        if (typeof options === 'function' && callbackOrSettings === undefined) {
+          callbackOrSettings = options;
+          options = undefined;
+        }
+        if (typeof callbackOrSettings === 'function') {
+          entry.callback = callbackOrSettings;
+        } else if (isObject(callbackOrSettings)) {
+          settings = callbackOrSettings;
+          if (typeof settings.callback === 'function') { entry.callback = settings.callback; }
+          if (typeof settings.onProgress === 'function') { entry.onProgress = settings.onProgress; }
+        }
+      } catch (err) {
+        settings = {};
+      }
+      if (!entry.callback) {
+        promise = new Promise(function (resolve, reject) { entry.resolve = resolve; entry.reject = reject; });
+      }
+      try { start(entry, task, options, settings); } catch (err) {
+        settle(entry, failure('invalid_message', 'The call could not be started', { reason: reasonOf(err) }));
+      }
+      entry.starting = false;
+      return promise;
+    }
+    /** Posts a fire-and-forget call (no id, no reply). Returns whether it was sent or queued. */
+    function notify(task, options) {
+      try {
+        if (typeof task !== 'string' || !task) { return false; }
+        return enqueueOrSend({ text: encodeCall(null, task, options), entry: null });
+      } catch (err) {
+        return false;
+      }
+    }
+
+    // ---- native -> page ----
+    function onReply(m) {
+      var entry = typeof m.id === 'string' ? pending.get(m.id) : undefined;
+      if (!entry) { return; }
+      if (m.ok === true) {
+        settle(entry, { ok: true, data: orNull(m.data) });
+      } else if (m.ok === false) {
+        settle(entry, wireError(m.error, 'task_failed'));
+      } else {
+        settle(entry, failure('invalid_message', 'The reply has no boolean "ok"', null));
+      }
+    }
+    function onProgress(m) {
+      var entry = typeof m.id === 'string' ? pending.get(m.id) : undefined;
+      if (entry && entry.onProgress) {
+        try { entry.onProgress(orNull(m.data)); } catch (err) { report(err); }
+      }
+    }
+    function onEvent(m) {
+      var list = typeof m.name === 'string' ? listeners.get(m.name) : undefined;
+      if (!list) { return; }
+      var data = orNull(m.data);
+      list.slice().forEach(function (fn) {
+        try { fn(data); } catch (err) { report(err); }
+      });
+    }
+    function sendReply(id, reply) {
+      enqueueOrSend({ text: encodeReply(id, reply), entry: null });
+    }
+    function finishNativeCall(id, controller, reply) {
+      if (id === null || nativeCalls.get(id) !== controller) { return; }
+      nativeCalls.delete(id);
+      sendReply(id, reply);
+    }
+    function onNativeCall(m) {
+      var id = typeof m.id === 'string' && m.id ? m.id : null;
+      if (id !== null && nativeCalls.has(id)) { return; }
+      if (typeof m.task !== 'string') {
+        if (id !== null) { sendReply(id, failure('invalid_message', 'The call has no task name', null)); }
+        return;
+      }
+      var fn = handlers.get(m.task);
+      if (!fn) {
+        if (id !== null) { sendReply(id, failure('unknown_task', 'No page handler for ' + JSON.stringify(m.task), { task: m.task })); }
+        return;
+      }
+      var controller = makeController(win);
+      if (id !== null) { nativeCalls.set(id, controller); }
+      var options = orNull(m.options);
+      new Promise(function (resolve) { resolve(fn(options, { signal: controller.signal })); }).then(
+        function (value) { finishNativeCall(id, controller, { ok: true, data: orNull(value) }); },
+        function (err) { finishNativeCall(id, controller, thrownFailure(err)); });
+    }
+    function onNativeCancel(m) {
+      var controller = typeof m.id === 'string' ? nativeCalls.get(m.id) : undefined;
+      if (!controller) { return; }
+      nativeCalls.delete(m.id);
+      try { controller.abort(); } catch (err) { report(err); }
+    }
+    /** Entry point for native -> page messages: an object or its JSON text. Never throws. */
+    function receive(message) {
+      try {
+        var m = message;
+        if (typeof m === 'string') {
+          try { m = JSON.parse(m); } catch (e) { return; }
+        }
+        if (!isObject(m) || (hasOwn.call(m, 'v') && m.v !== 1)) { return; }
+        switch (m.kind) {
+          case 'reply': onReply(m); break;
+          case 'progress': onProgress(m); break;
+          case 'event': onEvent(m); break;
+          case 'call': onNativeCall(m); break;
+          case 'cancel': onNativeCancel(m); break;
+          default: break;
+        }
+      } catch (err) {
+        report(err);
+      }
+    }
+
+    // ---- events and handlers ----
+    function requireName(name, what) {
+      if (typeof name !== 'string' || !name) { throw new TypeError(what + ' name must be a non-empty string'); }
+    }
+    function off(name, fn) {
+      var list = listeners.get(name);
+      if (!list) { return; }
+      var rest = fn === undefined ? [] : list.filter(function (f) { return f !== fn; });
+      if (rest.length) { listeners.set(name, rest); } else { listeners.delete(name); }
+    }
+    function on(name, fn) {
+      requireName(name, 'event');
+      if (typeof fn !== 'function') { throw new TypeError('listener must be a function'); }
+      var list = listeners.get(name) || [];
+      if (list.indexOf(fn) < 0) { listeners.set(name, list.concat([fn])); }
+      return function () { off(name, fn); };
+    }
+    function handle(name, fn) {
+      requireName(name, 'handler');
+      if (fn === null || fn === undefined) { handlers.delete(name); return; }
+      if (typeof fn !== 'function') { throw new TypeError('handler must be a function or null'); }
+      handlers.set(name, fn);
+    }
+
+    // ---- history notices ----
+    function historyNotice(type) {
+      var url;
+      try { url = win.location.href; } catch (e) { return; }
+      if (typeof url !== 'string') { return; }
+      later(function () { notify('History', { type: type, url: url }); }, 0);
+    }
+    function installHistory() {
+      var h = win.history;
+      if (!h || (typeof h.pushState === 'function' && h.pushState[HISTORY_MARK])) { return; }
+      ['pushState', 'replaceState'].forEach(function (name) {
+        var original = h[name];
+        if (typeof original !== 'function') { return; }
+        var wrapper = function () {
+          var result = original.apply(h, arguments);
+          historyNotice(name);
+          return result;
+        };
+        Object.defineProperty(wrapper, HISTORY_MARK, { value: true });
+        h[name] = wrapper;
+      });
+      win.addEventListener('popstate', function () { historyNotice('popstate'); });
+    }
+
+    var bridge = Object.freeze({
+      version: VERSION,
+      call: call,
+      notify: notify,
+      on: on,
+      off: off,
+      handle: handle,
+      pendingCount: function () { return pending.size; },
+      WebBridgeError: WebBridgeError,
+      _receive: receive,
+      _sizes: function () {
+        return { pending: pending.size, queued: queue.length, listeners: listeners.size,
+          handlers: handlers.size, nativeCalls: nativeCalls.size };
+      }
+    });
+
+    if (win && typeof win.addEventListener === 'function') {
+      win.addEventListener(channel + ':ready', function () { relayReady = true; flush(); });
+      win.addEventListener(channel + ':message', function (event) {
+        if (event && typeof event.detail === 'string') { receive(event.detail); }
+      });
+      win.addEventListener('DOMContentLoaded', flush);
+      win.addEventListener('load', function () { loaded = true; flush(); });
+      try { loaded = !!win.document && win.document.readyState === 'complete'; } catch (e) { loaded = false; }
+      if (opts.history) { installHistory(); }
+      try { dispatch(channel + ':hello', VERSION); } catch (e) { /* no relay possible without CustomEvent */ }
+    }
+    return bridge;
+  }
+
+  /** Installs one bridge as `win.WebBridge`; a second install returns the first bridge unchanged. */
+  function install(win, opts) {
+    opts = opts || {};
+    var existing = null;
+    try { existing = win.WebBridge; } catch (e) { existing = null; }
+    if (isBridge(existing)) { return existing; }
+    var bridge = createWebBridge({ window: win, transport: opts.transport, channel: opts.channel,
+      history: opts.history !== false });
+    try {
+      Object.defineProperty(win, 'WebBridge', { value: bridge, writable: false, enumerable: false, configurable: true });
+    } catch (e) {
+      win.WebBridge = bridge;
+    }
+    return bridge;
+  }
+
+  return { createWebBridge: createWebBridge, install: install, WebBridgeError: WebBridgeError,
+    version: VERSION, isWindowLike: isWindowLike };
+});
