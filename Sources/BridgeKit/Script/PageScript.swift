@@ -22,7 +22,7 @@ public struct PageFunction: Sendable, Hashable {
 
     /// Assigns each string of an array to `document.cookie`, one cookie per assignment.
     public static let assignCookies = PageFunction(
-        source: "(function(c){for(var i=0;i<c.length;i++){document.cookie=c[i];}})"
+        source: "(function(c){c.forEach(function(s){document.cookie=s;});})"
     )
 }
 

@@ -1,0 +1,123 @@
+import Foundation
+
+/// A `Set-Cookie` header after RFC 6265 §5.2 parsing, before the §5.3 storage rules.
+struct ParsedSetCookie: Sendable, Equatable {
+    var name: String
+    var value: String
+    /// The last `Expires` that parsed as a cookie date (§5.2.1).
+    var expires: Date?
+    /// The last valid `Max-Age`, in seconds; may be zero or negative (§5.2.2).
+    var maxAge: Int64?
+    /// The last non-empty `Domain`, lowercased, one leading `.` removed (§5.2.3).
+    var domain: String?
+    /// The last `Path`; `nil` when absent or when the last one was empty or did not start with
+    /// `/` (both mean default-path, §5.2.4).
+    var path: String?
+    var isSecure = false
+    var isHTTPOnly = false
+    /// The last `SameSite`; an unknown value resets it to absent (6265bis §5.6.7).
+    var sameSite: CookieSameSite?
+}
+
+/// The RFC 6265 §5.2 `Set-Cookie` parser, and the splitter for comma-folded header values.
+enum SetCookieParser {
+    /// Parses one `Set-Cookie` header value (§5.2).
+    ///
+    /// - Returns: `nil` when the header must be ignored: no `=` in the name-value pair, or an
+    ///   empty name after trimming (steps 2 and 5). Unknown attributes are ignored; the last
+    ///   occurrence of an attribute wins; attribute names are case-insensitive.
+    static func parse(_ header: String) -> ParsedSetCookie? {
+        var parts = header.split(separator: ";", omittingEmptySubsequences: false)[...]
+        guard let pair = parts.popFirst(), let equals = pair.firstIndex(of: "=") else { return nil }
+        let name = trimWhitespace(pair[..<equals])
+        guard !name.isEmpty else { return nil }
+        var result = ParsedSetCookie(name: String(name), value: String(trimWhitespace(pair[pair.index(after: equals)...])))
+        for av in parts {
+            let nameEnd = av.firstIndex(of: "=") ?? av.endIndex
+            let attribute = trimWhitespace(av[..<nameEnd]).lowercased()
+            let value = nameEnd == av.endIndex ? "" : trimWhitespace(av[av.index(after: nameEnd)...])
+            apply(attribute: attribute, value: value, to: &result)
+        }
+        return result
+    }
+
+    private static func apply(attribute: String, value: Substring, to result: inout ParsedSetCookie) {
+        switch attribute {
+        case "expires":
+            if let date = CookieDate.parse(String(value)) { result.expires = date }
+        case "max-age":
+            if let seconds = parseMaxAge(value) { result.maxAge = seconds }
+        case "domain":
+            var domain = value
+            if domain.hasPrefix(".") { domain = domain.dropFirst() }
+            if !domain.isEmpty { result.domain = domain.lowercased() }
+        case "path":
+            result.path = value.hasPrefix("/") ? String(value) : nil
+        case "secure":
+            result.isSecure = true
+        case "httponly":
+            result.isHTTPOnly = true
+        case "samesite":
+            result.sameSite = CookieSameSite(attributeValue: value)
+        default:
+            break
+        }
+    }
+
+    /// §5.2.2: the first character is a DIGIT or `-`, the rest DIGITs. Saturates at ±Int64.max.
+    private static func parseMaxAge(_ text: Substring) -> Int64? {
+        var digits = text.utf8[...]
+        let negative = digits.first == UInt8(ascii: "-")
+        if negative { digits = digits.dropFirst() }
+        guard !digits.isEmpty, digits.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        var magnitude: Int64 = 0
+        for digit in digits {
+            let (times, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times.addingReportingOverflow(Int64(digit - 0x30))
+            if overflow1 || overflow2 { magnitude = .max; break }
+            magnitude = sum
+        }
+        return negative ? -magnitude : magnitude
+    }
+
+    /// Removes leading and trailing WSP (space and horizontal tab, §5.2).
+    static func trimWhitespace(_ text: Substring) -> Substring {
+        let isWSP: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let start = text.firstIndex(where: { !isWSP($0) }), let end = text.lastIndex(where: { !isWSP($0) }) else {
+            return text[text.endIndex...]
+        }
+        return text[start...end]
+    }
+
+    /// Splits a header value in which several `Set-Cookie` headers were folded into one with
+    /// commas (as `HTTPURLResponse.allHeaderFields` does).
+    ///
+    /// A comma separates two cookies only when the text after it, up to the next `=`, is a
+    /// non-empty run without space, `;` or `,` — so the comma in `Expires=Wed, 01 Jan 2031 …`
+    /// and commas inside values (`a=1,2`) stay where they are.
+    static func splitFolded(_ value: String) -> [String] {
+        let bytes = Array(value.utf8)
+        var pieces: [String] = []
+        var start = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: ",") && startsCookie(bytes, after: index) {
+            pieces.append(String(decoding: bytes[start..<index], as: UTF8.self))
+            start = index + 1
+        }
+        pieces.append(String(decoding: bytes[start...], as: UTF8.self))
+        return pieces.map { String(trimWhitespace(Substring($0))) }.filter { !$0.isEmpty }
+    }
+
+    private static func startsCookie(_ bytes: [UInt8], after comma: Int) -> Bool {
+        var index = comma + 1
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
+        let nameStart = index
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "="): return index > nameStart
+            case 0x20, 0x09, UInt8(ascii: ";"), UInt8(ascii: ","): return false
+            default: index += 1
+            }
+        }
+        return false
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// The object a host registers with the web view's content controller.
+///
+/// Content controllers retain their script message handlers strongly
+/// (`WKUserContentController`, `WebKitUserContentManager` through its signal closure), and the
+/// handler's owner usually retains the web view: a cycle that keeps a screen alive forever
+/// (field case R23). The proxy breaks it: it holds the router **weakly**. When the router is
+/// gone, a message that still arrives is dropped without a crash, and a call that can be
+/// answered through a reply handler is answered with `unavailable`.
+///
+/// Thread safety: `Sendable`; ``receive(_:from:replyHandler:)`` may be called on any thread.
+public final class MessageHandlerProxy: Sendable {
+    /// The router messages go to, while it is alive.
+    public weak let router: BridgeRouter?
+
+    /// Creates a proxy for `router`, held weakly.
+    public init(router: BridgeRouter) {
+        self.router = router
+    }
+
+    /// Forwards a message to the router, or answers it with `unavailable` when the router is
+    /// gone.
+    public func receive(_ body: MessageBody, from source: MessageSource, replyHandler: ReplyHandler? = nil) {
+        if let router {
+            router.receive(body, from: source, replyHandler: replyHandler)
+            return
+        }
+        guard let replyHandler else { return }
+        replyHandler.reply(Self.unavailableReply(for: body))
+    }
+
+    /// The JSON text of an `unavailable` reply for the call in `body`, or `nil` when the body
+    /// names no id.
+    static func unavailableReply(for body: MessageBody) -> String? {
+        let text: Data
+        switch body {
+        case .absent: return nil
+        case .string(let string): text = Data(string.utf8)
+        case .json(let data):
+            guard let unwrapped = BridgeRouter.unwrapJSONString(data) else { return nil }
+            text = unwrapped
+        }
+        guard let id = text.withUnsafeBytes({ BodyScan($0.bindMemory(to: UInt8.self)).id }) else { return nil }
+        let message = OutboundMessage.reply(id: id, result: .failure(.unavailable("The bridge was released.")))
+        return (try? BridgeJSON.encode(message)).map { String(decoding: $0, as: UTF8.self) }
+    }
+}

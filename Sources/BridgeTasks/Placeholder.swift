@@ -1,1 +1,0 @@
-// Stock tasks: see Alert and History.

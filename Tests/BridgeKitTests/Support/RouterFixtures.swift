@@ -1,0 +1,37 @@
+import BridgeKit
+import BridgeKitTesting
+import Foundation
+
+/// The origin every test page uses unless a test says otherwise.
+let appOrigin = "https://app.example"
+
+/// A router that allows `appOrigin` in the main frame, with the given tasks registered.
+func makeRouter(_ tasks: [any BridgeTask] = [], limits: BridgeLimits = BridgeLimits(), defaultTimeout: Duration? = nil,
+                policy: AccessPolicy = .origins([OriginPattern(appOrigin)])) throws -> BridgeRouter {
+    let router = BridgeRouter(configuration: BridgeConfiguration(policy: policy, limits: limits, defaultTimeout: defaultTimeout))
+    for task in tasks { try router.register(task) }
+    return router
+}
+
+/// An echo task: replies with its options.
+let echoTask = ClosureTask(name: "echo") { (options: JSONValue, _: CallContext) in options }
+
+/// Waits until `condition` holds, yielding between checks; gives up after `limit` tries.
+func eventually(_ limit: Int = 2000, _ condition: () -> Bool) async -> Bool {
+    for _ in 0..<limit {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(2))
+    }
+    return condition()
+}
+
+/// Collects traffic records of a router.
+final class TrafficLog: Sendable {
+    private let records = Mutex<[TrafficRecord]>([])
+    init(_ router: BridgeRouter) {
+        router.setTrafficObserver { [weak self] record in self?.records.withLock { $0.append(record) } }
+    }
+    var all: [TrafficRecord] { records.withLock { $0 } }
+}
+
+import Synchronization

@@ -1,0 +1,169 @@
+'use strict';
+// The isolated-world relay and its handshake with the page shim, using two fake worlds that share
+// one EventTarget (as the page world and a WebKit script world share one DOM window).
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const {
+  loadShim, loadRelay, makeWorlds, makeWindow, finishLoading, recordingHandler, relaySource, evaluateIn,
+  settleMicrotasks, readFixtures,
+} = require('../testing/fakes.js');
+
+const { createWebBridge, install } = loadShim();
+const { createRelay } = loadRelay();
+
+/** Records every CustomEvent on the shared target: [type, typeof detail]. */
+function spyEvents(target) {
+  const seen = [];
+  const original = target.dispatchEvent.bind(target);
+  target.dispatchEvent = (e) => { seen.push([e.type, typeof e.detail]); return original(e); };
+  return seen;
+}
+
+test('relay handshake, shim first: calls queue until the relay says ready, then flush in order', () => {
+  const { page, relay, handler } = makeWorlds();
+  const bridge = install(page);
+  bridge.call('a', 1, () => {});
+  bridge.call('b', 2, () => {});
+  assert.equal(handler.texts.length, 0);
+  assert.equal(createRelay({ window: relay }), true);
+  const bodies = handler.messages.map((envelope) => JSON.parse(envelope.body));
+  assert.deepEqual(bodies.map((m) => m.task), ['a', 'b']);
+  bridge.call('c', 3, () => {});
+  assert.equal(handler.texts.length, 3, 'after ready, calls go straight through');
+});
+
+test('relay handshake, relay first: the shim hello gets an immediate ready, nothing is queued', () => {
+  const { page, relay, handler } = makeWorlds();
+  createRelay({ window: relay });
+  const bridge = install(page);
+  bridge.call('a', 1, () => {});
+  assert.equal(bridge._sizes().queued, 0);
+  assert.equal(handler.texts.length, 1);
+});
+
+test('relay envelope: JSON text {origin, mainFrame, body} with body the page message text unchanged', () => {
+  const { page, relay, handler } = makeWorlds({ href: 'https://app.example/cart?x=1' });
+  createRelay({ window: relay });
+  const bridge = install(page);
+  bridge.call('cart.add', { sku: 'A-1', qty: 2 }, () => {});
+  assert.equal(typeof handler.texts[0], 'string');
+  const envelope = handler.messages[0];
+  assert.deepEqual(Object.keys(envelope), ['origin', 'mainFrame', 'body']);
+  assert.equal(envelope.origin, 'https://app.example');
+  assert.equal(envelope.mainFrame, true);
+  const body = JSON.parse(envelope.body);
+  const fixture = readFixtures().find((f) => f.file === 'call.json').message;
+  assert.deepEqual({ ...body, id: fixture.id }, fixture);
+});
+
+test('relay envelope fixture (Tests/Fixtures/protocol/relay) matches what the relay posts', () => {
+  const fs = require('node:fs');
+  const path = require('node:path');
+  const { FIXTURE_DIR } = require('../testing/fakes.js');
+  const fixture = JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, 'relay', 'relay-envelope.json'), 'utf8'));
+  const { relay, handler, page } = makeWorlds();
+  createRelay({ window: relay });
+  page.dispatchEvent(new CustomEvent('webbridge:post', { detail: fixture.message.body }));
+  assert.deepEqual(handler.messages[0], fixture.message);
+  assert.deepEqual(Object.keys(fixture), ['direction', 'kind', 'description', 'message']);
+});
+
+test('relay in a subframe reports mainFrame false', () => {
+  const { page, relay, handler } = makeWorlds({ subframe: true });
+  createRelay({ window: relay });
+  install(page).call('t', 1, () => {});
+  assert.equal(handler.messages[0].mainFrame, false);
+});
+
+test('full round trip through the relay: a handler Promise reply string comes back as webbridge:message', async () => {
+  const handler = recordingHandler((text) => {
+    const m = JSON.parse(JSON.parse(text).body);
+    return Promise.resolve(JSON.stringify({ v: 1, kind: 'reply', id: m.id, ok: true, data: { echo: m.options } }));
+  });
+  const { page, relay, target } = makeWorlds({ handler });
+  const events = spyEvents(target);
+  createRelay({ window: relay });
+  const bridge = install(page);
+  const result = await bridge.call('echo', { text: "it's\n\u2028\"x\"" });
+  assert.deepEqual(result, { echo: { text: "it's\n\u2028\"x\"" } });
+  assert.ok(events.length >= 4);
+  assert.ok(events.every(([, detailType]) => detailType === 'string'), 'every cross-world detail is a string');
+  assert.deepEqual([...new Set(events.map(([type]) => type))].sort(),
+    ['webbridge:hello', 'webbridge:message', 'webbridge:post', 'webbridge:ready']);
+});
+
+test('native -> page through the relay: a webbridge:message event reaches _receive', async () => {
+  const { page, relay, handler } = makeWorlds();
+  createRelay({ window: relay });
+  const bridge = install(page);
+  bridge.handle('page.title', () => 'Checkout');
+  page.dispatchEvent(new CustomEvent('webbridge:message', { detail: '{"v":1,"kind":"call","id":"n-1","task":"page.title","options":null}' }));
+  await settleMicrotasks();
+  assert.deepEqual(JSON.parse(handler.messages[0].body), { v: 1, kind: 'reply', id: 'n-1', ok: true, data: 'Checkout' });
+});
+
+test('relay ignores posts whose detail is not a string and handler replies that are not non-empty strings', async () => {
+  const replies = [undefined, null, '', 42, { v: 1, kind: 'event', name: 'e' }];
+  let i = 0;
+  const handler = recordingHandler(() => Promise.resolve(replies[i++]));
+  const { page, relay, target } = makeWorlds({ handler });
+  createRelay({ window: relay });
+  const events = spyEvents(target);
+  for (const detail of [{ v: 1 }, 5, null, undefined, ['x']]) {
+    page.dispatchEvent(new CustomEvent('webbridge:post', { detail }));
+  }
+  assert.equal(handler.texts.length, 0);
+  for (let k = 0; k < replies.length; k++) {
+    page.dispatchEvent(new CustomEvent('webbridge:post', { detail: '{}' }));
+  }
+  await settleMicrotasks();
+  assert.equal(handler.texts.length, replies.length);
+  assert.equal(events.filter(([type]) => type === 'webbridge:message').length, 0);
+});
+
+test('relay never throws: missing handler, throwing handler, rejecting handler, missing location', async () => {
+  const { page, relay } = makeWorlds();
+  delete relay.webkit;
+  delete relay.location;
+  createRelay({ window: relay });
+  assert.doesNotThrow(() => page.dispatchEvent(new CustomEvent('webbridge:post', { detail: '{}' })));
+  relay.webkit = { messageHandlers: { webbridge: { postMessage() { throw new Error('boom'); } } } };
+  assert.doesNotThrow(() => page.dispatchEvent(new CustomEvent('webbridge:post', { detail: '{}' })));
+  relay.webkit.messageHandlers.webbridge = { postMessage: () => Promise.reject(new Error('rejected')) };
+  page.dispatchEvent(new CustomEvent('webbridge:post', { detail: '{}' }));
+  await settleMicrotasks();
+  assert.equal(createRelay(null), false);
+  assert.equal(createRelay({}), false);
+  assert.equal(createRelay({ window: Object.freeze({ addEventListener() {} }) }), false);
+});
+
+test('relay is idempotent: evaluated twice, each post reaches native once and one ready per hello', () => {
+  const { page, relay, handler, target } = makeWorlds();
+  const events = spyEvents(target);
+  const ctx = evaluateIn(relay, relaySource());
+  evaluateIn(relay, relaySource(), ctx);
+  assert.equal(createRelay({ window: relay }), false);
+  assert.equal(events.filter(([type]) => type === 'webbridge:ready').length, 1);
+  assert.equal(relay.listenerCounts.get('webbridge:post'), 1);
+  install(page).call('t', 1, () => {});
+  assert.equal(handler.texts.length, 1);
+  assert.equal(events.filter(([type]) => type === 'webbridge:ready').length, 2);
+});
+
+test('relay exposes nothing to the page world', () => {
+  const { page, relay } = makeWorlds();
+  const before = Reflect.ownKeys(page);
+  createRelay({ window: relay });
+  evaluateIn(relay, relaySource());
+  assert.deepEqual(Reflect.ownKeys(page), before);
+  assert.equal(page.WebBridge, undefined);
+  assert.equal(page.webkit, undefined, 'the native handler stays in the relay world');
+});
+
+test('a page-world shim with no relay after load settles calls unavailable', async () => {
+  const win = makeWindow();
+  const bridge = createWebBridge({ window: win });
+  const p = bridge.call('t', 1);
+  finishLoading(win);
+  await assert.rejects(p, (err) => err.code === 'unavailable');
+});
