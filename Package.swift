@@ -58,5 +58,6 @@ let package = Package(
             dependencies: ["BridgeKit", "BridgeTasks", "BridgeKitTesting"],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "BridgeKitGTKTests", dependencies: ["BridgeKitGTK", "BridgeKit"], swiftSettings: strictSettings),
     ]
 )

@@ -139,12 +139,9 @@
         if (c && typeof c.error === 'function') { c.error('WebBridge:', err); }
       } catch (e) { /* nothing left to report to */ }
     }
-    function later(fn, ms) {
-      return win && typeof win.setTimeout === 'function' ? win.setTimeout(fn, ms) : setTimeout(fn, ms);
-    }
-    function cancelLater(handle) {
-      if (win && typeof win.clearTimeout === 'function') { win.clearTimeout(handle); } else { clearTimeout(handle); }
-    }
+    // Timers come from the window when it has them (so tests can drive them), else from the host.
+    function later(fn, ms) { return win && typeof win.setTimeout === 'function' ? win.setTimeout(fn, ms) : setTimeout(fn, ms); }
+    function cancelLater(t) { if (win && typeof win.clearTimeout === 'function') { win.clearTimeout(t); } else { clearTimeout(t); } }
     function dispatch(name, detail) {
       var C = (win && win.CustomEvent) || (typeof CustomEvent === 'function' ? CustomEvent : null);
       if (!C) { throw new Error('CustomEvent is not available'); }
@@ -167,9 +164,7 @@
     }
 
     // ---- sending ----
-    function fail(item, code, message, details) {
-      if (item.entry) { settle(item.entry, failure(code, message, details)); }
-    }
+    function fail(item, code, message, details) { if (item.entry) { settle(item.entry, failure(code, message, details)); } }
     /** Posts one message; returns false when the channel threw (the call then settles "unavailable"). */
     function transmit(post, item) {
       if (item.entry) { item.entry.queued = null; }
@@ -185,14 +180,13 @@
       }
       return true;
     }
+    /** Sends the queue in order if a channel is ready; after load without one, fails it "unavailable". */
     function flush() {
       var post = currentChannel();
+      var items = queue;
       if (post) {
         while (queue.length) { transmit(post, queue.shift()); }
-        return;
-      }
-      if (loaded && queue.length) {
-        var items = queue;
+      } else if (loaded && items.length) {
         queue = [];
         items.forEach(function (item) { fail(item, 'unavailable', 'No native channel is available', null); });
       }
@@ -225,8 +219,7 @@
       if (entry.timer !== null) { cancelLater(entry.timer); entry.timer = null; }
       if (entry.onAbort) {
         try { entry.signal.removeEventListener('abort', entry.onAbort); } catch (e) { /* foreign signal */ }
-        entry.onAbort = null;
-        entry.signal = null;
+        entry.onAbort = entry.signal = null;
       }
       if (entry.queued) {
         var index = queue.indexOf(entry.queued);
@@ -234,11 +227,8 @@
         entry.queued = null;
       }
       entry.onProgress = null;
-      if (entry.starting) {
-        Promise.resolve().then(function () { deliver(entry, reply); });
-      } else {
-        deliver(entry, reply);
-      }
+      // A call that fails inside call() itself still answers asynchronously, like every other reply.
+      if (entry.starting) { Promise.resolve().then(function () { deliver(entry, reply); }); } else { deliver(entry, reply); }
     }
     function deliver(entry, reply) {
       var callback = entry.callback;
@@ -295,21 +285,19 @@
         signal: null, onAbort: null, queued: null, done: false, starting: true };
       var settings = {};
       var promise;
+      if (typeof options === 'function' && callbackOrSettings === undefined) {
+        callbackOrSettings = options;
+        options = undefined;
+      }
       try {
-        if (typeof options === 'function' && callbackOrSettings === undefined) {
-          callbackOrSettings = options;
-          options = undefined;
-        }
         if (typeof callbackOrSettings === 'function') {
           entry.callback = callbackOrSettings;
         } else if (isObject(callbackOrSettings)) {
           settings = callbackOrSettings;
-          if (typeof settings.callback === 'function') { entry.callback = settings.callback; }
-          if (typeof settings.onProgress === 'function') { entry.onProgress = settings.onProgress; }
+          entry.callback = typeof settings.callback === 'function' ? settings.callback : null;
+          entry.onProgress = typeof settings.onProgress === 'function' ? settings.onProgress : null;
         }
-      } catch (err) {
-        settings = {};
-      }
+      } catch (err) { settings = {}; }
       if (!entry.callback) {
         promise = new Promise(function (resolve, reject) { entry.resolve = resolve; entry.reject = reject; });
       }
@@ -322,24 +310,17 @@
     /** Posts a fire-and-forget call (no id, no reply). Returns whether it was sent or queued. */
     function notify(task, options) {
       try {
-        if (typeof task !== 'string' || !task) { return false; }
-        return enqueueOrSend({ text: encodeCall(null, task, options), entry: null });
-      } catch (err) {
-        return false;
-      }
+        return typeof task === 'string' && task !== '' && enqueueOrSend({ text: encodeCall(null, task, options), entry: null });
+      } catch (err) { return false; }
     }
 
     // ---- native -> page ----
     function onReply(m) {
       var entry = typeof m.id === 'string' ? pending.get(m.id) : undefined;
       if (!entry) { return; }
-      if (m.ok === true) {
-        settle(entry, { ok: true, data: orNull(m.data) });
-      } else if (m.ok === false) {
-        settle(entry, wireError(m.error, 'task_failed'));
-      } else {
-        settle(entry, failure('invalid_message', 'The reply has no boolean "ok"', null));
-      }
+      settle(entry, m.ok === true ? { ok: true, data: orNull(m.data) }
+        : m.ok === false ? wireError(m.error, 'task_failed')
+          : failure('invalid_message', 'The reply has no boolean "ok"', null));
     }
     function onProgress(m) {
       var entry = typeof m.id === 'string' ? pending.get(m.id) : undefined;
@@ -355,9 +336,7 @@
         try { fn(data); } catch (err) { report(err); }
       });
     }
-    function sendReply(id, reply) {
-      enqueueOrSend({ text: encodeReply(id, reply), entry: null });
-    }
+    function sendReply(id, reply) { enqueueOrSend({ text: encodeReply(id, reply), entry: null }); }
     function finishNativeCall(id, controller, reply) {
       if (id === null || nativeCalls.get(id) !== controller) { return; }
       nativeCalls.delete(id);
@@ -440,6 +419,7 @@
       if (typeof url !== 'string') { return; }
       later(function () { notify('History', { type: type, url: url }); }, 0);
     }
+    /** Wraps pushState/replaceState once per window (R50) and listens for popstate; never fires one. */
     function installHistory() {
       var h = win.history;
       if (!h || (typeof h.pushState === 'function' && h.pushState[HISTORY_MARK])) { return; }
@@ -452,18 +432,13 @@
           return result;
         };
         Object.defineProperty(wrapper, HISTORY_MARK, { value: true });
-        h[name] = wrapper;
+        try { h[name] = wrapper; } catch (e) { /* a frozen history keeps its methods */ }
       });
       win.addEventListener('popstate', function () { historyNotice('popstate'); });
     }
 
     var bridge = Object.freeze({
-      version: VERSION,
-      call: call,
-      notify: notify,
-      on: on,
-      off: off,
-      handle: handle,
+      version: VERSION, call: call, notify: notify, on: on, off: off, handle: handle,
       pendingCount: function () { return pending.size; },
       WebBridgeError: WebBridgeError,
       _receive: receive,
@@ -498,7 +473,7 @@
     try {
       Object.defineProperty(win, 'WebBridge', { value: bridge, writable: false, enumerable: false, configurable: true });
     } catch (e) {
-      win.WebBridge = bridge;
+      try { win.WebBridge = bridge; } catch (e2) { /* the page froze the name; the bridge still works via return */ }
     }
     return bridge;
   }

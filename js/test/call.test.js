@@ -193,3 +193,15 @@ test('the bridge object is frozen so page code cannot swap _receive', () => {
   const { bridge } = setup();
   assert.ok(Object.isFrozen(bridge));
 });
+
+test('call never throws even when reading the settings object throws', async () => {
+  const { bridge } = setup();
+  const hostile = {};
+  Object.defineProperty(hostile, 'callback', { get() { throw new Error('getter'); } });
+  let result;
+  assert.doesNotThrow(() => { result = bridge.call('t', 1, hostile); });
+  assert.ok(result instanceof Promise);
+  const signalHostile = {};
+  Object.defineProperty(signalHostile, 'signal', { get() { throw new Error('signal getter'); } });
+  await assert.rejects(bridge.call('t', 1, signalHostile), (err) => err.code === 'invalid_message');
+});

@@ -127,3 +127,24 @@ test('window.WebBridge is not enumerable and cannot be overwritten by plain assi
   assert.throws(() => { 'use strict'; win.WebBridge = {}; }, TypeError);
   assert.equal(win.WebBridge, bridge);
 });
+
+test('install never throws at document start: frozen history, a frozen WebBridge name, no CustomEvent', () => {
+  const { install } = loadShim();
+  const win = makeWindow({ handler: recordingHandler() });
+  Object.freeze(win.history);
+  assert.doesNotThrow(() => install(win));
+  const taken = makeWindow();
+  Object.defineProperty(taken, 'WebBridge', { value: 'page value', writable: false, configurable: false });
+  let bridge;
+  assert.doesNotThrow(() => { bridge = install(taken); });
+  assert.equal(typeof bridge.call, 'function');
+  const old = makeWindow();
+  delete old.CustomEvent;
+  const saved = globalThis.CustomEvent;
+  globalThis.CustomEvent = undefined;
+  try {
+    assert.doesNotThrow(() => install(old));
+  } finally {
+    globalThis.CustomEvent = saved;
+  }
+});

@@ -21,17 +21,18 @@ class FakeClock {
   }
   clearTimeout(id) { this.timers.delete(id); }
   get size() { return this.timers.size; }
+  /** Advances time by `ms`, running due timers in (due time, creation) order, including new ones. */
   tick(ms = 0) {
     const until = this.now + ms;
     for (;;) {
-      let next = null;
-      for (const t of this.timers.values()) {
-        if (t.due <= until && (!next || t.due < next.due || (t.due === next.due && t.seq < next.seq))) { next = t; }
+      let due = Infinity;
+      for (const t of this.timers.values()) { if (t.due < due) { due = t.due; } }
+      if (due > until) { break; }
+      this.now = Math.max(this.now, due);
+      const batch = [...this.timers.values()].filter((t) => t.due === due);
+      for (const t of batch) {
+        if (this.timers.delete(t.seq)) { t.fn(); }
       }
-      if (!next) { break; }
-      this.timers.delete(next.seq);
-      this.now = Math.max(this.now, next.due);
-      next.fn();
     }
     this.now = until;
   }

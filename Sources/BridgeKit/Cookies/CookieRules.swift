@@ -8,6 +8,8 @@ struct CookieRequest: Sendable {
     let path: String
     /// Whether the scheme is a secure channel (`https`, `wss`).
     let isSecure: Bool
+    /// Whether the scheme is `http` or `https` (a document that may use `document.cookie`).
+    let isHTTP: Bool
 
     /// Reads `url`. - Returns: `nil` when cookies do not apply to it (no host, or a scheme other
     /// than `http`, `https`, `ws`, `wss`: the HTML spec's cookie-averse documents).
@@ -20,6 +22,7 @@ struct CookieRequest: Sendable {
         let path = url.path(percentEncoded: true)
         self.path = path.isEmpty ? "/" : path
         self.isSecure = scheme == "https" || scheme == "wss"
+        self.isHTTP = scheme == "http" || scheme == "https"
     }
 }
 

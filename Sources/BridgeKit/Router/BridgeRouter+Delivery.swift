@@ -12,19 +12,24 @@ extension BridgeRouter {
 
     /// Encodes and delivers a final reply.
     ///
-    /// The reply goes through the call's ``ReplyHandler`` when it kept one (subframe calls) or
-    /// when the call was refused by the policy (no script is evaluated for a refused sender,
-    /// field case R27); otherwise as a script through the page channel, so it arrives after the
-    /// call's progress messages. A reply that is too large is replaced by `payload_too_large`,
+    /// The reply goes through the call's ``ReplyHandler``, when it has one, for subframe calls,
+    /// for calls the policy refused (no script is evaluated for a refused sender, field case
+    /// R27) and when no channel is connected; otherwise as a script through the page channel,
+    /// so it arrives after the call's progress messages. A reply that is too large is replaced by `payload_too_large`,
     /// and one that cannot be encoded by `invalid_result`.
     func deliverFinal(_ message: OutboundMessage, id: String, call: PendingCall, via channel: PageChannel? = nil,
                       generation: UInt64, refused: Bool = false) async {
         let json = encodeBounded(message, id: id)
         let outcome = Self.outcome(of: json.message)
-        if refused || call.replyHandler != nil {
-            let answered = call.replyHandler?.reply(String(decoding: json.data, as: UTF8.self)) ?? false
+        let hasChannel = state.withLock { $0.channel != nil } || channel != nil
+        if let replyHandler = call.replyHandler, refused || !call.source.isMainFrame || !hasChannel {
+            let answered = replyHandler.reply(String(decoding: json.data, as: UTF8.self))
             record(.outbound, "reply", id: id, task: call.taskName, outcome: outcome,
                    reason: answered ? nil : "no_reply_path", bytes: answered ? json.data.count : 0)
+            return
+        }
+        if refused {
+            record(.outbound, "reply", id: id, task: call.taskName, outcome: outcome, reason: "no_reply_path")
             return
         }
         call.replyHandler?.reply(nil)

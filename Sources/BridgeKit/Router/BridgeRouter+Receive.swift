@@ -85,10 +85,7 @@ extension BridgeRouter {
             return
         }
         let refused = error.code == "forbidden"
-        let keepsReplyHandler = refused || !source.isMainFrame
-        if !keepsReplyHandler { replyHandler?.reply(nil) }
-        let call = PendingCall(taskName: task ?? "", generation: pageGeneration, source: source,
-                               replyHandler: keepsReplyHandler ? replyHandler : nil)
+        let call = PendingCall(taskName: task ?? "", generation: pageGeneration, source: source, replyHandler: replyHandler)
         let message = OutboundMessage.reply(id: id, result: .failure(error))
         Task { [self] in
             await deliverFinal(message, id: id, call: call, generation: call.generation, refused: refused)
@@ -123,7 +120,9 @@ extension BridgeRouter {
             if state.calls[id] != nil { return .invalidMessage("The id \"\(id)\" is already in use.") }
             if state.calls.count >= limits.maxPendingCalls { return .tooManyPendingCalls(limit: limits.maxPendingCalls) }
             let generation = state.generation
-            let keepsReplyHandler = !source.isMainFrame
+            // Main-frame replies go by script, in order after progress; other calls, or any call
+            // while no channel is connected, keep the structured reply path for the final reply.
+            let keepsReplyHandler = !source.isMainFrame || state.channel == nil
             var entry = PendingCall(taskName: call.taskName, generation: generation, source: source,
                                     replyHandler: keepsReplyHandler ? replyHandler : nil)
             let context = makeContext(id: id, task: call.taskName, source: source, generation: generation)
@@ -148,7 +147,7 @@ extension BridgeRouter {
         if let admitted {
             return reject(id: id, admitted, bytes: bytes, source: source, replyHandler: replyHandler, task: call.taskName)
         }
-        if source.isMainFrame { replyHandler?.reply(nil) }
+        if source.isMainFrame, state.withLock({ $0.channel != nil }) { replyHandler?.reply(nil) }
         record(.inbound, "call", id: id, task: call.taskName, bytes: bytes)
     }
 

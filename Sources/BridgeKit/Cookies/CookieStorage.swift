@@ -1,0 +1,198 @@
+import Foundation
+
+/// The cookie store as a value: RFC 6265 §5.3 storage, §6.1 limits and eviction, §5.4
+/// selection. ``CookieJar`` wraps it in a `Mutex`; every method here is plain and synchronous.
+struct CookieStorage: Sendable {
+    /// A stored cookie (normalised, with a creation time) and its last-access-time (§5.3).
+    struct Entry: Sendable, Equatable {
+        var cookie: Cookie
+        var lastAccess: Date
+    }
+
+    let configuration: CookieJar.Configuration
+    private(set) var entries: [CookieKey: Entry] = [:]
+
+    init(configuration: CookieJar.Configuration) {
+        self.configuration = configuration
+    }
+
+    // MARK: - §5.3 from a Set-Cookie header
+
+    /// Applies one `Set-Cookie` header received for `url` (§5.2 parsing, §5.3 storage).
+    /// - Throws: the ``CookieError`` of the rule that made the user agent ignore the cookie.
+    mutating func receive(_ header: String, from url: URL, source: CookieSource, now: Date) throws(CookieError) {
+        guard let request = CookieRequest(url) else { throw .unsupportedURL(url.absoluteString) }
+        guard let parsed = SetCookieParser.parse(header) else { throw .malformedSetCookie }
+
+        // Step 3: Max-Age beats Expires; Max-Age <= 0 means "the earliest representable time".
+        var expires: Date?
+        if let maxAge = parsed.maxAge {
+            expires = maxAge <= 0 ? .distantPast
+                : min(now.addingTimeInterval(TimeInterval(maxAge)), CookieDate.latest)
+        } else {
+            expires = parsed.expires
+        }
+
+        // Steps 4-6: Domain, public suffixes, host-only.
+        var domain = request.host
+        var isHostOnly = true
+        if let attribute = parsed.domain {
+            if configuration.isPublicSuffix(attribute) {
+                guard attribute == request.host else { throw .publicSuffix(domain: attribute) }
+            } else {
+                guard CookieRules.domainMatches(host: request.host, domain: attribute) else {
+                    throw .domainMismatch(domain: attribute, host: request.host)
+                }
+                // An IP host can only match itself; its cookies stay host-only.
+                isHostOnly = CookieRules.isIPAddress(request.host)
+                domain = attribute
+            }
+        }
+
+        // 6265bis: only secure channels may set Secure cookies.
+        if parsed.isSecure && !request.isSecure { throw .secureFromInsecureOrigin(name: parsed.name) }
+
+        let cookie = try CookieValuePolicy.normalized(Cookie(
+            name: parsed.name,
+            value: parsed.value,
+            domain: domain,
+            isHostOnly: isHostOnly,
+            path: parsed.path ?? CookieRules.defaultPath(ofRequestPath: request.path), // step 7
+            expires: expires,
+            isSecure: parsed.isSecure,
+            isHTTPOnly: parsed.isHTTPOnly,
+            sameSite: parsed.sameSite
+        ))
+        try store(cookie, source: source, requestIsSecure: request.isSecure, now: now)
+    }
+
+    // MARK: - §5.3 steps 10-12, §6.1
+
+    /// Stores a normalised cookie, replacing one with the same name, domain and path.
+    ///
+    /// An expired cookie removes the stored one and is not kept (Max-Age=0 / past Expires
+    /// deletes). The replacement keeps the old creation time (§5.3 step 11).
+    /// - Parameter requestIsSecure: whether the cookie came over a secure channel; `nil` when
+    ///   it comes from the host app, where no channel applies (the Strict Secure check is skipped).
+    /// - Throws: ``CookieError`` for §5.3 steps 10 and 11, the 6265bis Secure and prefix rules,
+    ///   and the §6.1 size limit.
+    mutating func store(_ candidate: Cookie, source: CookieSource, requestIsSecure: Bool?, now: Date) throws(CookieError) {
+        var cookie = candidate
+        let size = cookie.name.utf8.count + cookie.value.utf8.count + cookie.domain.utf8.count + cookie.path.utf8.count
+        guard size <= configuration.maxCookieBytes else {
+            throw .cookieTooLarge(name: cookie.name, bytes: size, limit: configuration.maxCookieBytes)
+        }
+        if cookie.isHTTPOnly && source == .nonHTTP { throw .httpOnlyFromNonHTTPSource(name: cookie.name) }
+        try checkPrefix(cookie)
+        purgeExpired(now: now)
+        if requestIsSecure == false && !cookie.isSecure && overlapsSecureCookie(cookie) {
+            throw .overwritesSecure(name: cookie.name)
+        }
+        let key = cookie.key
+        if let old = entries[key] {
+            if source == .nonHTTP && old.cookie.isHTTPOnly { throw .overwritesHTTPOnly(name: cookie.name) }
+            cookie.creationTime = old.cookie.creationTime
+            entries[key] = nil
+        }
+        guard !cookie.isExpired(at: now) else { return }
+        if cookie.creationTime == nil { cookie.creationTime = now }
+        entries[key] = Entry(cookie: cookie, lastAccess: now)
+        enforceLimits(sparing: key)
+    }
+
+    /// 6265bis §4.1.3: `__Secure-` needs Secure; `__Host-` needs Secure, host-only, path `/`.
+    /// Prefixes are matched case-insensitively, as the current draft does.
+    private func checkPrefix(_ cookie: Cookie) throws(CookieError) {
+        let name = cookie.name.lowercased()
+        if name.hasPrefix("__secure-") && !cookie.isSecure { throw .prefixViolation(name: cookie.name) }
+        if name.hasPrefix("__host-") && !(cookie.isSecure && cookie.isHostOnly && cookie.path == "/") {
+            throw .prefixViolation(name: cookie.name)
+        }
+    }
+
+    /// 6265bis "Strict Secure Cookies": a stored Secure cookie of the same name whose domain
+    /// domain-matches the new one's (either way) and whose path path-matches the new path.
+    private func overlapsSecureCookie(_ cookie: Cookie) -> Bool {
+        entries.values.contains { entry in
+            let old = entry.cookie
+            return old.isSecure && old.name == cookie.name
+                && (CookieRules.domainMatches(host: old.domain, domain: cookie.domain)
+                    || CookieRules.domainMatches(host: cookie.domain, domain: old.domain))
+                && CookieRules.pathMatches(requestPath: cookie.path, cookiePath: old.path)
+        }
+    }
+
+    /// §6.1 limits: over the per-domain or total limit, remove the least recently accessed
+    /// cookies (then the oldest created). Expired cookies were removed first by the caller.
+    /// - Parameter sparing: the cookie just stored, never evicted for its own insertion;
+    ///   `nil` checks every domain (after loading a file).
+    private mutating func enforceLimits(sparing key: CookieKey?) {
+        let groups: [String: [CookieKey]]
+        if let key {
+            groups = [key.domain: entries.keys.filter { $0.domain == key.domain }]
+        } else {
+            groups = Dictionary(grouping: entries.keys, by: \.domain)
+        }
+        for keys in groups.values {
+            evictOldest(keys.count - configuration.maxCookiesPerDomain, from: keys, sparing: key)
+        }
+        evictOldest(entries.count - configuration.maxCookies, from: Array(entries.keys), sparing: key)
+    }
+
+    private mutating func evictOldest(_ excess: Int, from keys: [CookieKey], sparing: CookieKey?) {
+        guard excess > 0 else { return }
+        let victims = keys.filter { $0 != sparing }.sorted { lhs, rhs in
+            guard let a = entries[lhs], let b = entries[rhs] else { return lhs < rhs }
+            if a.lastAccess != b.lastAccess { return a.lastAccess < b.lastAccess }
+            let aCreated = a.cookie.creationTime ?? .distantPast, bCreated = b.cookie.creationTime ?? .distantPast
+            if aCreated != bCreated { return aCreated < bCreated }
+            return lhs < rhs
+        }.prefix(excess)
+        for key in victims { entries[key] = nil }
+    }
+
+    // MARK: - Reading, removing, restoring
+
+    /// §5.4 selection for `request`, in header order; updates last-access-time (§5.4 step 3)
+    /// when `touch` is set.
+    mutating func select(for request: CookieRequest, matchPath: Bool, httpAPI: Bool, now: Date, touch: Bool) -> [Cookie] {
+        let selected = entries.values.lazy.map(\.cookie)
+            .filter { CookieRules.isVisible($0, to: request, matchPath: matchPath, httpAPI: httpAPI, now: now) }
+            .sorted(by: CookieRules.headerOrder)
+        if touch {
+            for cookie in selected { entries[cookie.key]?.lastAccess = now }
+        }
+        return selected
+    }
+
+    /// Every unexpired cookie, ordered by key (domain, path, name).
+    func unexpired(now: Date) -> [Entry] {
+        entries.values.filter { !$0.cookie.isExpired(at: now) }.sorted { $0.cookie.key < $1.cookie.key }
+    }
+
+    /// Removes the cookie stored under `key`. - Returns: the removed cookie, if any.
+    mutating func remove(_ key: CookieKey) -> Cookie? {
+        entries.removeValue(forKey: key)?.cookie
+    }
+
+    /// Removes every cookie.
+    mutating func removeAll() {
+        entries.removeAll()
+    }
+
+    /// Removes every cookie expired at `now` (§5.3: expired cookies are evicted).
+    mutating func purgeExpired(now: Date) {
+        guard entries.values.contains(where: { $0.cookie.isExpired(at: now) }) else { return }
+        entries = entries.filter { !$0.value.cookie.isExpired(at: now) }
+    }
+
+    /// Replaces the whole content with `restored` (already normalised, with creation times),
+    /// dropping expired entries and applying the §6.1 limits.
+    mutating func replaceAll(with restored: [Entry], now: Date) {
+        entries = [:]
+        for entry in restored where !entry.cookie.isExpired(at: now) {
+            entries[entry.cookie.key] = entry
+        }
+        enforceLimits(sparing: nil)
+    }
+}

@@ -1,0 +1,123 @@
+/// Copies cookies between a ``CookieJar`` and a web engine's ``WebCookieStore``.
+///
+/// Typical first load: `try await sync.pushJarToStore()` returns once *every* cookie is in the
+/// web view's store; only then start loading (with ``CookieJar/cookieHeader(for:)`` on the
+/// first request as well). After a login page ran, `pullStoreIntoJar()` brings the cookies it
+/// set — HttpOnly ones included — back into the jar, ready to be saved.
+public struct CookieSync: Sendable {
+    /// The jar, the app's record of cookies.
+    public let jar: CookieJar
+    /// The engine's store.
+    public let store: any WebCookieStore
+
+    /// Creates a sync between `jar` and `store`.
+    public init(jar: CookieJar, store: any WebCookieStore) {
+        self.jar = jar
+        self.store = store
+    }
+
+    /// Sets every unexpired cookie of the jar (HttpOnly ones included) in the store, all at
+    /// once, and returns when every one of them has completed.
+    ///
+    /// Does not delete store cookies the jar lacks.
+    /// - Returns: the number of cookies set.
+    /// - Throws: ``CookieSyncError`` listing every cookie that failed (the others were set)
+    ///   — one error for the whole push, none dropped.
+    @discardableResult
+    public func pushJarToStore() async throws(CookieSyncError) -> Int {
+        let cookies = jar.cookies
+        let store = store
+        let failures = await withTaskGroup(of: CookieSyncError.Failure?.self) { group in
+            for cookie in cookies {
+                group.addTask {
+                    do {
+                        try await store.setCookie(cookie)
+                        return nil
+                    } catch {
+                        return CookieSyncError.Failure(cookie: cookie.key, error: error)
+                    }
+                }
+            }
+            var failures: [CookieSyncError.Failure] = []
+            for await failure in group {
+                if let failure { failures.append(failure) }
+            }
+            return failures
+        }
+        guard failures.isEmpty else {
+            throw CookieSyncError(failures: failures.sorted { ($0.cookie ?? .empty) < ($1.cookie ?? .empty) },
+                                  succeeded: cookies.count - failures.count)
+        }
+        return cookies.count
+    }
+
+    /// Reads every cookie of the store (HttpOnly ones included) into the jar, as the HTTP API
+    /// (``CookieJar/set(_:)``): a cookie with the same name, domain and path is replaced, keeping
+    /// its creation time. Expired store cookies are skipped. Jar cookies the store lacks stay.
+    ///
+    /// - Returns: the number of cookies taken into the jar.
+    /// - Throws: ``CookieSyncError`` when the store cannot be read (one failure without a
+    ///   cookie key) or when the jar refused cookies (one failure each, for example a value
+    ///   with a space, refused by ``CookieValuePolicy``); the other cookies were taken.
+    @discardableResult
+    public func pullStoreIntoJar() async throws(CookieSyncError) -> Int {
+        let storeCookies: [Cookie]
+        do {
+            storeCookies = try await store.allCookies()
+        } catch {
+            throw CookieSyncError(failures: [CookieSyncError.Failure(cookie: nil, error: error)], succeeded: 0)
+        }
+        let now = jar.now
+        var failures: [CookieSyncError.Failure] = []
+        var taken = 0
+        for cookie in storeCookies where !cookie.isExpired(at: now) {
+            do throws(CookieError) {
+                try jar.set(cookie)
+                taken += 1
+            } catch {
+                failures.append(CookieSyncError.Failure(cookie: cookie.key, error: error))
+            }
+        }
+        guard failures.isEmpty else { throw CookieSyncError(failures: failures, succeeded: taken) }
+        return taken
+    }
+}
+
+/// The cookies a ``CookieSync`` could not copy, with the reason for each.
+public struct CookieSyncError: Error, Sendable, CustomStringConvertible {
+    /// One cookie that could not be copied.
+    public struct Failure: Sendable {
+        /// The cookie's identity, or `nil` when the store as a whole could not be read.
+        public var cookie: CookieKey?
+        /// The error the store or jar reported.
+        public var error: any Error
+
+        /// Creates a failure record.
+        public init(cookie: CookieKey?, error: any Error) {
+            self.cookie = cookie
+            self.error = error
+        }
+    }
+
+    /// Every failure, ordered by cookie key; never empty.
+    public var failures: [Failure]
+    /// How many cookies were copied despite the failures.
+    public var succeeded: Int
+
+    /// Creates a sync error.
+    public init(failures: [Failure], succeeded: Int) {
+        self.failures = failures
+        self.succeeded = succeeded
+    }
+
+    /// A summary naming each failed cookie (never a value).
+    public var description: String {
+        let items = failures.map { "\($0.cookie?.description ?? "store"): \($0.error)" }
+        return "\(failures.count) cookie(s) not copied, \(succeeded) copied: " + items.joined(separator: "; ")
+    }
+}
+
+extension CookieKey {
+    /// Sorts before every real key.
+    static let empty = CookieKey(name: "", domain: "", path: "")
+}

@@ -1,0 +1,83 @@
+#if WebKitGTK
+import CWebKitGTK
+
+// Small helpers for moving between GObject pointer types. GObject "casts" are plain pointer
+// reinterpretations in C (`WEBKIT_WEB_VIEW (obj)`); Swift imports each GObject struct as its own
+// pointer type, so the casts go through a raw pointer here. Only ever used on pointers that WebKit
+// or GTK handed out for exactly that type (GObject type hierarchy), never on data a page controls.
+
+/// Reinterprets any pointer-sized GObject pointer as a raw pointer (for `gpointer` parameters).
+@inline(__always)
+func gRaw<P>(_ pointer: UnsafeMutablePointer<P>) -> UnsafeMutableRawPointer {
+    UnsafeMutableRawPointer(pointer)
+}
+
+/// Reinterprets a GObject pointer as a pointer to one of its GObject super or sub types.
+@inline(__always)
+func gCast<T>(_ pointer: UnsafeMutableRawPointer) -> UnsafeMutablePointer<T> {
+    pointer.assumingMemoryBound(to: T.self)
+}
+
+/// Copies a NUL-terminated UTF-8 C string owned by GLib/WebKit (not freed here); nil stays nil.
+func gString(_ pointer: UnsafePointer<gchar>?) -> String? {
+    guard let pointer else { return nil }
+    return String(cString: pointer)
+}
+
+/// Copies and then `g_free`s a newly allocated C string (transfer full); nil stays nil.
+func gStringTakingOwnership(_ pointer: UnsafeMutablePointer<gchar>?) -> String? {
+    guard let pointer else { return nil }
+    defer { g_free(pointer) }
+    return String(cString: pointer)
+}
+
+/// Reads the message of a `GError`, frees it and returns the message (empty if there was none).
+func gErrorMessageTakingOwnership(_ error: UnsafeMutablePointer<GError>?) -> String {
+    guard let error else { return "" }
+    defer { g_error_free(error) }
+    return gString(error.pointee.message) ?? ""
+}
+
+/// Converts a Swift function value that has a C calling convention into the untyped `GCallback`
+/// that `g_signal_connect_data` expects (the C `G_CALLBACK` macro). The real signature must match
+/// the signal's C marshaller; every caller documents the signature it implements.
+@inline(__always)
+func gCallback<F>(_ function: F) -> GCallback {
+    unsafeBitCast(function, to: GCallback.self)
+}
+
+/// Carries the arguments of a GLib C callback into `MainActor.assumeIsolated`.
+///
+/// GLib runs signal handlers, async-ready callbacks and source functions on the thread that iterates
+/// the default main context, which in BridgeKitGTK is always the main actor's thread (see
+/// ``GLibMainLoop``); the pointers are valid for the duration of the callback and never leave it.
+/// The compiler cannot know that a C callback runs on the main actor, hence the unchecked conformance.
+struct GLibCallbackArguments<Value>: @unchecked Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+}
+
+/// True when `text` contains no NUL character, i.e. survives the trip through a C string intact.
+func isCStringSafe(_ text: String) -> Bool {
+    !text.utf8.contains(0)
+}
+
+/// Copies `bytes` into a new `GBytes` (transfer full: the caller unrefs it).
+func gBytes(_ text: String) -> OpaquePointer? {
+    var copy = text
+    return copy.withUTF8 { buffer in
+        g_bytes_new(buffer.baseAddress, gsize(buffer.count))
+    }
+}
+
+/// Decodes a `GBytes` as UTF-8 (invalid sequences become U+FFFD); does not unref it.
+func gBytesString(_ bytes: OpaquePointer?) -> String {
+    guard let bytes else { return "" }
+    var size: gsize = 0
+    guard let data = g_bytes_get_data(bytes, &size), size > 0 else { return "" }
+    return String(decoding: UnsafeRawBufferPointer(start: data, count: Int(size)), as: UTF8.self)
+}
+#endif

@@ -1,0 +1,63 @@
+#if WebKitGTK
+import CWebKitGTK
+
+/// Which frames a user script is injected into (`WebKitUserContentInjectedFrames`).
+public enum GTKUserScriptFrames: Sendable, Equatable {
+    /// Every frame, iframes of any origin included (`WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES`).
+    case allFrames
+    /// Only the top-level frame (`WEBKIT_USER_CONTENT_INJECT_TOP_FRAME`).
+    case mainFrameOnly
+}
+
+/// When a user script runs (`WebKitUserScriptInjectionTime`).
+public enum GTKUserScriptInjectionTime: Sendable, Equatable {
+    /// Before any of the document's own scripts (`WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START`).
+    case documentStart
+    /// After the document is parsed, before subresources finish (`..._AT_DOCUMENT_END`).
+    case documentEnd
+}
+
+extension GTKWebView {
+    /// Adds a script that WebKit runs in every matching document loaded from now on (not in the
+    /// current one) (`webkit_user_script_new` / `webkit_user_script_new_for_world`).
+    /// - Parameters:
+    ///   - source: the JavaScript source (no NUL).
+    ///   - world: a script world name (isolated from the page's scripts; shares the DOM), or nil for
+    ///     the page world.
+    ///   - frames: which frames get it.
+    ///   - injectionTime: when it runs.
+    /// - Throws: ``GTKWebViewError/closed``; ``GTKWebViewError/invalidArgument(_:)`` for a NUL or an
+    ///   empty world name.
+    public func addUserScript(
+        _ source: String, world: String? = nil, frames: GTKUserScriptFrames = .allFrames,
+        injectionTime: GTKUserScriptInjectionTime = .documentStart
+    ) throws(GTKWebViewError) {
+        try checkOpen()
+        guard isCStringSafe(source) else { throw .invalidArgument("user script contains NUL") }
+        if let world, world.isEmpty || !isCStringSafe(world) {
+            throw .invalidArgument("world name is empty or contains NUL")
+        }
+        let injectedFrames =
+            frames == .allFrames ? WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES : WEBKIT_USER_CONTENT_INJECT_TOP_FRAME
+        let time =
+            injectionTime == .documentStart
+            ? WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START : WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_END
+        let script =
+            if let world {
+                webkit_user_script_new_for_world(source, injectedFrames, time, world, nil, nil)
+            } else {
+                webkit_user_script_new(source, injectedFrames, time, nil, nil)
+            }
+        guard let script else { throw .invalidArgument("WebKit rejected the user script") }
+        webkit_user_content_manager_add_script(contentManager, script)
+        webkit_user_script_unref(script)
+    }
+
+    /// Removes every user script added to this view (`webkit_user_content_manager_remove_all_scripts`);
+    /// documents loaded from now on get none. No effect after close.
+    public func removeAllUserScripts() {
+        guard !isClosed else { return }
+        webkit_user_content_manager_remove_all_scripts(contentManager)
+    }
+}
+#endif

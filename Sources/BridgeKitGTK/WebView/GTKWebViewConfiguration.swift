@@ -1,0 +1,53 @@
+#if WebKitGTK
+/// How a ``GTKWebView`` is created. Everything here is applied before the view can load anything,
+/// so the very first request already carries the user agent (field case R47).
+public struct GTKWebViewConfiguration: Sendable, Equatable {
+    /// Where cookies, caches and storage live.
+    public enum DataStore: Sendable, Equatable {
+        /// A fresh in-memory store for this view only (`webkit_web_context_new_ephemeral`);
+        /// gone when the view closes. Costs one WebKit network process per view.
+        case ephemeral
+        /// WebKit's default, persistent web context (`webkit_web_context_get_default`), shared by
+        /// every view that uses it (XDG data and cache folders).
+        case shared
+    }
+
+    /// Where cookies and storage live; default ``DataStore/ephemeral``.
+    public var dataStore: DataStore
+    /// Application name appended to WebKit's user agent (`webkit_settings_set_user_agent_with_application_details`),
+    /// e.g. "ShopApp"; nil keeps WebKit's user agent unchanged. The engine's tokens stay (field case R45).
+    public var applicationName: String?
+    /// Application version appended after the name ("ShopApp/2.1"); ignored without a name.
+    public var applicationVersion: String?
+    /// Whether the web inspector is available (`enable-developer-extras`); default false.
+    public var developerExtrasEnabled: Bool
+    /// Size of the offscreen window in pixels (width, height); default 1024 x 768.
+    public var windowSize: (width: Int, height: Int)
+
+    /// Creates a configuration.
+    /// - Parameters:
+    ///   - dataStore: see ``dataStore``.
+    ///   - applicationName: see ``applicationName``.
+    ///   - applicationVersion: see ``applicationVersion``.
+    ///   - developerExtrasEnabled: see ``developerExtrasEnabled``.
+    ///   - windowSize: see ``windowSize`` (pixels).
+    public init(
+        dataStore: DataStore = .ephemeral, applicationName: String? = nil, applicationVersion: String? = nil,
+        developerExtrasEnabled: Bool = false, windowSize: (width: Int, height: Int) = (1024, 768)
+    ) {
+        self.dataStore = dataStore
+        self.applicationName = applicationName
+        self.applicationVersion = applicationVersion
+        self.developerExtrasEnabled = developerExtrasEnabled
+        self.windowSize = windowSize
+    }
+
+    /// Field-by-field equality (written out because ``windowSize`` is a tuple).
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.dataStore == rhs.dataStore && lhs.applicationName == rhs.applicationName
+            && lhs.applicationVersion == rhs.applicationVersion
+            && lhs.developerExtrasEnabled == rhs.developerExtrasEnabled
+            && lhs.windowSize == rhs.windowSize
+    }
+}
+#endif

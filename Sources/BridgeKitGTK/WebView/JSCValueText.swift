@@ -1,0 +1,48 @@
+#if WebKitGTK
+import CWebKitGTK
+
+/// Converting between JavaScriptCore GLib values (`JSCValue`) and Swift strings without losing
+/// characters: strings go through `GBytes` (the C-string functions would stop at a NUL).
+@MainActor
+enum JSCValueText {
+    /// A private JavaScript context for creating reply values (any context works: WebKit serializes
+    /// the value into the page). Created on first use, kept for the process lifetime.
+    private static var replyContext: UnsafeMutablePointer<JSCContext>?
+
+    /// The text of a value: its characters when it is a string (`isString` true), else its JSON text
+    /// (`jsc_value_to_json`; "null" when it has none, e.g. undefined or a cyclic object).
+    static func text(of value: UnsafeMutablePointer<JSCValue>) -> (text: String, isString: Bool) {
+        if jsc_value_is_string(value) != 0 {
+            let bytes = jsc_value_to_string_as_bytes(value)
+            defer { if let bytes { g_bytes_unref(bytes) } }
+            return (gBytesString(bytes), true)
+        }
+        return (json(of: value) ?? "null", false)
+    }
+
+    /// The JSON text of a value, or nil when it has none (undefined, a function, a cyclic object).
+    static func json(of value: UnsafeMutablePointer<JSCValue>) -> String? {
+        gStringTakingOwnership(jsc_value_to_json(value, 0))
+    }
+
+    /// A new string value (transfer full: the caller unrefs it) in the reply context.
+    static func makeString(_ text: String) -> UnsafeMutablePointer<JSCValue>? {
+        guard let context = context(), let bytes = gBytes(text) else { return nil }
+        defer { g_bytes_unref(bytes) }
+        return jsc_value_new_string_from_bytes(context, bytes)
+    }
+
+    /// A new `null` value (transfer full) in the reply context.
+    static func makeNull() -> UnsafeMutablePointer<JSCValue>? {
+        guard let context = context() else { return nil }
+        return jsc_value_new_null(context)
+    }
+
+    private static func context() -> UnsafeMutablePointer<JSCContext>? {
+        if replyContext == nil {
+            replyContext = jsc_context_new()
+        }
+        return replyContext
+    }
+}
+#endif

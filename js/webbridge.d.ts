@@ -1,0 +1,145 @@
+// Type declarations for js/webbridge.js, the page side of the BridgeKit wire protocol v1
+// (docs/protocol.md). As a classic script the file installs `window.WebBridge`; as a CommonJS
+// module (require/import) it exports the functions below and installs nothing by itself.
+
+/** Any value JSON can carry. `undefined` options are sent as `null`. */
+export type JSONValue = null | boolean | number | string | JSONValue[] | { [key: string]: JSONValue };
+
+/**
+ * Stable error codes of protocol v1. Tasks may use their own codes too, hence `string`.
+ * Produced by the shim: invalid_message, invalid_options, invalid_result, cancelled, timeout,
+ * too_many_pending_calls, unavailable, task_failed, unknown_task (for native->page calls).
+ */
+export type WebBridgeErrorCode =
+  | 'unknown_task' | 'invalid_message' | 'invalid_options' | 'invalid_result' | 'task_failed'
+  | 'cancelled' | 'timeout' | 'forbidden' | 'payload_too_large' | 'nesting_too_deep'
+  | 'too_many_pending_calls' | 'progress_limit_exceeded' | 'navigated' | 'unavailable'
+  | (string & {});
+
+/** The error part of a failed reply. `details` is `null` when the reply carried none. */
+export interface WebBridgeErrorInfo {
+  code: WebBridgeErrorCode;
+  message: string;
+  details: unknown;
+}
+
+/** What a callback-form call receives, exactly once. */
+export type WebBridgeReply<T = unknown> =
+  | { ok: true; data: T }
+  | { ok: false; error: WebBridgeErrorInfo };
+
+/** The error a promise-form call rejects with. */
+export declare class WebBridgeError extends Error {
+  constructor(code: WebBridgeErrorCode, message?: string, details?: unknown);
+  readonly name: 'WebBridgeError';
+  /** Stable error code, for example "timeout" or "unknown_task". */
+  code: WebBridgeErrorCode;
+  /** Extra JSON data from the failing side, or null. */
+  details: unknown;
+}
+
+/** Per-call settings (third argument of `call`). */
+export interface WebBridgeCallSettings<T = unknown> {
+  /** Milliseconds before the call settles with code "timeout" and a cancel is posted. Non-positive: none. */
+  timeout?: number;
+  /** Aborting settles the call with code "cancelled" and posts a cancel (an aborted signal posts nothing). */
+  signal?: AbortSignal;
+  /** Runs for each non-final progress message of this call, in order. */
+  onProgress?: (data: unknown) => void;
+  /** Callback form: runs exactly once with the reply; `call` then returns undefined. */
+  callback?: (reply: WebBridgeReply<T>) => void;
+}
+
+/** Second argument of a page handler. */
+export interface WebBridgeHandlerContext {
+  /** Aborted when native cancels the call (a reply is then no longer needed). */
+  signal: AbortSignal;
+}
+
+/** Handler for native->page calls. Throw or reject to fail: a string `code` on the thrown object is used, else "task_failed". */
+export type WebBridgeHandler = (options: unknown, context: WebBridgeHandlerContext) => unknown | Promise<unknown>;
+
+/** The page-side bridge (`window.WebBridge`). */
+export interface WebBridge {
+  /** Protocol version, "1". */
+  readonly version: '1';
+  /** Callback form with no options: the callback runs exactly once; returns undefined and never throws. */
+  call<T = unknown>(task: string, callback: (reply: WebBridgeReply<T>) => void): undefined;
+  /** Callback form: the callback runs exactly once; returns undefined and never throws. */
+  call<T = unknown>(task: string, options: unknown, callback: (reply: WebBridgeReply<T>) => void): undefined;
+  call<T = unknown>(task: string, options: unknown, settings: WebBridgeCallSettings<T> & { callback: (reply: WebBridgeReply<T>) => void }): undefined;
+  /**
+   * Calls a native task; resolves with the reply data or rejects with a WebBridgeError. Never throws.
+   * `options` may be any JSON value (type preserved); undefined is sent as null.
+   */
+  call<T = unknown>(task: string, options?: unknown, settings?: Omit<WebBridgeCallSettings<T>, 'callback'>): Promise<T>;
+  /** Fire-and-forget call (no id, no reply). Returns whether it was sent or queued. Never throws. */
+  notify(task: string, options?: unknown): boolean;
+  /** Listens to a native event; the same function is registered once. Returns a function that removes it. */
+  on(name: string, listener: (data: unknown) => void): () => void;
+  /** Removes one listener, or every listener of `name` when `listener` is omitted. */
+  off(name: string, listener?: (data: unknown) => void): void;
+  /** Registers (or replaces) the handler for native->page calls of `name`; `null` removes it. */
+  handle(name: string, handler: WebBridgeHandler | null): void;
+  /** Number of page calls waiting for their final reply (diagnostics and tests). */
+  pendingCount(): number;
+  /** The error class used by this bridge. */
+  readonly WebBridgeError: typeof WebBridgeError;
+  /** Entry point for native->page messages (object or JSON text). Ignores malformed input; never throws. */
+  _receive(message: unknown): void;
+  /** Sizes of internal tables (tests and diagnostics only). */
+  _sizes(): { pending: number; queued: number; listeners: number; handlers: number; nativeCalls: number };
+}
+
+/** Transport for custom hosts and tests. A returned Promise may resolve to a native->page message. */
+export interface WebBridgeTransport {
+  post(text: string): void | Promise<string | object | null | undefined>;
+}
+
+/** The subset of `window` the shim uses (injectable for tests). */
+export interface WebBridgeWindowLike {
+  addEventListener(type: string, listener: (event: any) => void, options?: unknown): void;
+  dispatchEvent(event: Event): boolean;
+  document?: { readyState?: string };
+  location?: { href: string; origin?: string };
+  history?: { pushState(...args: any[]): unknown; replaceState(...args: any[]): unknown };
+  webkit?: { messageHandlers?: Record<string, { postMessage(body: unknown): unknown } | undefined> };
+  CustomEvent?: typeof CustomEvent;
+  AbortController?: typeof AbortController;
+  crypto?: { getRandomValues<T extends ArrayBufferView | null>(array: T): T };
+  console?: { error(...args: unknown[]): void };
+  setTimeout?(fn: () => void, ms: number): unknown;
+  clearTimeout?(handle: unknown): void;
+  WebBridge?: WebBridge;
+}
+
+export interface CreateWebBridgeOptions {
+  /** Window to listen on (relay events, load) and to find `webkit.messageHandlers` in. */
+  window?: WebBridgeWindowLike | null;
+  /** Injected transport; when given it is always used. */
+  transport?: WebBridgeTransport | null;
+  /** Message handler name and relay event prefix. Default "webbridge". */
+  channel?: string;
+  /** Wrap history.pushState/replaceState and listen for popstate. Default false here. */
+  history?: boolean;
+}
+
+export interface InstallOptions {
+  transport?: WebBridgeTransport | null;
+  channel?: string;
+  /** Default true. */
+  history?: boolean;
+}
+
+/** Creates an independent bridge (does not touch `window.WebBridge`). */
+export declare function createWebBridge(options?: CreateWebBridgeOptions): WebBridge;
+/** Installs `win.WebBridge` once; later calls return the installed bridge unchanged. */
+export declare function install(win: WebBridgeWindowLike, options?: InstallOptions): WebBridge;
+/** Protocol version, "1". */
+export declare const version: '1';
+
+declare global {
+  interface Window {
+    readonly WebBridge: WebBridge;
+  }
+}
