@@ -47,7 +47,7 @@ public struct BridgeError: Error, Sendable, Hashable, Codable, CustomStringConve
 
     /// No task is registered under the name the page called.
     public static func unknownTask(_ name: String) -> BridgeError {
-        BridgeError(.unknownTask, "No task named \"\(name)\" is registered.", ["task": .string(name)])
+        BridgeError(.unknownTask, "No task named \"\(name)\"", ["task": .string(name)])
     }
     /// The body is not a protocol message (not JSON, not an object, a wrong field type, an
     /// unsupported protocol version).
