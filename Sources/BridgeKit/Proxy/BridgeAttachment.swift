@@ -27,8 +27,10 @@ public final class BridgeAttachment {
     private weak var registry: (any ScriptMessageHandlerRegistry)?
     private var installed: [String] = []
 
-    /// Creates an attachment for `router`.
-    /// - Parameter names: the handler names to install; duplicates are ignored.
+    /// Creates an attachment.
+    /// - Parameters:
+    ///   - router: the router whose proxy is installed; not retained.
+    ///   - names: the handler names to install; duplicates are ignored.
     public init(router: BridgeRouter, names: [String] = ["webbridge"]) {
         var seen = Set<String>()
         self.names = names.filter { seen.insert($0).inserted }

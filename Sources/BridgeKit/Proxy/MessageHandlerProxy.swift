@@ -14,7 +14,8 @@ public final class MessageHandlerProxy: Sendable {
     /// The router messages go to, while it is alive.
     public weak let router: BridgeRouter?
 
-    /// Creates a proxy for `router`, held weakly.
+    /// Creates a proxy.
+    /// - Parameter router: the router to forward to; held weakly.
     public init(router: BridgeRouter) {
         self.router = router
     }

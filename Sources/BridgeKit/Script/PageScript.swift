@@ -52,7 +52,7 @@ public enum PageScript {
         return script
     }
 
-    /// Encodes `value` with ``BridgeJSON/encoder`` and builds the script calling `function`.
+    /// Encodes `value` with ``BridgeJSON/encode(_:)`` and builds the script calling `function`.
     ///
     /// - Throws: `EncodingError` when the value cannot be encoded (for example `Double.nan`).
     public static func build(calling function: PageFunction, encoding value: some Encodable) throws -> String {

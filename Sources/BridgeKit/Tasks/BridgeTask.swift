@@ -23,7 +23,7 @@
 ///   cancelled when the page cancels it, when it times out, and when the page navigates away.
 /// - Send progress only through ``CallContext/progress(_:)`` and await it, so progress arrives
 ///   in order and before the final reply.
-/// - Every conformer should pass ``BridgeKitTesting``'s `TaskConformance` checks.
+/// - Test it with `InMemoryPage` from `BridgeKitTesting`, which posts calls the way the shim does.
 public protocol BridgeTask: Sendable {
     /// The options the page sends. Use ``NoOptions`` for none, an `Optional` when they may be
     /// absent, or ``JSONValue`` for untyped data.

@@ -16,6 +16,10 @@ public struct CallContext: Sendable {
     /// Creates a context. Hosts never need this; the router makes one per call. Task authors
     /// can use it to call `run` directly in unit tests.
     /// - Parameters:
+    ///   - callID: the call's id; `nil` for fire-and-forget.
+    ///   - taskName: the task's name.
+    ///   - source: the sending frame.
+    ///   - pageGeneration: the page generation of the call.
     ///   - progress: receives every value passed to ``progress(_:)``.
     public init(
         callID: String?,

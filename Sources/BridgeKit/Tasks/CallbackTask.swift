@@ -53,7 +53,11 @@ public struct CallbackTask<Options: Decodable & Sendable, Result: Encodable & Se
     private let handler: @Sendable (Options, CallContext, CallResponder<Result>) -> Void
 
     /// Creates a task.
-    /// - Parameter handler: called once per call; answers through the responder, from any thread.
+    /// - Parameters:
+    ///   - name: the name the page calls.
+    ///   - policy: who may call it; `nil` uses the router's policy.
+    ///   - timeout: the time limit per call; `nil` uses the router's default.
+    ///   - handler: called once per call; answers through the responder, from any thread.
     public init(
         name: String,
         policy: AccessPolicy? = nil,
