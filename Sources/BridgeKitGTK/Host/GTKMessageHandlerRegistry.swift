@@ -1,0 +1,57 @@
+#if WebKitGTK
+public import BridgeKit
+
+/// BridgeKit's ``ScriptMessageHandlerRegistry`` over a ``GTKWebView``: installs each handler in the
+/// isolated script world ``world`` with a reply path, and unwraps the relay's envelope into a
+/// ``MessageSource`` the page could not forge.
+///
+/// Thread: main actor (GTK's thread).
+@MainActor
+public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
+    /// The isolated script world BridgeKit's handler and relay live in.
+    public let world: String
+    private weak var webView: GTKWebView?
+
+    /// Creates a registry for `webView`, held weakly.
+    /// - Parameters:
+    ///   - webView: the view whose content manager gets the handlers.
+    ///   - world: the script world name; default `"bridgekit"`.
+    public init(webView: GTKWebView, world: String = "bridgekit") {
+        self.webView = webView
+        self.world = world
+    }
+
+    public func addScriptMessageHandler(_ proxy: MessageHandlerProxy, name: String) {
+        // A failure here means the name is taken on this view, which BridgeAttachment already rules out.
+        try? webView?.registerScriptMessageHandler(name: name, world: world, withReply: true) { message in
+            Self.forward(message, to: proxy)
+        }
+    }
+
+    public func removeScriptMessageHandler(name: String) {
+        webView?.unregisterScriptMessageHandler(name: name)
+    }
+
+    /// Hands one relay message to the proxy, with a reply path back to the sending frame.
+    static func forward(_ message: GTKScriptMessage, to proxy: MessageHandlerProxy) {
+        guard message.isString, let envelope = RelayEnvelope.parse(message.bodyJSONText) else {
+            _ = message.reply?.returnValue("")
+            return
+        }
+        let replyHandler = message.reply.map { reply in
+            let box = MainActorBox(reply)
+            return ReplyHandler { json in
+                Task { @MainActor in _ = box.value.returnValue(json ?? "") }
+            }
+        }
+        proxy.receive(.string(envelope.body), from: envelope.source, replyHandler: replyHandler)
+    }
+}
+
+/// Carries a main-actor object through a `@Sendable` closure that only touches it on the main actor.
+final class MainActorBox<Value: AnyObject>: @unchecked Sendable {
+    // Only read inside `@MainActor` code (see `GTKMessageHandlerRegistry.forward`).
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+#endif

@@ -1,0 +1,95 @@
+#if WebKitGTK
+public import BridgeKit
+
+/// Connects a ``BridgeRouter`` to a WebKitGTK web view: the Linux counterpart of the WKWebView
+/// adapter, and a thin layer over BridgeKit's own abstractions.
+///
+/// On ``attach()`` it
+/// - injects ``WebBridgeShim`` into the page world and ``WebBridgeRelay`` into the isolated script
+///   world ``world``, in every frame, at document start;
+/// - installs BridgeKit's message handler in that world, with a reply path, through a
+///   ``BridgeAttachment`` (weak proxy, never added twice);
+/// - connects a ``PageChannel`` that evaluates reply scripts in the page world
+///   (`webkit_web_view_evaluate_javascript`);
+/// - reports every new load (`load-changed` STARTED, and a crashed web process) to
+///   ``BridgeRouter/pageDidStartNavigation()``.
+///
+/// **Origin and frame identity.** WebKitGTK's message signal says nothing about the sender. The
+/// handler exists only in the isolated world, where the relay reads `location.origin` and
+/// `window.top === window` itself: page scripts can neither post to the handler directly nor
+/// change what the relay reads. See SECURITY.md for what this does not cover.
+///
+/// **Ownership.** The host owns the router and the web view. ``close()`` detaches, closes the
+/// router (pending calls settle with `unavailable`) and destroys the view; afterwards the view,
+/// the proxy and the router can be freed.
+///
+/// Thread: main actor (GTK's thread). Callbacks of the view you set yourself
+/// (`onTitleChange`, …) are yours; the host uses only `onLoadEvent` and
+/// `onWebProcessTerminated`, and forwards them to ``onLoadEvent``.
+@MainActor
+public final class WebKitGTKBridgeHost {
+    /// The router calls go to.
+    public private(set) var router: BridgeRouter?
+    /// The web view.
+    public private(set) var webView: GTKWebView?
+    /// The isolated script world of the handler and the relay.
+    public let world: String
+    /// Called for every load event after the host handled it.
+    public var onLoadEvent: (@MainActor (GTKLoadEvent) -> Void)?
+    private var attachment: BridgeAttachment?
+    private var registry: GTKMessageHandlerRegistry?
+
+    /// Creates a host for `router` in `webView`. Call ``attach()`` before the first load.
+    /// - Parameters:
+    ///   - router: the router; owned by the host from now on.
+    ///   - webView: the view; owned by the host from now on.
+    ///   - world: the isolated script world name; default `"bridgekit"`.
+    public init(router: BridgeRouter, webView: GTKWebView, world: String = "bridgekit") {
+        self.router = router
+        self.webView = webView
+        self.world = world
+    }
+
+    /// Installs the scripts, the message handler, the page channel and the navigation hook.
+    /// - Returns: the attachment outcome (``BridgeAttachment/Outcome/alreadyAttached`` when called twice).
+    /// - Throws: ``GTKWebViewError`` when the view is closed or rejects a script.
+    @discardableResult
+    public func attach() throws(GTKWebViewError) -> BridgeAttachment.Outcome {
+        guard let router, let webView else { throw .closed }
+        if let attachment { return attachment.attach(to: registry ?? GTKMessageHandlerRegistry(webView: webView, world: world)) }
+        try webView.addUserScript(WebBridgeRelay.source, world: world, frames: .allFrames, injectionTime: .documentStart)
+        try webView.addUserScript(WebBridgeShim.source, world: nil, frames: .allFrames, injectionTime: .documentStart)
+        let registry = GTKMessageHandlerRegistry(webView: webView, world: world)
+        let attachment = BridgeAttachment(router: router)
+        let outcome = attachment.attach(to: registry)
+        self.registry = registry
+        self.attachment = attachment
+        router.connect(PageChannel { [weak webView] script in
+            guard let webView else { throw BridgeError.unavailable("The web view was closed.") }
+            try await webView.evaluateJavaScript(script)
+        })
+        webView.onLoadEvent = { [weak self] event in
+            if event == .started { self?.router?.pageDidStartNavigation() }
+            self?.onLoadEvent?(event)
+        }
+        webView.onWebProcessTerminated = { [weak self] _ in
+            self?.router?.pageDidStartNavigation()
+        }
+        return outcome
+    }
+
+    /// Detaches the handler, closes the router, and destroys the web view. Idempotent.
+    public func close() async {
+        attachment?.detach()
+        attachment = nil
+        registry = nil
+        let router = self.router
+        self.router = nil
+        await router?.close()
+        webView?.onLoadEvent = nil
+        webView?.onWebProcessTerminated = nil
+        webView?.close()
+        webView = nil
+    }
+}
+#endif

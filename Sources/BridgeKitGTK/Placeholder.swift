@@ -1,1 +1,0 @@
-// WebKitGTK host (trait WebKitGTK).
