@@ -1,12 +1,30 @@
 import Foundation
 
 extension BridgeRouter {
+    /// Which task settles a call: the one that must not be cancelled before it delivers.
+    enum Settler {
+        /// The call's own work task, with its result.
+        case work
+        /// The call's timer task, on timeout.
+        case timer
+        /// The work task, stopping itself (progress limit): delivery moves to a new task.
+        case workStopping
+        /// Any other task (a page cancel).
+        case other
+    }
+
     /// Settles call `id` of `generation` with `outcome`, if it is still pending; the first of
-    /// reply, error, cancel and timeout wins and every later one does nothing.
-    func finish(_ id: String, generation: UInt64, _ outcome: Result<any Encodable & Sendable, BridgeError>) async {
+    /// reply, error, cancel and timeout wins and every later one does nothing. The call's other
+    /// tasks are cancelled; the settling task itself never is, so its delivery is not interrupted.
+    func finish(_ id: String, generation: UInt64, _ outcome: Result<any Encodable & Sendable, BridgeError>, by settler: Settler) async {
         guard let call = state.withLock({ $0.take(id, generation: generation) }) else { return }
-        call.work?.cancel()
-        call.timer?.cancel()
+        if settler != .timer { call.timer?.cancel() }
+        if settler == .timer || settler == .other { call.work?.cancel() }
+        if settler == .workStopping {
+            Task { await deliverFinal(.reply(id: id, result: outcome), id: id, call: call, generation: generation) }
+            call.work?.cancel()
+            return
+        }
         await deliverFinal(.reply(id: id, result: outcome), id: id, call: call, generation: generation)
     }
 
@@ -107,7 +125,7 @@ extension BridgeRouter {
         case .gone:
             throw BridgeError.cancelled("The call has already settled.")
         case .overLimit:
-            await finish(id, generation: generation, .failure(.progressLimitExceeded(limit: limit)))
+            await finish(id, generation: generation, .failure(.progressLimitExceeded(limit: limit)), by: .workStopping)
             throw BridgeError.progressLimitExceeded(limit: limit)
         case .ok(let call):
             let message = OutboundMessage.progress(id: id, data: value)

@@ -133,12 +133,12 @@ extension BridgeRouter {
                 } catch {
                     outcome = .failure(Self.bridgeError(error))
                 }
-                await self?.finish(id, generation: generation, outcome)
+                await self?.finish(id, generation: generation, outcome, by: .work)
             }
             if let timeout {
                 entry.timer = Task { [weak self] in
                     guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                    await self?.finish(id, generation: generation, .failure(.timeout(seconds: timeout.seconds)))
+                    await self?.finish(id, generation: generation, .failure(.timeout(seconds: timeout.seconds)), by: .timer)
                 }
             }
             state.calls[id] = entry
@@ -156,7 +156,7 @@ extension BridgeRouter {
         let matches = state.withLock { $0.calls[id].map { $0.source == source && $0.generation == generation } ?? false }
         record(.inbound, "cancel", id: id, task: nil, outcome: matches ? nil : "dropped")
         guard matches else { return }
-        Task { await finish(id, generation: generation, .failure(.cancelled("The page cancelled the call."))) }
+        Task { await finish(id, generation: generation, .failure(.cancelled("The page cancelled the call.")), by: .other) }
     }
 
     /// Maps any error a task throws to the code the page sees.

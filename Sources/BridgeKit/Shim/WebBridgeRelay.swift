@@ -5,7 +5,7 @@
 /// Byte-identical to the file in the repository (a test checks it), so hosts can inject it as a
 /// user script at document start without bundling resources.
 public enum WebBridgeRelay {
-    /// The script source, UTF-8.
+    /// The source text, UTF-8.
     public static let source: String = ##"""
 /*
  * BridgeKit WebBridge relay (protocol v1, docs/protocol.md): runs in an isolated script world in
