@@ -47,7 +47,7 @@ struct HostRun {
         let host = WebKitGTKBridgeHost(router: router, webView: webView)
         try host.attach()
         let loaded = LoadWaiter()
-        host.onLoadEvent = { (event: GTKLoadEvent) in if event == .finished { loaded.finish() } }
+        host.page.onLoadEvent = { (event: GTKLoadEvent) in if event == .finished { loaded.finish() } }
         if let html {
             try webView.loadHTML(html, baseURI: Self.localOrigin + "/")
         } else if let url {

@@ -23,9 +23,13 @@ public import BridgeKit
 /// router (pending calls settle with `unavailable`) and destroys the view; afterwards the view,
 /// the proxy and the router can be freed.
 ///
-/// Thread: main actor (GTK's thread). Callbacks of the view you set yourself
-/// (`onTitleChange`, …) are yours; the host uses only `onLoadEvent` and
-/// `onWebProcessTerminated`, and forwards them to ``onLoadEvent``.
+/// **Page state.** ``page`` (a ``GTKPageObserver``) follows the title, progress, loads and
+/// main-frame HTTP status, as a platform-neutral ``PageStateTracker``. The host and the observer
+/// take the view's callbacks (`onTitleChange`, `onProgressChange`, `onLoadEvent`,
+/// `onLoadFailure`, `onPolicyDecision`, `onWebProcessTerminated`): set your own handlers on
+/// ``page`` instead.
+///
+/// Thread: main actor (GTK's thread).
 @MainActor
 public final class WebKitGTKBridgeHost {
     /// The router calls go to.
@@ -34,8 +38,8 @@ public final class WebKitGTKBridgeHost {
     public private(set) var webView: GTKWebView?
     /// The isolated script world of the handler and the relay.
     public let world: String
-    /// Called for every load event after the host handled it.
-    public var onLoadEvent: (@MainActor (GTKLoadEvent) -> Void)?
+    /// The page's title, progress, loads and load errors.
+    public let page: GTKPageObserver
     private var attachment: BridgeAttachment?
     private var registry: GTKMessageHandlerRegistry?
 
@@ -48,6 +52,7 @@ public final class WebKitGTKBridgeHost {
         self.router = router
         self.webView = webView
         self.world = world
+        self.page = GTKPageObserver(webView: webView)
     }
 
     /// Installs the scripts, the message handler, the page channel and the navigation hook.
@@ -68,12 +73,14 @@ public final class WebKitGTKBridgeHost {
             guard let webView else { throw BridgeError.unavailable("The web view was closed.") }
             try await webView.evaluateJavaScript(script)
         })
+        let observedLoad = webView.onLoadEvent
         webView.onLoadEvent = { [weak self] event in
             if event == .started { self?.router?.pageDidStartNavigation() }
-            self?.onLoadEvent?(event)
+            observedLoad?(event)
         }
-        webView.onWebProcessTerminated = { [weak self] _ in
+        webView.onWebProcessTerminated = { [weak self] reason in
             self?.router?.pageDidStartNavigation()
+            self?.page.tracker.send(.loadFailed(.webContentProcessTerminated(reason: reason)))
         }
         return outcome
     }
@@ -86,7 +93,7 @@ public final class WebKitGTKBridgeHost {
         let router = self.router
         self.router = nil
         await router?.close()
-        webView?.onLoadEvent = nil
+        page.stop()
         webView?.onWebProcessTerminated = nil
         webView?.close()
         webView = nil
