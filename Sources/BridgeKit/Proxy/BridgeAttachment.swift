@@ -74,8 +74,17 @@ public final class BridgeAttachment {
     /// Whether the handlers are currently installed.
     public var isAttached: Bool { registry != nil && !installed.isEmpty }
 
-    isolated deinit {
-        detach()
+    deinit {
+        // `isolated deinit` would need the Swift 6.2 runtime's back-deployed executor hop on
+        // iOS 18 / macOS 15; instead the handlers are removed on the main actor afterwards.
+        guard let registry, !installed.isEmpty else { return }
+        let names = installed
+        Task { @MainActor in
+            for name in names {
+                registry.removeScriptMessageHandler(name: name)
+                HandlerNameLedger.unmark(name, on: registry)
+            }
+        }
     }
 }
 

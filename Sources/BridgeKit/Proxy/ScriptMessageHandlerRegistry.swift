@@ -9,7 +9,7 @@
 /// - ``removeScriptMessageHandler(name:)`` uninstalls it. BridgeKit never adds a name twice
 ///   without removing it in between (WebKit raises an exception on a duplicate).
 @MainActor
-public protocol ScriptMessageHandlerRegistry: AnyObject {
+public protocol ScriptMessageHandlerRegistry: AnyObject, Sendable {
     /// Installs `proxy` as the handler for `name`.
     func addScriptMessageHandler(_ proxy: MessageHandlerProxy, name: String)
     /// Removes the handler for `name`.

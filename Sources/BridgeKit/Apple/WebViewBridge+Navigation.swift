@@ -1,0 +1,78 @@
+#if canImport(WebKit)
+public import WebKit
+
+/// Helpers the app calls from its **own** `WKNavigationDelegate` (BridgeKit never becomes the
+/// delegate). Each one is optional; together they give exact page generations and page errors.
+///
+/// ```swift
+/// func webView(_ webView: WKWebView, didStartProvisionalNavigation navigation: WKNavigation!) {
+///     bridge.navigationStarted()          // with navigationSignal: .appReported
+/// }
+/// func webView(_ webView: WKWebView, decidePolicyFor navigationResponse: WKNavigationResponse,
+///              decisionHandler: @escaping @MainActor @Sendable (WKNavigationResponsePolicy) -> Void) {
+///     bridge.navigationResponseReceived(navigationResponse)
+///     decisionHandler(.allow)
+/// }
+/// func webView(_ webView: WKWebView, didFailProvisionalNavigation navigation: WKNavigation!, withError error: any Error) {
+///     bridge.provisionalNavigationFailed(error)
+/// }
+/// ```
+extension WebViewBridge {
+    /// Reports `webView(_:didStartProvisionalNavigation:)`: the web view is leaving its
+    /// document, so the router starts a new page generation (pending calls settle with
+    /// `navigated`, their tasks are cancelled). Use with ``NavigationSignal/appReported``; with
+    /// the default signal it is harmless but redundant.
+    public func navigationStarted() {
+        guard isAttached else { return }
+        router.pageDidStartNavigation()
+    }
+
+    /// Reports `webView(_:decidePolicyFor:decisionHandler:)` for a navigation response:
+    /// classifies it with ``Configuration/responsePolicy`` (main frame: status outside 2xx is
+    /// an error; non-HTTP responses and subframes never are) and records an error in
+    /// ``pageState`` as ``PageEvent/loadFailed(_:)``. Reads `response` and `isForMainFrame`.
+    ///
+    /// The decision stays the app's: call the decision handler yourself (usually `.allow`, so
+    /// the server's error page shows).
+    /// - Returns: the page error, or `nil` when the response is fine.
+    @discardableResult
+    public func navigationResponseReceived(_ navigationResponse: WKNavigationResponse) -> PageLoadError? {
+        let error = configuration.responsePolicy.classifyResponse(navigationResponse.response,
+                                                                  isMainFrame: navigationResponse.isForMainFrame)
+        if let error, isAttached { pageState.send(.loadFailed(error)) }
+        return error
+    }
+
+    /// Reports `webView(_:didFailProvisionalNavigation:withError:)` (no response arrived: DNS,
+    /// TLS, offline). Cancellations (`NSURLErrorCancelled`, WebKit's "frame load interrupted")
+    /// are not errors and return `nil`.
+    /// - Returns: the page error recorded in ``pageState``, or `nil`.
+    @discardableResult
+    public func provisionalNavigationFailed(_ error: any Error) -> PageLoadError? {
+        record(configuration.responsePolicy.classifyFailure(error))
+    }
+
+    /// Reports `webView(_:didFail:withError:)` (the load failed after its document was
+    /// committed). Cancellations return `nil`.
+    /// - Returns: the page error recorded in ``pageState``, or `nil`.
+    @discardableResult
+    public func navigationFailed(_ error: any Error) -> PageLoadError? {
+        record(configuration.responsePolicy.classifyFailure(error))
+    }
+
+    /// Reports `webViewWebContentProcessDidTerminate(_:)`: the page is gone, so its pending
+    /// calls settle (a new page generation) and ``pageState`` records
+    /// ``PageLoadError/webContentProcessTerminated(reason:)``. Reload the web view to recover;
+    /// the shim is injected again.
+    public func webContentProcessTerminated() {
+        guard isAttached else { return }
+        router.pageDidStartNavigation()
+        pageState.send(.loadFailed(.webContentProcessTerminated(reason: nil)))
+    }
+
+    private func record(_ error: PageLoadError?) -> PageLoadError? {
+        if let error, isAttached { pageState.send(.loadFailed(error)) }
+        return error
+    }
+}
+#endif

@@ -1,0 +1,140 @@
+#if canImport(WebKit)
+public import WebKit
+
+/// Connects a ``BridgeRouter`` to a `WKWebView`: one call to attach, one to detach.
+///
+/// ```swift
+/// let bridge = try WebViewBridge.attach(router: router, to: webView)   // before the first load
+/// webView.load(URLRequest(url: startURL))
+/// …
+/// bridge.detach()
+/// ```
+///
+/// ``attach(router:to:configuration:)``:
+/// 1. installs a `WKScriptMessageHandlerWithReply` named `webbridge` through
+///    ``WebKitMessageHandlerRegistry`` and ``BridgeAttachment`` (the controller retains the
+///    handler, the handler's proxy holds the router weakly: no retain cycle, R23; never a
+///    duplicate add, R24);
+/// 2. adds the shim (``WebBridgeShim/source``) as a `WKUserScript` at document start, main
+///    frame only by default, in the configured content world (default `.page`). User scripts
+///    apply to documents loaded *after* this, so attach before the first load;
+/// 3. connects the router's ``PageChannel`` (``WebKitScriptEvaluator``: the completion form of
+///    `evaluateJavaScript`, web view held weakly);
+/// 4. starts observing `title`, `estimatedProgress` and `isLoading` by KVO for ``pageState``
+///    and for page generations (see ``NavigationSignal``).
+///
+/// It never sets `navigationDelegate` or `UIDelegate`: the app keeps them and calls the
+/// navigation helpers (``navigationStarted()``, ``navigationResponseReceived(_:)``,
+/// ``provisionalNavigationFailed(_:)``, ``navigationFailed(_:)``,
+/// ``webContentProcessTerminated()``) from its own delegate.
+///
+/// ``detach()`` undoes all of it. Dropping the last reference without detaching still ends
+/// KVO (the observations are released), ends the page event streams and removes the handler
+/// (through ``BridgeAttachment``), but leaves the shim script in the controller.
+///
+/// Thread: main actor, like WebKit.
+@MainActor
+public final class WebViewBridge {
+    /// The router this bridge serves. Held strongly: the bridge is the app's handle to it.
+    public let router: BridgeRouter
+    /// The settings the bridge was attached with.
+    public let configuration: Configuration
+    /// The page's title, progress and load state, with a stream of changes.
+    public let pageState: PageStateTracker
+    /// The web view, while it lives (held weakly).
+    public private(set) weak var webView: WKWebView?
+
+    private let attachment: BridgeAttachment
+    private let evaluator: WebKitScriptEvaluator
+    private weak var userContentController: WKUserContentController?
+    private var shimScript: WKUserScript?
+    /// The KVO observations (see `WebViewBridge+Observation.swift`).
+    var observations: [NSKeyValueObservation] = []
+    /// The last `isLoading` value seen, for edge detection.
+    var wasLoading = false
+    /// Whether ``detach()`` has not been called yet.
+    public private(set) var isAttached = true
+
+    private init(router: BridgeRouter, webView: WKWebView, configuration: Configuration, attachment: BridgeAttachment) {
+        self.router = router
+        self.configuration = configuration
+        self.pageState = PageStateTracker(bufferLimit: configuration.pageEventBufferLimit)
+        self.webView = webView
+        self.attachment = attachment
+        self.evaluator = WebKitScriptEvaluator(webView: webView, contentWorld: configuration.contentWorld)
+        self.userContentController = webView.configuration.userContentController
+    }
+
+    /// Attaches `router` to `webView`. Call it before the first load (the shim is a user
+    /// script, which WebKit injects into documents loaded afterwards).
+    ///
+    /// - Parameters:
+    ///   - router: the router; it should serve this web view only.
+    ///   - webView: the web view.
+    ///   - configuration: content world, shim, navigation signal, response policy.
+    /// - Returns: the bridge; keep it (for example in the view controller) and call
+    ///   ``detach()`` when done.
+    /// - Throws: ``WebViewBridgeError/handlerNameInUse(_:)`` when another bridge is attached
+    ///   to the same web view's controller in the same content world.
+    public static func attach(router: BridgeRouter, to webView: WKWebView,
+                              configuration: Configuration = Configuration()) throws(WebViewBridgeError) -> WebViewBridge {
+        let controller = webView.configuration.userContentController
+        let registry = WebKitMessageHandlerRegistry.registry(for: controller, contentWorld: configuration.contentWorld)
+        let attachment = BridgeAttachment(router: router)
+        if case .nameInUse(let name) = attachment.attach(to: registry) {
+            throw WebViewBridgeError.handlerNameInUse(name)
+        }
+        let bridge = WebViewBridge(router: router, webView: webView, configuration: configuration, attachment: attachment)
+        if configuration.installsShim {
+            let script = WKUserScript(source: WebBridgeShim.source, injectionTime: .atDocumentStart,
+                                      forMainFrameOnly: configuration.shimInMainFrameOnly, in: configuration.contentWorld)
+            controller.addUserScript(script)
+            bridge.shimScript = script
+        }
+        router.connect(bridge.evaluator.channel)
+        bridge.startObserving(webView)
+        return bridge
+    }
+
+    /// Detaches: removes the message handler and the shim script, disconnects the page channel
+    /// (later scripts throw `unavailable`), stops KVO, ends the ``pageState`` streams, and
+    /// starts a new page generation so that pending calls settle (`navigated`) and their tasks
+    /// are cancelled — no page can receive their replies any more. The router stays usable
+    /// (attach it again, or `close()` it). Idempotent.
+    public func detach() {
+        guard isAttached else { return }
+        isAttached = false
+        stopObserving()
+        attachment.detach()
+        removeShimScript()
+        evaluator.disconnect()
+        router.pageDidStartNavigation()
+        pageState.finish()
+    }
+
+    /// Removes exactly the shim script this bridge added. `WKUserContentController` can only
+    /// remove all user scripts (`removeAllUserScripts()`), so the others are added back, in
+    /// their order, as the same objects. The script is found by identity (`userScripts` returns
+    /// the objects that were added); should WebKit ever hand back copies, by its source.
+    private func removeShimScript() {
+        guard let script = shimScript, let controller = userContentController else { return }
+        shimScript = nil
+        let scripts = controller.userScripts
+        let isOurs: (WKUserScript) -> Bool = scripts.contains(where: { $0 === script })
+            ? { $0 === script }
+            : { $0.source == script.source }
+        let remaining = scripts.filter { !isOurs($0) }
+        guard remaining.count < scripts.count else { return }
+        controller.removeAllUserScripts()
+        for other in remaining {
+            controller.addUserScript(other)
+        }
+    }
+
+    deinit {
+        // Nonisolated deinit: touches only Sendable state. The observations end when their
+        // array is released; BridgeAttachment removes the handler in its own deinit.
+        pageState.finish()
+    }
+}
+#endif

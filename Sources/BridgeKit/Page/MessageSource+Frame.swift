@@ -1,0 +1,32 @@
+extension MessageSource {
+    /// Builds the source of a script message from what the engine reports about the sending
+    /// frame — on Apple platforms `WKScriptMessage.frameInfo`: `securityOrigin.protocol`,
+    /// `.host`, `.port` and `isMainFrame` (iOS 9 / macOS 10.11). Never from the message body.
+    ///
+    /// - An empty protocol or host (an opaque origin: sandboxed frame, `data:`; or `file:`,
+    ///   which has no host) gives a `nil` ``origin``, which no origin pattern allows.
+    /// - The protocol may come with or without its `:`; scheme and host are lowercased; IPv6
+    ///   brackets are removed (``SecurityOrigin`` stores `::1`).
+    /// - Port 0 or less (WebKit's "default port") and the scheme's default port are stored as
+    ///   `nil`, so `https://a.example` and `https://a.example:443` are the same origin.
+    ///
+    /// - Parameters:
+    ///   - frameProtocol: the origin's scheme, for example `"https"`.
+    ///   - host: the origin's host.
+    ///   - port: the origin's port; 0 for the default.
+    ///   - isMainFrame: whether the sending frame is the main frame.
+    public init(frameProtocol: String, host: String, port: Int, isMainFrame: Bool) {
+        var scheme = Substring(frameProtocol)
+        if scheme.hasSuffix(":") { scheme = scheme.dropLast() }
+        var bareHost = Substring(host)
+        if bareHost.hasPrefix("["), bareHost.hasSuffix("]"), bareHost.count >= 2 {
+            bareHost = bareHost.dropFirst().dropLast()
+        }
+        let origin: SecurityOrigin? = if scheme.isEmpty || bareHost.isEmpty {
+            nil
+        } else {
+            SecurityOrigin(scheme: String(scheme), host: String(bareHost), port: port > 0 ? port : nil)
+        }
+        self.init(origin: origin, isMainFrame: isMainFrame)
+    }
+}

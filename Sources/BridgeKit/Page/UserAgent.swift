@@ -1,0 +1,117 @@
+/// User-agent text: appending an application token to an engine's user agent, and — through a
+/// separately named function — replacing it.
+///
+/// Apps almost always want to *append* (field case R45): a replaced user agent loses the
+/// `AppleWebKit`, OS and `Mobile` tokens that sites use to decide what to serve. Appending is
+/// what `WKWebViewConfiguration.applicationNameForUserAgent` and WebKitGTK's
+/// `webkit_settings_set_user_agent_with_application_details` do; replacing is
+/// `WKWebView.customUserAgent` / `webkit_settings_set_user_agent`, available here only as
+/// ``replacement(_:)``.
+///
+/// Character rule (RFC 9110 §5.5, §10.1.5): a `User-Agent` field value is visible US-ASCII and
+/// spaces ("newly defined fields SHOULD limit their field values to US-ASCII octets"); control
+/// characters (CR, LF, NUL, DEL, …) would end or corrupt the header. Tokens and replacements with
+/// any character outside `0x20...0x7E` (a tab counts as a space) are refused.
+public enum UserAgent {
+    /// Appends an application token to a user agent.
+    ///
+    /// - The result is `userAgent` (without trailing spaces), one space, and the token:
+    ///   `appending("ShopApp/2.1", to: base) == base + " ShopApp/2.1"`, so it always starts with
+    ///   the base (nothing of the engine's user agent is lost).
+    /// - An empty token (or one of only spaces) returns `userAgent` unchanged.
+    /// - A token already present in `userAgent` as whole space-separated words is not added
+    ///   again (appending twice is harmless). A different version of the same product
+    ///   (`ShopApp/2.0` vs `ShopApp/2.1`) is a different token and is appended.
+    /// - An empty `userAgent` gives the token alone (no leading space).
+    ///
+    /// - Parameters:
+    ///   - token: the application token, for example `"ShopApp/2.1"`; runs of spaces inside it
+    ///     become one space and outer spaces are dropped.
+    ///   - userAgent: the engine's user agent or application name (not validated: it is the
+    ///     engine's own text).
+    /// - Returns: the combined user agent.
+    /// - Throws: ``UserAgentError`` when `token` has a control character or a character outside
+    ///   visible US-ASCII.
+    public static func appending(_ token: String, to userAgent: String) throws(UserAgentError) -> String {
+        appending(try ApplicationToken(token), to: userAgent)
+    }
+
+    /// Appends a validated application token to a user agent; see the `String` overload of
+    /// `appending(_:to:)` for the rules. Never throws: the token was validated when it was made.
+    public static func appending(_ token: ApplicationToken, to userAgent: String) -> String {
+        guard !token.isEmpty else { return userAgent }
+        let base = trimmingTrailingSpaces(userAgent)
+        if base.isEmpty { return token.text }
+        let words = " " + collapsingSpaces(base) + " "
+        if words.contains(" " + token.text + " ") { return base }
+        return base + " " + token.text
+    }
+
+    /// Validates a complete user agent that *replaces* the engine's own (for
+    /// `WKWebView.customUserAgent` or `webkit_settings_set_user_agent`).
+    ///
+    /// Prefer `appending(_:to:)`: a replacement drops every token the engine would
+    /// have sent (field case R45).
+    ///
+    /// - Parameter userAgent: the whole user agent.
+    /// - Returns: the text with runs of spaces collapsed and outer spaces removed.
+    /// - Throws: ``UserAgentError/empty`` for an empty text; ``UserAgentError`` for a control
+    ///   or non-ASCII character.
+    public static func replacement(_ userAgent: String) throws(UserAgentError) -> String {
+        let normalized = try normalize(userAgent)
+        guard !normalized.isEmpty else { throw UserAgentError.empty }
+        return normalized
+    }
+
+    /// Checks the character rule and normalizes spaces: tabs count as spaces, runs of spaces
+    /// become one, outer spaces are dropped.
+    static func normalize(_ text: String) throws(UserAgentError) -> String {
+        var offset = 0
+        for scalar in text.unicodeScalars {
+            switch scalar.value {
+            case 0x09, 0x20...0x7E:
+                break
+            case 0x00...0x1F, 0x7F...0x9F, 0x2028, 0x2029:
+                throw UserAgentError.controlCharacter(offset: offset)
+            default:
+                throw UserAgentError.nonASCIICharacter(offset: offset)
+            }
+            offset += 1
+        }
+        return collapsingSpaces(text)
+    }
+
+    /// Runs of spaces and tabs become one space; outer ones are removed.
+    static func collapsingSpaces(_ text: String) -> String {
+        text.split(whereSeparator: { $0 == " " || $0 == "\t" }).joined(separator: " ")
+    }
+
+    private static func trimmingTrailingSpaces(_ text: String) -> String {
+        var result = Substring(text)
+        while let last = result.last, last == " " || last == "\t" { result.removeLast() }
+        return String(result)
+    }
+}
+
+/// Why a user-agent token or replacement was refused.
+public enum UserAgentError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A control character (C0, DEL, C1, U+2028/U+2029) at this Unicode-scalar offset: it could
+    /// end the `User-Agent` header and start another.
+    case controlCharacter(offset: Int)
+    /// A character outside visible US-ASCII at this Unicode-scalar offset (RFC 9110 §5.5).
+    case nonASCIICharacter(offset: Int)
+    /// A replacement user agent was empty.
+    case empty
+    /// A token's product is malformed: an empty name before `/` or an empty version after it.
+    case malformedProduct(String)
+
+    /// A one-line explanation.
+    public var description: String {
+        switch self {
+        case .controlCharacter(let offset): "The user agent has a control character at offset \(offset)."
+        case .nonASCIICharacter(let offset): "The user agent has a character outside visible US-ASCII at offset \(offset)."
+        case .empty: "A replacement user agent must not be empty."
+        case .malformedProduct(let text): "The application token \"\(text)\" needs a name before \"/\" and a version after it."
+        }
+    }
+}
