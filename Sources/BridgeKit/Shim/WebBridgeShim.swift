@@ -464,6 +464,12 @@ public enum WebBridgeShim {
       });
       win.addEventListener('DOMContentLoaded', flush);
       win.addEventListener('load', function () { loaded = true; flush(); });
+      // A document restored from the back-forward cache keeps its pending calls, but native
+      // settled them as `navigated` when the page went away: settle them here the same way.
+      win.addEventListener('pageshow', function (event) {
+        if (!event || event.persisted !== true) { return; }
+        pending.forEach(function (entry) { settle(entry, failure('navigated', 'The page was restored from the back-forward cache')); });
+      });
       try { loaded = !!win.document && win.document.readyState === 'complete'; } catch (e) { loaded = false; }
       if (opts.history) { installHistory(); }
       try { dispatch(channel + ':hello', VERSION); } catch (e) { /* no relay possible without CustomEvent */ }
