@@ -39,23 +39,20 @@ extension GTKWrapperTests {
             finish(view)
         }
 
-        @Test("a call in flight when the view closes throws closed")
+        @Test("a call in flight when the view closes settles: with its result or with closed")
         func pendingCallSettlesOnClose() async throws {
             let view = try GTKWebView()
             try loadAndWait(view, html: "<title>pending</title>", title: "pending")
-            // Start the evaluation; close the view from the first GLib callback that arrives.
-            view.onProgressChange = { _ in }
-            let closer = Task { @MainActor in view.close() }
+            let call = Task { @MainActor in try await view.evaluateJavaScriptReturningJSON("1 + 1") }
+            await Task.yield()
+            view.close()
             do {
-                _ = try await view.evaluateJavaScriptReturningJSON("1 + 1")
-                // In pumping mode the result may arrive before the closing task runs; then it is fine.
+                #expect(try await call.value == "2", "finished before the close")
             } catch {
-                #expect(error == .closed)
+                #expect(error as? GTKWebViewError == .closed)
             }
-            await closer.value
             #expect(view.isClosed)
             #expect(waitUntil { view.finalization.isFinalized })
-            finish(view)
         }
 
         @Test("R23 dropping the last reference without close() frees WebKit's view and fires no callback")
@@ -70,7 +67,6 @@ extension GTKWrapperTests {
             #expect(weakView == nil, "signal handlers must not keep the Swift view alive")
             #expect(waitUntil { finalization.isFinalized })
             #expect(messages == 0)
-            #expect(GLibMainLoop.shared.threadChangeCount == 0)
         }
     }
 }

@@ -20,6 +20,12 @@ enum DispatchMainQueueSource {
     /// How many drains are running right now (0 or 1; GLib does not recurse into a busy source).
     private(set) static var activeDrains = 0
 
+    /// True when the source can be installed: on the process main thread before `dispatch_main()`.
+    static func canInstall() -> Bool {
+        if sourceID != 0 { return true }
+        return bk_is_process_main_thread() != 0 && bk_dispatch_main_queue_fd() >= 0
+    }
+
     /// Installs the source on the default GLib main context once.
     /// - Returns: true when installed (now or earlier); false when the main queue is not run-loop
     ///   driven (not on the process main thread, or after `dispatch_main()`).

@@ -1,26 +1,25 @@
 #if WebKitGTK
 import CWebKitGTK
+import Synchronization
 
 /// One pending GIO-style asynchronous call (`..._async(…, GCancellable *, GAsyncReadyCallback, gpointer)`
-/// + `..._finish`). Non-generic base so that a single C callback serves every call; see
-/// ``GLibAsyncOperation`` for the typed result.
+/// + `..._finish`). Non-generic base so that a single C callback (``glibAsyncReady``) serves every
+/// call; see ``GLibAsyncOperation`` for the typed result. Thread-safe.
 ///
-/// Lifetime: ``retainedUserData()`` hands one retain to the C side; the `GAsyncReadyCallback`
-/// (``glibAsyncReady``) takes it back. A call that is settled early (close, cancellation) still
-/// receives its callback later and then only frees what `_finish` returned.
-@MainActor
-class GLibAsyncCall {
-    /// Passed to the asynchronous C function; cancelled on Swift task cancellation.
-    let cancellable: UnsafeMutablePointer<GCancellable>
-    /// Run once when the call settles (used by ``GLibPendingCalls`` to forget it).
-    var onSettle: (() -> Void)?
+/// Lifetime: ``retainedUserData()`` hands one retain to the C side; the callback takes it back. A
+/// call settled early (close, cancellation) still receives its callback later and then only frees
+/// what `_finish` returned.
+class GLibAsyncCall: @unchecked Sendable {
+    /// Passed to the asynchronous C function; cancelled (on the GTK thread) on Swift task
+    /// cancellation and on close.
+    let cancellable: GPointer<GCancellable>
 
     init() {
-        cancellable = g_cancellable_new()
+        cancellable = GPointer(g_cancellable_new())
     }
 
-    isolated deinit {
-        g_object_unref(gRaw(cancellable))
+    deinit {
+        g_object_unref(cancellable.raw)  // GObject refcounting is thread-safe
     }
 
     /// A retained pointer to self for the C `user_data` argument; released by ``glibAsyncReady``.
@@ -28,38 +27,43 @@ class GLibAsyncCall {
         Unmanaged.passRetained(self).toOpaque()
     }
 
-    /// Called by ``glibAsyncReady`` with the callback's source object and result. Overridden.
+    /// Called on the GTK thread with the callback's source object and result. Overridden.
     func finish(source: UnsafeMutablePointer<GObject>?, result: OpaquePointer?) {}
 
     /// Settles the call with an error now, if it has not settled yet. Overridden.
     func fail(_ error: GTKWebViewError) {}
-}
 
-/// The `GAsyncReadyCallback` of every ``GLibAsyncCall``:
-/// `void (*)(GObject *source_object, GAsyncResult *res, gpointer user_data)`.
-let glibAsyncReady: GAsyncReadyCallback = { source, result, userData in
-    guard let userData else { return }
-    let call = Unmanaged<GLibAsyncCall>.fromOpaque(userData).takeRetainedValue()
-    let arguments = GLibCallbackArguments((source, result))
-    MainActor.assumeIsolated {
-        call.finish(source: arguments.value.0, result: arguments.value.1)
+    /// Cancels the C operation (on the GTK thread, later) and settles with `error`.
+    func cancel(with error: GTKWebViewError) {
+        let cancellable = self.cancellable
+        GTKThread.post { g_cancellable_cancel(cancellable.pointer) }
+        fail(error)
     }
 }
 
-/// A ``GLibAsyncCall`` whose `_finish` step produces a `Value`.
-///
-/// ``value()`` waits in the way the current ``GLibMainLoop/Mode`` needs: it suspends (integrated)
-/// or iterates GLib on the current job until the result is there (pumping). Task cancellation
-/// settles the call with ``GTKWebViewError/cancelled`` at once and cancels its `GCancellable`.
-@MainActor
-final class GLibAsyncOperation<Value: Sendable>: GLibAsyncCall {
+/// The `GAsyncReadyCallback` of every ``GLibAsyncCall``:
+/// `void (*)(GObject *source_object, GAsyncResult *res, gpointer user_data)`. Runs on the GTK thread.
+let glibAsyncReady: GAsyncReadyCallback = { source, result, userData in
+    guard let userData else { return }
+    Unmanaged<GLibAsyncCall>.fromOpaque(userData).takeRetainedValue().finish(source: source, result: result)
+}
+
+/// A ``GLibAsyncCall`` whose `_finish` step produces a `Value`. ``value()`` suspends until the
+/// callback (on the GTK thread) or an early settle provides the outcome; Swift task cancellation
+/// settles with ``GTKWebViewError/cancelled`` at once and cancels the `GCancellable`.
+final class GLibAsyncOperation<Value: Sendable>: GLibAsyncCall, @unchecked Sendable {
     /// Turns the callback's source object and result into the value (calls the `_finish` function
-    /// and frees what it returned). Always called exactly once, also after an early settle.
-    typealias Finisher = @MainActor (UnsafeMutablePointer<GObject>?, OpaquePointer?) -> Result<Value, GTKWebViewError>
+    /// and frees what it returned). Runs on the GTK thread, exactly once, also after an early settle.
+    typealias Finisher = @Sendable (UnsafeMutablePointer<GObject>?, OpaquePointer?) -> Result<Value, GTKWebViewError>
+
+    private enum State {
+        case waiting(CheckedContinuation<Result<Value, GTKWebViewError>, Never>?)
+        case settled(Result<Value, GTKWebViewError>)
+    }
 
     private let finisher: Finisher
-    private(set) var outcome: Result<Value, GTKWebViewError>?
-    private var continuation: CheckedContinuation<Result<Value, GTKWebViewError>, Never>?
+    private let state = Mutex<State>(.waiting(nil))
+    private let onSettle = Mutex<(@Sendable () -> Void)?>(nil)
 
     init(finisher: @escaping Finisher) {
         self.finisher = finisher
@@ -74,78 +78,75 @@ final class GLibAsyncOperation<Value: Sendable>: GLibAsyncCall {
         settle(.failure(error))
     }
 
-    /// Records the first outcome, resumes a waiting task and runs ``GLibAsyncCall/onSettle``.
-    func settle(_ result: Result<Value, GTKWebViewError>) {
-        guard outcome == nil else { return }
-        outcome = result
-        if let continuation {
-            self.continuation = nil
-            continuation.resume(returning: result)
-        }
-        let settled = onSettle
-        onSettle = nil
-        settled?()
+    /// Sets a function run once when the call settles (used by ``GLibPendingCalls``).
+    func setOnSettle(_ action: (@Sendable () -> Void)?) {
+        onSettle.withLock { $0 = action }
     }
 
-    /// Waits for the outcome (see the type's documentation).
+    /// Records the first outcome and resumes a waiting task.
+    func settle(_ result: Result<Value, GTKWebViewError>) {
+        let waiting: CheckedContinuation<Result<Value, GTKWebViewError>, Never>?? = state.withLock { state in
+            guard case .waiting(let continuation) = state else { return .none }
+            state = .settled(result)
+            return .some(continuation)
+        }
+        guard case .some(let continuation) = waiting else { return }
+        continuation?.resume(returning: result)
+        let action = onSettle.withLock { action in
+            defer { action = nil }
+            return action
+        }
+        action?()
+    }
+
+    /// Waits for the outcome.
     func value() async -> Result<Value, GTKWebViewError> {
-        if let outcome { return outcome }
-        let loop = GLibMainLoop.shared
-        return await withTaskCancellationHandler {
-            switch loop.mode {
-            case .pumping:
-                loop.iterate(until: { self.outcome != nil || Task.isCancelled })
-                if outcome == nil { cancelNow() }
-                return outcome ?? .failure(.cancelled)
-            case .integrated:
-                return await withCheckedContinuation { continuation in
-                    if let outcome {
-                        continuation.resume(returning: outcome)
-                    } else {
-                        self.continuation = continuation
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let settled: Result<Value, GTKWebViewError>? = state.withLock { state in
+                    switch state {
+                    case .settled(let result):
+                        return result
+                    case .waiting:
+                        state = .waiting(continuation)
+                        return nil
                     }
+                }
+                if let settled {
+                    continuation.resume(returning: settled)
                 }
             }
         } onCancel: {
-            // Any thread: wake a pumping loop (it then sees Task.isCancelled) and settle on the main actor.
-            g_main_context_wakeup(nil)
-            Task { @MainActor in self.cancelNow() }
+            cancel(with: .cancelled)
         }
-    }
-
-    /// Cancels the GLib call and settles with ``GTKWebViewError/cancelled`` (main actor only).
-    private func cancelNow() {
-        g_cancellable_cancel(cancellable)
-        settle(.failure(.cancelled))
     }
 }
 
 /// The calls a web view or cookie store has in flight, so that closing can settle them all.
-@MainActor
-final class GLibPendingCalls {
-    private var calls: [ObjectIdentifier: GLibAsyncCall] = [:]
+final class GLibPendingCalls: Sendable {
+    private let calls = Mutex<[ObjectIdentifier: GLibAsyncCall]>([:])
 
     /// Remembers `call` until it settles.
-    func add(_ call: GLibAsyncCall) {
+    func add<Value>(_ call: GLibAsyncOperation<Value>) {
         let key = ObjectIdentifier(call)
-        calls[key] = call
-        call.onSettle = { [weak self] in
-            self?.calls[key] = nil
+        calls.withLock { $0[key] = call }
+        call.setOnSettle { [weak self] in
+            _ = self?.calls.withLock { $0.removeValue(forKey: key) }
         }
     }
 
-    /// Settles every pending call with `error` and cancels its GLib operation.
+    /// Settles every pending call with `error` and cancels its C operation.
     func failAll(_ error: GTKWebViewError) {
-        let pending = calls.values
-        calls.removeAll()
+        let pending = calls.withLock { calls in
+            defer { calls.removeAll() }
+            return Array(calls.values)
+        }
         for call in pending {
-            call.onSettle = nil
-            g_cancellable_cancel(call.cancellable)
-            call.fail(error)
+            call.cancel(with: error)
         }
     }
 
     /// Number of calls still waiting for their result.
-    var count: Int { calls.count }
+    var count: Int { calls.withLock { $0.count } }
 }
 #endif

@@ -1,79 +1,86 @@
 #if WebKitGTK
 import CWebKitGTK
 
-/// Starts GTK and runs the GLib main loop together with Swift's main actor.
+/// Starts GTK on a fixed thread and ties the GLib main loop to Swift's main actor.
 ///
-/// GTK and WebKitGTK must be used from one thread, the one that runs the GLib default main
-/// context. BridgeKitGTK uses them from the main actor, and this type makes the two meet. It works
-/// in one of two ``Mode``s, chosen by ``start()``:
+/// GTK and WebKitGTK must always be used from one and the same thread (see ``GTKThread``), while
+/// BridgeKitGTK's API is `@MainActor`. ``start()`` picks one of two ``Mode``s:
 ///
-/// - ``Mode/integrated``: the process main thread runs the GLib loop (``run()`` or
-///   ``runUntilComplete(_:)`` from a synchronous `main.swift`). A GLib source watches libdispatch's
-///   main-queue eventfd and drains the main queue when it becomes readable, so `Task { @MainActor in }`
-///   and `await MainActor.run {}` run promptly inside the loop. Async WebKit calls suspend the caller.
-/// - ``Mode/pumping``: the main actor is not on the process main thread because the runtime has
-///   called `dispatch_main()` (an `async` main, and every Swift Testing run). libdispatch then drains
-///   the main queue on a worker thread and nothing runs GLib by itself; GLib runs only while main-actor
-///   code waits: async WebKit calls of this module and ``iterate(until:timeout:)`` block the current
-///   main-actor job in `g_main_context_iteration(NULL, TRUE)` until their result is there. WebKit
-///   signals (script messages, title, load events) are delivered only during such waits.
+/// - ``Mode/integrated``: called on the process main thread before `dispatch_main()` (a synchronous
+///   `main.swift`). GTK lives on the main thread, which must run the GLib loop (``run()`` or
+///   ``runUntilComplete(_:)``). A GLib source watches libdispatch's main-queue eventfd and drains the
+///   main queue when it becomes readable, so `Task { @MainActor in }` and `await MainActor.run {}`
+///   run promptly inside the loop.
+/// - ``Mode/dedicatedThread``: anywhere else, notably under Swift Testing and `async` main, where
+///   the runtime has called `dispatch_main()` and the main actor runs on changing libdispatch
+///   workers. GTK then lives on a dedicated thread that runs the GLib loop forever; the main actor
+///   is driven by libdispatch as usual.
 ///
-/// Neither mode polls: GLib sleeps in `poll()` until one of its sources (WebKit's IPC sockets, the X
-/// connection, timers, the dispatch eventfd) is ready.
+/// In both modes main-actor code reaches GTK through ``GTKThread`` hops, and WebKit callbacks are
+/// delivered to the main actor as tasks, so the same code path runs everywhere. Nothing polls:
+/// GLib sleeps in `poll()` until one of its sources (WebKit IPC, the X connection, timers, hop
+/// idle sources, the dispatch eventfd) is ready.
 ///
-/// Thread: main actor. The first ``start()`` records the thread; ``threadChangeCount`` counts later
-/// GLib iterations on another thread (possible in pumping mode, where libdispatch picks the worker
-/// thread; WebKit keeps thread-affine state, so tests assert it stays 0).
+/// Thread: main actor.
 @MainActor
 public final class GLibMainLoop {
-    /// How GLib and the main actor are tied together (see ``GLibMainLoop``).
+    /// Where GTK lives (see ``GLibMainLoop``).
     public enum Mode: Sendable, Equatable {
-        /// The process main thread runs the GLib loop and drains the main dispatch queue in it.
+        /// GTK on the process main thread, which runs the GLib loop and drains the main queue in it.
         case integrated
-        /// The main actor runs on a libdispatch worker; GLib runs only while main-actor code waits.
-        case pumping
+        /// GTK on a dedicated thread that runs the GLib loop forever.
+        case dedicatedThread
     }
 
     /// The one loop of the process (there is one GLib default main context).
     public static let shared = GLibMainLoop()
 
-    /// The mode chosen by ``start()``; ``Mode/pumping`` before it.
-    public private(set) var mode: Mode = .pumping
+    /// The mode chosen by ``start()`` (nil before).
+    public private(set) var mode: Mode?
     /// True after a successful ``start()``.
-    public private(set) var isStarted = false
-    /// Kernel thread id (gettid) of the thread that called ``start()``; 0 before.
-    public private(set) var gtkThreadID = 0
-    /// How many times GLib was iterated from a thread other than ``gtkThreadID`` (should stay 0).
-    public private(set) var threadChangeCount = 0
+    public var isStarted: Bool { mode != nil }
+    /// Kernel thread id (gettid) of the GTK thread; 0 before ``start()``.
+    public var gtkThreadID: Int { GTKThread.threadID.load(ordering: .acquiring) }
 
     private var runningLoops: [OpaquePointer] = []
 
     private init() {}
 
-    /// Initialises GTK (`gtk_init_check`) once and, on the process main thread, installs the GLib
-    /// source that drains the main dispatch queue. Idempotent; later calls only check the thread.
+    /// Initialises GTK once (`gtk_init_check`), choosing the ``Mode``; idempotent.
+    /// In ``Mode/integrated`` it also installs the GLib source that drains the main dispatch queue.
     /// - Throws: ``GLibMainLoopError/displayUnavailable`` when GTK cannot open a display.
     public func start() throws(GLibMainLoopError) {
-        if isStarted {
-            noteCurrentThread()
-            return
+        if mode != nil { return }
+        if DispatchMainQueueSource.canInstall() {
+            guard gtk_init_check(nil, nil) != 0 else { throw .displayUnavailable }
+            GTKThread.adoptCurrentThread()
+            _ = DispatchMainQueueSource.installIfPossible()
+            mode = .integrated
+        } else {
+            guard GTKThread.startDedicatedThread() else { throw .displayUnavailable }
+            mode = .dedicatedThread
         }
-        guard gtk_init_check(nil, nil) != 0 else {
-            throw .displayUnavailable
-        }
-        gtkThreadID = bk_current_thread_id()
-        mode = DispatchMainQueueSource.installIfPossible() ? .integrated : .pumping
-        isStarted = true
+    }
+
+    /// Runs `body` on the GTK thread and returns its result, waiting for it (directly when the
+    /// caller is on it). For code that uses GTK, GLib or libsoup C APIs directly, e.g. a test's
+    /// loopback `SoupServer` (its sockets must be served by the GTK thread's loop).
+    /// - Throws: ``GLibMainLoopError/displayUnavailable`` from ``start()``.
+    public func performOnGTKThread<T: Sendable>(_ body: @Sendable () -> T) throws(GLibMainLoopError) -> T {
+        try start()
+        return GTKThread.perform(body)
     }
 
     /// True while ``run()`` or ``runUntilComplete(_:)`` is running a loop.
     public var isRunning: Bool { !runningLoops.isEmpty }
 
-    /// Runs a GLib main loop until ``quit()`` is called (blocking; nested calls nest loops).
-    /// In ``Mode/integrated`` main-actor tasks run inside it. Use it from a synchronous `main.swift`.
-    /// - Throws: ``GLibMainLoopError/displayUnavailable`` from ``start()``.
+    /// Runs a GLib main loop on the main thread until ``quit()`` is called (blocking; nested calls
+    /// nest loops). Main-actor tasks run inside it. Use it from a synchronous `main.swift`.
+    /// - Throws: ``GLibMainLoopError/displayUnavailable`` from ``start()``;
+    ///   ``GLibMainLoopError/notOnProcessMainThread`` in ``Mode/dedicatedThread``.
     public func run() throws(GLibMainLoopError) {
         try start()
+        guard mode == .integrated else { throw .notOnProcessMainThread }
         guard let loop = g_main_loop_new(nil, 0) else { return }
         runningLoops.append(loop)
         g_main_loop_run(loop)
@@ -89,13 +96,13 @@ public final class GLibMainLoop {
     }
 
     /// Runs the GLib loop until `operation` (started as a main-actor task) finishes, then returns its
-    /// result. Meant for a synchronous `main.swift` (``Mode/integrated``), e.g. a host program:
-    /// `try GLibMainLoop.shared.runUntilComplete { try await app.main() }`.
+    /// result. For a synchronous `main.swift`, e.g. a host program:
+    /// `let code = try GLibMainLoop.shared.runUntilComplete { try await app.main() }`.
     /// - Parameter operation: the work to run on the main actor while the loop runs.
     /// - Returns: what `operation` returned.
     /// - Throws: what `operation` threw; ``GLibMainLoopError/notOnProcessMainThread`` in
-    ///   ``Mode/pumping``; ``GLibMainLoopError/nestedInMainQueueDrain`` when called from a main-actor
-    ///   job that the loop itself is running (the operation could never start).
+    ///   ``Mode/dedicatedThread``; ``GLibMainLoopError/nestedInMainQueueDrain`` when called from a
+    ///   main-actor job that the loop itself is running (the operation could never start).
     public func runUntilComplete<T: Sendable>(
         _ operation: @escaping @MainActor () async throws -> T
     ) throws -> T {
@@ -109,21 +116,13 @@ public final class GLibMainLoop {
             } catch {
                 outcome.result = .failure(error)
             }
-            outcome.isFinished = true
             GLibMainLoop.shared.quit()
         }
-        while !outcome.isFinished {
+        while outcome.result == nil {
             try run()
         }
         guard let result = outcome.result else { throw GLibMainLoopError.nestedInMainQueueDrain }
         return try result.get()
-    }
-
-    /// Records an iteration of GLib on the current thread (see ``threadChangeCount``).
-    func noteCurrentThread() {
-        if isStarted, bk_current_thread_id() != gtkThreadID {
-            threadChangeCount += 1
-        }
     }
 }
 
@@ -131,6 +130,5 @@ public final class GLibMainLoop {
 @MainActor
 private final class OutcomeBox<T> {
     var result: Result<T, any Error>?
-    var isFinished = false
 }
 #endif

@@ -6,7 +6,7 @@ import CWebKitGTK
 // pointer type, so the casts go through a raw pointer here. Only ever used on pointers that WebKit
 // or GTK handed out for exactly that type (GObject type hierarchy), never on data a page controls.
 
-/// Reinterprets any pointer-sized GObject pointer as a raw pointer (for `gpointer` parameters).
+/// Reinterprets a GObject pointer as a raw pointer (for `gpointer` parameters).
 @inline(__always)
 func gRaw<P>(_ pointer: UnsafeMutablePointer<P>) -> UnsafeMutableRawPointer {
     UnsafeMutableRawPointer(pointer)
@@ -16,6 +16,30 @@ func gRaw<P>(_ pointer: UnsafeMutablePointer<P>) -> UnsafeMutableRawPointer {
 @inline(__always)
 func gCast<T>(_ pointer: UnsafeMutableRawPointer) -> UnsafeMutablePointer<T> {
     pointer.assumingMemoryBound(to: T.self)
+}
+
+/// A GObject (or other GTK-thread-owned C) pointer that may be carried across threads but is only
+/// dereferenced on the GTK thread (see ``GTKThread``). The wrapper does not retain anything.
+struct GPointer<T>: @unchecked Sendable {
+    /// The pointer; use it only on the GTK thread.
+    let pointer: UnsafeMutablePointer<T>
+
+    init(_ pointer: UnsafeMutablePointer<T>) {
+        self.pointer = pointer
+    }
+
+    /// The pointer as `gpointer`.
+    var raw: UnsafeMutableRawPointer { UnsafeMutableRawPointer(pointer) }
+}
+
+/// An opaque C pointer (`SoupCookie *`, `WebKitScriptMessageReply *`, …) carried like ``GPointer``.
+struct GOpaque: @unchecked Sendable {
+    /// The pointer; use it only on the GTK thread.
+    let pointer: OpaquePointer
+
+    init(_ pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
 }
 
 /// Copies a NUL-terminated UTF-8 C string owned by GLib/WebKit (not freed here); nil stays nil.
@@ -38,26 +62,13 @@ func gErrorMessageTakingOwnership(_ error: UnsafeMutablePointer<GError>?) -> Str
     return gString(error.pointee.message) ?? ""
 }
 
-/// Converts a Swift function value that has a C calling convention into the untyped `GCallback`
-/// that `g_signal_connect_data` expects (the C `G_CALLBACK` macro). The real signature must match
-/// the signal's C marshaller; every caller documents the signature it implements.
+/// Converts a `@convention(c)` function into the untyped `GCallback` that `g_signal_connect_data`
+/// expects (the C `G_CALLBACK` macro). The real signature must match the signal's marshaller; every
+/// caller documents the signature it implements. Passing anything but a C function pointer (e.g. a
+/// Swift method that shadows the callback's name) traps at once: `unsafeBitCast` checks the size.
 @inline(__always)
 func gCallback<F>(_ function: F) -> GCallback {
     unsafeBitCast(function, to: GCallback.self)
-}
-
-/// Carries the arguments of a GLib C callback into `MainActor.assumeIsolated`.
-///
-/// GLib runs signal handlers, async-ready callbacks and source functions on the thread that iterates
-/// the default main context, which in BridgeKitGTK is always the main actor's thread (see
-/// ``GLibMainLoop``); the pointers are valid for the duration of the callback and never leave it.
-/// The compiler cannot know that a C callback runs on the main actor, hence the unchecked conformance.
-struct GLibCallbackArguments<Value>: @unchecked Sendable {
-    let value: Value
-
-    init(_ value: Value) {
-        self.value = value
-    }
 }
 
 /// True when `text` contains no NUL character, i.e. survives the trip through a C string intact.
@@ -65,7 +76,7 @@ func isCStringSafe(_ text: String) -> Bool {
     !text.utf8.contains(0)
 }
 
-/// Copies `bytes` into a new `GBytes` (transfer full: the caller unrefs it).
+/// Copies the UTF-8 bytes of `text` into a new `GBytes` (transfer full: the caller unrefs it).
 func gBytes(_ text: String) -> OpaquePointer? {
     var copy = text
     return copy.withUTF8 { buffer in

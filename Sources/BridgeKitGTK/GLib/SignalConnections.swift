@@ -1,12 +1,12 @@
 #if WebKitGTK
 import CWebKitGTK
 
-/// The Swift side of one GObject signal connection: a weak link to the Swift owner plus a tag
-/// (e.g. the script message handler's key). Passed to C as `user_data` through `Unmanaged`
-/// (retained once per connection, released by the connection's destroy notify), never captured.
-@MainActor
+/// The Swift side of one GObject signal connection: a weak link to the object that handles it
+/// plus a tag (e.g. the script message handler's name). Passed to C as `user_data` through
+/// `Unmanaged` (retained once per connection, released by the connection's destroy notify), never
+/// captured. Only touched on the GTK thread.
 final class SignalTarget {
-    /// The Swift object the signal is for; nil once it is gone (callbacks then do nothing).
+    /// The object the signal is for; nil once it is gone (callbacks then do nothing).
     weak var owner: AnyObject?
     /// Extra routing information for the callback.
     let tag: String
@@ -17,7 +17,7 @@ final class SignalTarget {
     }
 
     /// Recovers the target from a callback's `user_data` without changing its retain count.
-    nonisolated static func from(_ userData: UnsafeMutableRawPointer?) -> SignalTarget? {
+    static func from(_ userData: UnsafeMutableRawPointer?) -> SignalTarget? {
         guard let userData else { return nil }
         return Unmanaged<SignalTarget>.fromOpaque(userData).takeUnretainedValue()
     }
@@ -31,8 +31,8 @@ private let releaseSignalTarget: GClosureNotify = { data, _ in
     }
 }
 
-/// The signal handlers one Swift object connected, so it can disconnect them all (on close).
-@MainActor
+/// The signal handlers one object connected, so it can disconnect them all (on close).
+/// GTK thread only.
 final class SignalConnections {
     private struct Connection {
         let instance: UnsafeMutableRawPointer
@@ -67,7 +67,8 @@ final class SignalConnections {
         }
     }
 
-    /// Disconnects every handler (their destroy notifies release the targets).
+    /// Disconnects every handler (their destroy notifies release the targets). Call it while the
+    /// instances are still alive.
     func disconnectAll() {
         let all = connections
         connections.removeAll()

@@ -3,17 +3,17 @@ import CWebKitGTK
 
 /// The cookie jar of a ``GTKWebView``'s web context (`WebKitCookieManager`), with async functions.
 ///
-/// Every function suspends (integrated mode) or iterates GLib (pumping mode) until WebKit's
-/// network process answers; see ``GLibMainLoop``. After the view closes every function throws
+/// Each call starts the cookie manager operation on the GTK thread and suspends until WebKit's
+/// network process answers. After the view closes every function throws
 /// ``GTKWebViewError/closed`` and calls in flight settle with it. Thread: main actor.
 @MainActor
 public final class GTKCookieStore {
-    private var manager: UnsafeMutablePointer<WebKitCookieManager>?
+    private weak var core: GTKWebViewCore?
+    private var isInvalidated = false
     private let pending = GLibPendingCalls()
 
-    init(manager: UnsafeMutablePointer<WebKitCookieManager>) {
-        g_object_ref(gRaw(manager))
-        self.manager = manager
+    init(core: GTKWebViewCore) {
+        self.core = core
     }
 
     /// Stores `cookie` (replacing one with the same name, domain and path)
@@ -22,18 +22,18 @@ public final class GTKCookieStore {
     ///   ``GTKWebViewError/cookieOperationFailed(_:)``, ``GTKWebViewError/closed``,
     ///   ``GTKWebViewError/cancelled``.
     public func add(_ cookie: GTKCookie) async throws(GTKWebViewError) {
-        let manager = try openManager()
-        let soupCookie = try cookie.makeSoupCookie()
-        defer { soup_cookie_free(soupCookie) }
+        try cookie.validateForSoup()
         let operation = GLibAsyncOperation<Bool> { source, result in
             var error: UnsafeMutablePointer<GError>?
             let ok = webkit_cookie_manager_add_cookie_finish(source.map { gCast(gRaw($0)) }, result, &error)
             if let error { return .failure(.cookieOperationFailed(gErrorMessageTakingOwnership(error))) }
             return .success(ok != 0)
         }
-        pending.add(operation)
-        webkit_cookie_manager_add_cookie(
-            manager, soupCookie, operation.cancellable, glibAsyncReady, operation.retainedUserData())
+        try start(operation) { manager, cancellable, userData throws(GTKWebViewError) in
+            let soupCookie = try cookie.makeSoupCookie()
+            webkit_cookie_manager_add_cookie(manager, soupCookie, cancellable, glibAsyncReady, userData())
+            soup_cookie_free(soupCookie)
+        }
         _ = try await operation.value().get()
     }
 
@@ -49,28 +49,10 @@ public final class GTKCookieStore {
         }
     }
 
-    /// Deletes the stored cookie equal to `cookie` in name, value, domain and path.
-    private func deleteExactly(_ cookie: GTKCookie) async throws(GTKWebViewError) {
-        let manager = try openManager()
-        let soupCookie = try cookie.makeSoupCookie()
-        defer { soup_cookie_free(soupCookie) }
-        let operation = GLibAsyncOperation<Bool> { source, result in
-            var error: UnsafeMutablePointer<GError>?
-            let ok = webkit_cookie_manager_delete_cookie_finish(source.map { gCast(gRaw($0)) }, result, &error)
-            if let error { return .failure(.cookieOperationFailed(gErrorMessageTakingOwnership(error))) }
-            return .success(ok != 0)
-        }
-        pending.add(operation)
-        webkit_cookie_manager_delete_cookie(
-            manager, soupCookie, operation.cancellable, glibAsyncReady, operation.retainedUserData())
-        _ = try await operation.value().get()
-    }
-
     /// The cookies WebKit would send to `uri` (`webkit_cookie_manager_get_cookies`), HttpOnly included.
     /// - Parameter uri: an absolute URI, e.g. "http://127.0.0.1:8080/".
     /// - Throws: as ``add(_:)``; ``GTKWebViewError/invalidArgument(_:)`` for a NUL in `uri`.
     public func cookies(for uri: String) async throws(GTKWebViewError) -> [GTKCookie] {
-        let manager = try openManager()
         guard isCStringSafe(uri) else { throw .invalidArgument("uri contains NUL") }
         let operation = GLibAsyncOperation<[GTKCookie]> { source, result in
             var error: UnsafeMutablePointer<GError>?
@@ -78,44 +60,70 @@ public final class GTKCookieStore {
             if let error { return .failure(.cookieOperationFailed(gErrorMessageTakingOwnership(error))) }
             return .success(GTKCookie.takingSoupCookieList(list))
         }
-        pending.add(operation)
-        webkit_cookie_manager_get_cookies(
-            manager, uri, operation.cancellable, glibAsyncReady, operation.retainedUserData())
+        try start(operation) { manager, cancellable, userData in
+            webkit_cookie_manager_get_cookies(manager, uri, cancellable, glibAsyncReady, userData())
+        }
         return try await operation.value().get()
     }
 
     /// Every cookie in the jar (`webkit_cookie_manager_get_all_cookies`).
     /// - Throws: as ``add(_:)``.
     public func allCookies() async throws(GTKWebViewError) -> [GTKCookie] {
-        let manager = try openManager()
         let operation = GLibAsyncOperation<[GTKCookie]> { source, result in
             var error: UnsafeMutablePointer<GError>?
             let list = webkit_cookie_manager_get_all_cookies_finish(source.map { gCast(gRaw($0)) }, result, &error)
             if let error { return .failure(.cookieOperationFailed(gErrorMessageTakingOwnership(error))) }
             return .success(GTKCookie.takingSoupCookieList(list))
         }
-        pending.add(operation)
-        webkit_cookie_manager_get_all_cookies(
-            manager, operation.cancellable, glibAsyncReady, operation.retainedUserData())
+        try start(operation) { manager, cancellable, userData in
+            webkit_cookie_manager_get_all_cookies(manager, cancellable, glibAsyncReady, userData())
+        }
         return try await operation.value().get()
     }
 
-    /// Settles pending calls with ``GTKWebViewError/closed`` and drops the cookie manager.
+    /// Settles pending calls with ``GTKWebViewError/closed``; later calls throw it.
     func invalidate() {
+        isInvalidated = true
         pending.failAll(.closed)
-        if let manager {
-            self.manager = nil
-            g_object_unref(gRaw(manager))
+    }
+
+    private func deleteExactly(_ cookie: GTKCookie) async throws(GTKWebViewError) {
+        let operation = GLibAsyncOperation<Bool> { source, result in
+            var error: UnsafeMutablePointer<GError>?
+            let ok = webkit_cookie_manager_delete_cookie_finish(source.map { gCast(gRaw($0)) }, result, &error)
+            if let error { return .failure(.cookieOperationFailed(gErrorMessageTakingOwnership(error))) }
+            return .success(ok != 0)
         }
+        try start(operation) { manager, cancellable, userData throws(GTKWebViewError) in
+            let soupCookie = try cookie.makeSoupCookie()
+            webkit_cookie_manager_delete_cookie(manager, soupCookie, cancellable, glibAsyncReady, userData())
+            soup_cookie_free(soupCookie)
+        }
+        _ = try await operation.value().get()
     }
 
-    private func openManager() throws(GTKWebViewError) -> UnsafeMutablePointer<WebKitCookieManager> {
-        guard let manager else { throw .closed }
-        return manager
-    }
-
-    isolated deinit {
-        invalidate()
+    /// Registers `operation` and runs `begin` on the GTK thread with the cookie manager, the
+    /// operation's cancellable and a function giving the retained callback user data.
+    private func start<Value>(
+        _ operation: GLibAsyncOperation<Value>,
+        _ begin: @Sendable (UnsafeMutablePointer<WebKitCookieManager>, UnsafeMutablePointer<GCancellable>, () -> UnsafeMutableRawPointer)
+            throws(GTKWebViewError) -> Void
+    ) throws(GTKWebViewError) {
+        guard !isInvalidated, let core else { throw .closed }
+        pending.add(operation)
+        let outcome: Result<Void, GTKWebViewError> = GTKThread.perform {
+            guard !core.isClosed else { return .failure(.closed) }
+            do throws(GTKWebViewError) {
+                try begin(core.cookieManager, operation.cancellable.pointer, operation.retainedUserData)
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        if case .failure(let error) = outcome {
+            operation.fail(error)
+            throw error
+        }
     }
 }
 #endif

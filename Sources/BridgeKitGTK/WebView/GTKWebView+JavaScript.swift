@@ -10,7 +10,7 @@ extension GTKWebView {
     ///   - world: a script world name, or nil for the page's own world.
     /// - Throws: ``GTKWebViewError/javaScriptFailed(_:)`` when it throws or does not compile;
     ///   ``GTKWebViewError/closed``; ``GTKWebViewError/cancelled``;
-    ///   ``GTKWebViewError/invalidArgument(_:)`` for a NUL in `world`.
+    ///   ``GTKWebViewError/invalidArgument(_:)`` for an empty world name or a NUL in it.
     public func evaluateJavaScript(_ script: String, inWorld world: String? = nil) async throws(GTKWebViewError) {
         _ = try await evaluate(script + "\n;void 0", world: world)
     }
@@ -19,7 +19,8 @@ extension GTKWebView {
     /// - Parameters:
     ///   - script: JavaScript source; its last expression is the result.
     ///   - world: a script world name, or nil for the page's own world.
-    /// - Returns: the JSON text (`jsc_value_to_json`), or nil when the value is `undefined`.
+    /// - Returns: the JSON text (`jsc_value_to_json`; object property order is not kept), or nil when
+    ///   the value is `undefined`.
     /// - Throws: ``GTKWebViewError/javaScriptFailed(_:)`` when it throws, does not compile or the
     ///   result is a Promise, function or symbol ("Unsupported result type");
     ///   ``GTKWebViewError/resultNotJSON`` for a value without JSON form (a cyclic object);
@@ -49,15 +50,18 @@ extension GTKWebView {
             return .success(json)
         }
         pending.add(operation)
-        var source = script.isEmpty ? "void 0" : script  // same completion value, never an empty buffer
-        source.withUTF8 { bytes in
-            guard let start = UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self) else {
-                operation.fail(.invalidArgument("script has no bytes"))
-                return
+        let source = script.isEmpty ? "void 0" : script  // same completion value, never an empty buffer
+        withOpenCore { core in
+            var bytes = source
+            bytes.withUTF8 { buffer in
+                guard let start = UnsafeRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: CChar.self) else {
+                    operation.fail(.invalidArgument("script has no bytes"))
+                    return
+                }
+                webkit_web_view_evaluate_javascript(
+                    core.webView, start, gssize(buffer.count), world, nil, operation.cancellable.pointer,
+                    glibAsyncReady, operation.retainedUserData())
             }
-            webkit_web_view_evaluate_javascript(
-                webView, start, gssize(bytes.count), world, nil, operation.cancellable, glibAsyncReady,
-                operation.retainedUserData())
         }
         return try await operation.value().get()
     }

@@ -42,22 +42,25 @@ extension GTKWebView {
         let time =
             injectionTime == .documentStart
             ? WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START : WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_END
-        let script =
-            if let world {
-                webkit_user_script_new_for_world(source, injectedFrames, time, world, nil, nil)
-            } else {
-                webkit_user_script_new(source, injectedFrames, time, nil, nil)
-            }
-        guard let script else { throw .invalidArgument("WebKit rejected the user script") }
-        webkit_user_content_manager_add_script(contentManager, script)
-        webkit_user_script_unref(script)
+        let added = withOpenCore { core -> Bool in
+            let script =
+                if let world {
+                    webkit_user_script_new_for_world(source, injectedFrames, time, world, nil, nil)
+                } else {
+                    webkit_user_script_new(source, injectedFrames, time, nil, nil)
+                }
+            guard let script else { return false }
+            webkit_user_content_manager_add_script(core.contentManager, script)
+            webkit_user_script_unref(script)
+            return true
+        }
+        guard added == true else { throw .invalidArgument("WebKit rejected the user script") }
     }
 
     /// Removes every user script added to this view (`webkit_user_content_manager_remove_all_scripts`);
     /// documents loaded from now on get none. No effect after close.
     public func removeAllUserScripts() {
-        guard !isClosed else { return }
-        webkit_user_content_manager_remove_all_scripts(contentManager)
+        withOpenCore { webkit_user_content_manager_remove_all_scripts($0.contentManager) }
     }
 }
 #endif

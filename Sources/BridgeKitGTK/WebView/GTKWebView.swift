@@ -5,13 +5,15 @@ import CWebKitGTK
 /// handlers (in named script worlds, with reply), user scripts, JavaScript evaluation, loading,
 /// load/title/progress/policy callbacks and the cookie jar. Independent of BridgeKit's router.
 ///
-/// Owns (and frees in ``close()``): the `GtkOffscreenWindow`, the `WebKitWebView`, its
-/// `WebKitUserContentManager` and its `WebKitWebContext`. Signal handlers reach this object only
-/// through weak links, so dropping the last Swift reference closes the view as well.
-/// After ``close()`` no callback fires again, async calls in flight throw ``GTKWebViewError/closed``
-/// and new calls throw it too. Works headless (offscreen window; run under `xvfb-run -a`).
+/// The API is main-actor; the WebKit objects live on the GTK thread (see ``GLibMainLoop`` and
+/// ``GTKThread``): calls hop there and wait, and WebKit's signals come back as main-actor tasks,
+/// in order. So callbacks run shortly after the event, never inside a call of this API.
 ///
-/// Thread: main actor (see ``GLibMainLoop`` for how GLib runs alongside it).
+/// Owns (and frees in ``close()``): the `GtkOffscreenWindow`, the `WebKitWebView`, its
+/// `WebKitUserContentManager` and `WebKitWebContext`. WebKit reaches this object only through weak
+/// links, so dropping the last Swift reference closes the view as well. After ``close()`` no callback
+/// runs again, async calls in flight throw ``GTKWebViewError/closed`` and new calls throw it too.
+/// Works headless (offscreen window; run under `xvfb-run -a`).
 @MainActor
 public final class GTKWebView {
     /// The configuration the view was created with.
@@ -34,25 +36,27 @@ public final class GTKWebView {
     public var onLoadFailure: (@MainActor (GTKLoadFailure) -> Void)?
     /// When true, WebKit does not load its own error page after a failed load (the `load-failed`
     /// handler returns TRUE). Default false.
-    public var suppressesErrorPages = false
+    public var suppressesErrorPages = false {
+        didSet { core.suppressesErrorPages.store(suppressesErrorPages, ordering: .releasing) }
+    }
     /// Decides navigations, new-window requests and responses (`decide-policy`); nil lets WebKit
-    /// use its defaults. The ``GTKPolicyDecision`` is only needed for ``GTKPolicyVerdict/deferred``.
-    public var onPolicyDecision: (@MainActor (GTKPolicyRequest, GTKPolicyDecision) -> GTKPolicyVerdict)?
+    /// decide by itself. While set, WebKit waits for the verdict (the decision is taken
+    /// asynchronously); with ``GTKPolicyVerdict/deferred`` the handler keeps the
+    /// ``GTKPolicyDecision`` and decides later.
+    public var onPolicyDecision: (@MainActor (GTKPolicyRequest, GTKPolicyDecision) -> GTKPolicyVerdict)? {
+        didSet { core.hasPolicyHandler.store(onPolicyDecision != nil, ordering: .releasing) }
+    }
     /// Called when the web process ends unexpectedly (`web-process-terminated`), with the reason
     /// ("crashed", "exceeded-memory-limit", "terminated-by-api").
     public var onWebProcessTerminated: (@MainActor (String) -> Void)?
 
-    let window: UnsafeMutablePointer<GtkWidget>
-    let webView: UnsafeMutablePointer<WebKitWebView>
-    let contentManager: UnsafeMutablePointer<WebKitUserContentManager>
-    let context: UnsafeMutablePointer<WebKitWebContext>
-    let signals = SignalConnections()
+    let core: GTKWebViewCore
     let pending = GLibPendingCalls()
-    var messageHandlers: [String: ScriptMessageHandlerEntry] = [:]
+    var messageHandlers: [String: (world: String?, handler: @MainActor (GTKScriptMessage) -> Void)] = [:]
 
     /// Creates the view, applies `configuration` (user agent, settings) before anything can load,
-    /// puts the view into a shown offscreen window and connects its signals.
-    /// Starts GTK through ``GLibMainLoop/start()`` when needed.
+    /// puts the view into a shown offscreen window and connects its signals. Starts GTK through
+    /// ``GLibMainLoop/start()`` when needed.
     /// - Throws: ``GTKWebViewError/displayUnavailable`` without a display;
     ///   ``GTKWebViewError/invalidArgument(_:)`` for a NUL in the application name or version.
     public init(configuration: GTKWebViewConfiguration = GTKWebViewConfiguration()) throws(GTKWebViewError) {
@@ -65,70 +69,56 @@ public final class GTKWebView {
         where !isCStringSafe(text) {
             throw .invalidArgument("application name or version contains NUL")
         }
-        let context: UnsafeMutablePointer<WebKitWebContext>? =
-            switch configuration.dataStore {
-            case .ephemeral: webkit_web_context_new_ephemeral()
-            case .shared: webkit_web_context_get_default()
-            }
-        if configuration.dataStore == .shared, let context {
-            g_object_ref(gRaw(context))  // the default context is borrowed; close() unrefs
-        }
-        guard let context, let manager = webkit_user_content_manager_new() else {
-            throw .displayUnavailable
-        }
-        guard let view = bk_web_view_new(context, manager), let window = gtk_offscreen_window_new(),
-            let cookieManager = webkit_web_context_get_cookie_manager(context)
-        else {
-            g_object_unref(gRaw(manager))
-            g_object_unref(gRaw(context))
-            throw .displayUnavailable
-        }
-        g_object_ref_sink(gRaw(view))
-        let settings = webkit_web_view_get_settings(view)
-        if let name = configuration.applicationName {
-            webkit_settings_set_user_agent_with_application_details(settings, name, configuration.applicationVersion)
-        }
-        webkit_settings_set_enable_developer_extras(settings, configuration.developerExtrasEnabled ? 1 : 0)
-        gtk_window_set_default_size(
-            gCast(gRaw(window)), gint(clamping: configuration.windowSize.width),
-            gint(clamping: configuration.windowSize.height))
-        gtk_container_add(gCast(gRaw(window)), gCast(gRaw(view)))
-        gtk_widget_show_all(window)
-
+        let made = GTKThread.perform { GTKWebViewCore.make(configuration) }
+        let core = try made.get()
         self.configuration = configuration
-        self.context = context
-        self.contentManager = manager
-        self.webView = view
-        self.window = window
-        self.finalization = GTKFinalizationObserver(observing: gCast(gRaw(view)))
-        self.cookies = GTKCookieStore(manager: cookieManager)
-        connectViewSignals()
+        self.core = core
+        self.finalization = GTKThread.perform { GTKFinalizationObserver(observing: gCast(gRaw(core.webView))) }
+        self.cookies = GTKCookieStore(core: core)
+        core.reference.set(self)
+        GTKThread.perform { core.connectViewSignals() }
     }
 
-    /// Closes the view: settles pending calls with ``GTKWebViewError/closed``, disconnects every
-    /// signal handler, unregisters script message handlers, removes user scripts, destroys the
-    /// window and view and drops the manager and context. Idempotent. WebKit finalizes the view once
-    /// no asynchronous call of its own still holds it (see ``finalization``).
+    /// Closes the view: settles pending calls with ``GTKWebViewError/closed``, and on the GTK thread
+    /// disconnects every signal handler, unregisters script message handlers, removes user scripts,
+    /// destroys the window and view and drops the manager and context. Idempotent. WebKit finalizes
+    /// the view once no asynchronous call of its own still holds it (see ``finalization``).
     public func close() {
         guard !isClosed else { return }
         isClosed = true
+        messageHandlers.removeAll()
         pending.failAll(.closed)
         cookies.invalidate()
-        signals.disconnectAll()
-        for (name, entry) in messageHandlers {
-            unregisterInWebKit(name: name, world: entry.world)
-        }
-        messageHandlers.removeAll()
-        webkit_user_content_manager_remove_all_scripts(contentManager)
-        webkit_web_view_stop_loading(webView)
-        gtk_widget_destroy(window)
-        g_object_unref(gRaw(webView))
-        g_object_unref(gRaw(contentManager))
-        g_object_unref(gRaw(context))
+        let core = self.core
+        GTKThread.perform { core.close() }
     }
 
     isolated deinit {
         close()
+    }
+
+    /// Delivers one event from the GTK thread (dropped after close).
+    func handle(_ event: GTKWebViewEvent) {
+        guard !isClosed else { return }
+        switch event {
+        case .title(let title): onTitleChange?(title)
+        case .progress(let progress): onProgressChange?(progress)
+        case .load(let load): onLoadEvent?(load)
+        case .loadFailure(let failure): onLoadFailure?(failure)
+        case .webProcessTerminated(let reason): onWebProcessTerminated?(reason)
+        case .scriptMessage(let name, let message): messageHandlers[name]?.handler(message)
+        case .policy(let request, let decision):
+            guard let handler = onPolicyDecision else {
+                decision.useDefault()
+                return
+            }
+            switch handler(request, decision) {
+            case .useDefault: decision.useDefault()
+            case .use: decision.use()
+            case .ignore: decision.ignore()
+            case .deferred: break  // the handler keeps `decision`; dropped undecided, it ignores
+            }
+        }
     }
 
     // MARK: - Loading
@@ -138,7 +128,8 @@ public final class GTKWebView {
     public func load(uri: String) throws(GTKWebViewError) {
         try checkOpen()
         guard isCStringSafe(uri) else { throw .invalidArgument("uri contains NUL") }
-        webkit_web_view_load_uri(webView, uri)
+        let core = self.core
+        GTKThread.perform { webkit_web_view_load_uri(core.webView, uri) }
     }
 
     /// Loads `html` as a document whose URL is `baseURI` (`webkit_web_view_load_html`); the base URI
@@ -149,48 +140,55 @@ public final class GTKWebView {
         guard isCStringSafe(html), baseURI.map(isCStringSafe) ?? true else {
             throw .invalidArgument("html or baseURI contains NUL")
         }
-        webkit_web_view_load_html(webView, html, baseURI)
+        let core = self.core
+        GTKThread.perform { webkit_web_view_load_html(core.webView, html, baseURI) }
     }
 
     /// Reloads the current document (`webkit_web_view_reload`); no effect after close.
     public func reload() {
-        guard !isClosed else { return }
-        webkit_web_view_reload(webView)
+        withOpenCore { webkit_web_view_reload($0.webView) }
     }
 
     /// Stops the current load (`webkit_web_view_stop_loading`); no effect after close.
     public func stopLoading() {
-        guard !isClosed else { return }
-        webkit_web_view_stop_loading(webView)
+        withOpenCore { webkit_web_view_stop_loading($0.webView) }
     }
 
     /// The document title, nil when there is none or after close.
     public var title: String? {
-        isClosed ? nil : gString(webkit_web_view_get_title(webView))
+        withOpenCore { gString(webkit_web_view_get_title($0.webView)) } ?? nil
     }
 
     /// The estimated load progress, 0.0 to 1.0 (0 after close).
     public var estimatedProgress: Double {
-        isClosed ? 0 : webkit_web_view_get_estimated_load_progress(webView)
+        withOpenCore { webkit_web_view_get_estimated_load_progress($0.webView) } ?? 0
     }
 
     /// The current URI (the active one while loading), nil when none or after close.
     public var uri: String? {
-        isClosed ? nil : gString(webkit_web_view_get_uri(webView))
+        withOpenCore { gString(webkit_web_view_get_uri($0.webView)) } ?? nil
     }
 
     /// True while a load is in progress.
     public var isLoading: Bool {
-        isClosed ? false : webkit_web_view_is_loading(webView) != 0
+        withOpenCore { webkit_web_view_is_loading($0.webView) != 0 } ?? false
     }
 
     /// The user agent WebKit sends (`webkit_settings_get_user_agent`), nil after close.
     public var userAgent: String? {
-        isClosed ? nil : gString(webkit_settings_get_user_agent(webkit_web_view_get_settings(webView)))
+        withOpenCore { gString(webkit_settings_get_user_agent(webkit_web_view_get_settings($0.webView))) } ?? nil
     }
 
     func checkOpen() throws(GTKWebViewError) {
         if isClosed { throw .closed }
+    }
+
+    /// Runs `body` with the core on the GTK thread and returns its result; nil after close.
+    @discardableResult
+    func withOpenCore<T>(_ body: @Sendable (GTKWebViewCore) -> T) -> T? {
+        guard !isClosed else { return nil }
+        let core = self.core
+        return GTKThread.perform { body(core) }
     }
 }
 #endif

@@ -2,12 +2,13 @@
 import CWebKitGTK
 
 /// Converting between JavaScriptCore GLib values (`JSCValue`) and Swift strings without losing
-/// characters: strings go through `GBytes` (the C-string functions would stop at a NUL).
-@MainActor
+/// characters: strings go through `GBytes` (the C-string functions stop at a NUL).
+/// GTK thread only.
 enum JSCValueText {
     /// A private JavaScript context for creating reply values (any context works: WebKit serializes
-    /// the value into the page). Created on first use, kept for the process lifetime.
-    private static var replyContext: UnsafeMutablePointer<JSCContext>?
+    /// the value into the page). Created on first use on the GTK thread, kept for the process
+    /// lifetime; only ever touched on the GTK thread, hence unchecked.
+    nonisolated(unsafe) private static var replyContext: UnsafeMutablePointer<JSCContext>?
 
     /// The text of a value: its characters when it is a string (`isString` true), else its JSON text
     /// (`jsc_value_to_json`; "null" when it has none, e.g. undefined or a cyclic object).

@@ -1,5 +1,6 @@
 #if WebKitGTK
 import CWebKitGTK
+import Synchronization
 
 /// The one-shot answer to a script message posted to a handler registered with reply
 /// (`webkit_user_content_manager_register_script_message_handler_with_reply`): settles the
@@ -8,29 +9,31 @@ import CWebKitGTK
 /// Only the first ``returnValue(_:)`` or ``returnError(_:)`` has an effect; later calls return false.
 /// If the object is deallocated without an answer, the page's Promise resolves with `null`.
 /// Holds a reference to WebKit's `WebKitScriptMessageReply` until answered or deallocated.
-/// Thread: main actor.
-@MainActor
-public final class ScriptMessageReply {
-    private var reply: OpaquePointer?
+/// Thread-safe: answer from any thread; the answer is handed to WebKit on the GTK thread.
+public final class ScriptMessageReply: Sendable {
+    private let reply: Mutex<GOpaque?>
 
-    /// True once an answer was sent (or the object gave up its WebKit reply).
-    public var isSettled: Bool { reply == nil }
-
-    /// Wraps and references WebKit's reply object (`webkit_script_message_reply_ref`).
+    /// Wraps and references WebKit's reply object (`webkit_script_message_reply_ref`). GTK thread.
     init(_ reply: OpaquePointer) {
-        self.reply = webkit_script_message_reply_ref(reply)
+        self.reply = Mutex(GOpaque(webkit_script_message_reply_ref(reply)))
     }
+
+    /// True once an answer was given.
+    public var isSettled: Bool { reply.withLock { $0 == nil } }
 
     /// Resolves the page's Promise with `text` as a JavaScript string (all characters kept, NUL too).
     /// - Parameter text: the string the Promise resolves with (BridgeKit sends message JSON text).
     /// - Returns: true when this was the first answer.
     @discardableResult
     public func returnValue(_ text: String) -> Bool {
-        guard let reply, let value = JSCValueText.makeString(text) else { return false }
-        self.reply = nil
-        webkit_script_message_reply_return_value(reply, value)
-        g_object_unref(gRaw(value))
-        webkit_script_message_reply_unref(reply)
+        guard let reply = take() else { return false }
+        GTKThread.post {
+            if let value = JSCValueText.makeString(text) {
+                webkit_script_message_reply_return_value(reply.pointer, value)
+                g_object_unref(gRaw(value))
+            }
+            webkit_script_message_reply_unref(reply.pointer)
+        }
         return true
     }
 
@@ -39,24 +42,35 @@ public final class ScriptMessageReply {
     /// - Returns: true when this was the first answer.
     @discardableResult
     public func returnError(_ message: String) -> Bool {
-        guard let reply else { return false }
-        self.reply = nil
+        guard let reply = take() else { return false }
         var safe = message
         if !isCStringSafe(message) {
             safe = String(String.UnicodeScalarView(message.unicodeScalars.map { $0 == "\0" ? "\u{FFFD}" : $0 }))
         }
-        webkit_script_message_reply_return_error_message(reply, safe)
-        webkit_script_message_reply_unref(reply)
+        let text = safe
+        GTKThread.post {
+            webkit_script_message_reply_return_error_message(reply.pointer, text)
+            webkit_script_message_reply_unref(reply.pointer)
+        }
         return true
     }
 
-    isolated deinit {
-        guard let reply else { return }
-        if let null = JSCValueText.makeNull() {
-            webkit_script_message_reply_return_value(reply, null)
-            g_object_unref(gRaw(null))
+    private func take() -> GOpaque? {
+        reply.withLock { stored in
+            defer { stored = nil }
+            return stored
         }
-        webkit_script_message_reply_unref(reply)
+    }
+
+    deinit {
+        guard let reply = take() else { return }
+        GTKThread.post {
+            if let null = JSCValueText.makeNull() {
+                webkit_script_message_reply_return_value(reply.pointer, null)
+                g_object_unref(gRaw(null))
+            }
+            webkit_script_message_reply_unref(reply.pointer)
+        }
     }
 }
 

@@ -1,10 +1,10 @@
 #if WebKitGTK
 import CWebKitGTK
 
-extension GTKWebView {
+extension GTKPolicyRequest {
     /// Reads what a `decide-policy` signal asks about; nil for decision types this wrapper does
-    /// not know (WebKit then uses its default).
-    static func policyRequest(
+    /// not know (WebKit then uses its default). GTK thread.
+    static func read(
         _ decision: UnsafeMutablePointer<WebKitPolicyDecision>, type: WebKitPolicyDecisionType
     ) -> GTKPolicyRequest? {
         switch type {
@@ -47,7 +47,7 @@ extension GTKWebView {
         return result
     }
 
-    private static func navigationType(_ type: WebKitNavigationType) -> GTKPolicyRequest.NavigationType {
+    private static func navigationType(_ type: WebKitNavigationType) -> NavigationType {
         switch type {
         case WEBKIT_NAVIGATION_TYPE_LINK_CLICKED: .linkClicked
         case WEBKIT_NAVIGATION_TYPE_FORM_SUBMITTED: .formSubmitted

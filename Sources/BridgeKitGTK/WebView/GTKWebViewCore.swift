@@ -1,0 +1,129 @@
+#if WebKitGTK
+import CWebKitGTK
+import Synchronization
+
+/// The GTK-thread half of a ``GTKWebView``: owns the offscreen window, the `WebKitWebView`, its
+/// user content manager and web context, and the signal connections. Every member is used only on
+/// the GTK thread (through ``GTKThread`` hops), except the atomics, which mirror main-actor settings
+/// that signal handlers must answer synchronously.
+final class GTKWebViewCore: @unchecked Sendable {
+    /// One registered script message handler, as WebKit knows it.
+    struct HandlerRegistration {
+        let world: String?
+        let withReply: Bool
+        let signalID: gulong
+    }
+
+    let window: UnsafeMutablePointer<GtkWidget>
+    let webView: UnsafeMutablePointer<WebKitWebView>
+    let contentManager: UnsafeMutablePointer<WebKitUserContentManager>
+    let context: UnsafeMutablePointer<WebKitWebContext>
+    let cookieManager: UnsafeMutablePointer<WebKitCookieManager>
+    let signals = SignalConnections()
+    /// Registered handler names (GTK thread).
+    var handlers: [String: HandlerRegistration] = [:]
+    /// True after ``close()`` (GTK thread).
+    private(set) var isClosed = false
+    /// Where events go.
+    let reference = GTKViewReference()
+
+    /// Mirrors ``GTKWebView/suppressesErrorPages`` for the `load-failed` handler.
+    let suppressesErrorPages = Atomic<Bool>(false)
+    /// Mirrors whether ``GTKWebView/onPolicyDecision`` is set (the `decide-policy` handler must
+    /// answer at once whether it takes the decision).
+    let hasPolicyHandler = Atomic<Bool>(false)
+
+    private init(
+        window: UnsafeMutablePointer<GtkWidget>, webView: UnsafeMutablePointer<WebKitWebView>,
+        contentManager: UnsafeMutablePointer<WebKitUserContentManager>, context: UnsafeMutablePointer<WebKitWebContext>,
+        cookieManager: UnsafeMutablePointer<WebKitCookieManager>
+    ) {
+        self.window = window
+        self.webView = webView
+        self.contentManager = contentManager
+        self.context = context
+        self.cookieManager = cookieManager
+    }
+
+    /// Creates the view (GTK thread): web context, user content manager, `WebKitWebView` with the
+    /// configuration's settings applied, shown in an offscreen window. Signals are connected later
+    /// by ``connectViewSignals()``, once the Swift view exists.
+    static func make(_ configuration: GTKWebViewConfiguration) -> Result<GTKWebViewCore, GTKWebViewError> {
+        let context: UnsafeMutablePointer<WebKitWebContext>?
+        switch configuration.dataStore {
+        case .ephemeral:
+            context = webkit_web_context_new_ephemeral()
+        case .shared:
+            context = webkit_web_context_get_default()
+            if let context { g_object_ref(gRaw(context)) }  // borrowed default context; close() unrefs
+        }
+        guard let context, let manager = webkit_user_content_manager_new() else {
+            return .failure(.displayUnavailable)
+        }
+        guard let view = bk_web_view_new(context, manager), let window = gtk_offscreen_window_new(),
+            let cookieManager = webkit_web_context_get_cookie_manager(context)
+        else {
+            g_object_unref(gRaw(manager))
+            g_object_unref(gRaw(context))
+            return .failure(.displayUnavailable)
+        }
+        g_object_ref_sink(gRaw(view))
+        g_object_ref(gRaw(cookieManager))
+        let settings = webkit_web_view_get_settings(view)
+        if let name = configuration.applicationName {
+            webkit_settings_set_user_agent_with_application_details(settings, name, configuration.applicationVersion)
+        }
+        webkit_settings_set_enable_developer_extras(settings, configuration.developerExtrasEnabled ? 1 : 0)
+        gtk_window_set_default_size(
+            gCast(gRaw(window)), gint(clamping: configuration.windowSize.width),
+            gint(clamping: configuration.windowSize.height))
+        gtk_container_add(gCast(gRaw(window)), gCast(gRaw(view)))
+        gtk_widget_show_all(window)
+        return .success(
+            GTKWebViewCore(window: window, webView: view, contentManager: manager, context: context, cookieManager: cookieManager))
+    }
+
+    /// Queues an event for the Swift view (GTK thread; never blocks).
+    func post(_ event: GTKWebViewEvent) {
+        guard !isClosed else { return }
+        GTKEventQueue.shared.post(event, to: reference)
+    }
+
+    /// Disconnects every signal, unregisters handlers, removes user scripts, destroys the window and
+    /// view and drops the manager, context and cookie manager (GTK thread). Idempotent.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        signals.disconnectAll()
+        for (name, registration) in handlers {
+            unregisterInWebKit(name: name, world: registration.world)
+        }
+        handlers.removeAll()
+        webkit_user_content_manager_remove_all_scripts(contentManager)
+        webkit_web_view_stop_loading(webView)
+        gtk_widget_destroy(window)
+        g_object_unref(gRaw(webView))
+        g_object_unref(gRaw(contentManager))
+        g_object_unref(gRaw(cookieManager))
+        g_object_unref(gRaw(context))
+    }
+
+    /// Removes a WebKit handler registration. A named world needs the `_in_world` variant: the plain
+    /// one only removes the page-world registration (checked with WebKitGTK 2.50).
+    func unregisterInWebKit(name: String, world: String?) {
+        if let world {
+            webkit_user_content_manager_unregister_script_message_handler_in_world(contentManager, name, world)
+        } else {
+            webkit_user_content_manager_unregister_script_message_handler(contentManager, name)
+        }
+    }
+
+    /// The open core a signal's user data points to, or nil.
+    static func open(_ userData: UnsafeMutableRawPointer?) -> GTKWebViewCore? {
+        guard let target = SignalTarget.from(userData), let core = target.owner as? GTKWebViewCore, !core.isClosed else {
+            return nil
+        }
+        return core
+    }
+}
+#endif
