@@ -28,13 +28,47 @@ public final class BridgeRouter: Sendable {
     /// - Parameter configuration: policy, limits and default timeout.
     public init(configuration: BridgeConfiguration = BridgeConfiguration()) {
         self.configuration = configuration
+        let (jobs, continuation) = AsyncStream.makeStream(
+            of: (@Sendable () async -> Void).self, bufferingPolicy: .bufferingOldest(configuration.limits.maxPendingCalls))
+        fireAndForget = continuation
+        Task { await Self.runInOrder(jobs) }
+    }
+
+    /// Fire-and-forget calls (history notices, analytics), started one at a time in the order
+    /// they arrived, so a later notice never overtakes an earlier one. Bounded by
+    /// ``BridgeLimits/maxPendingCalls``.
+    let fireAndForget: AsyncStream<@Sendable () async -> Void>.Continuation
+
+    /// How long a fire-and-forget call may hold up the next one before it is left to finish on
+    /// its own.
+    static let fireAndForgetTurn: Duration = .seconds(1)
+
+    /// Runs each job to completion before the next, but never waits longer than
+    /// ``fireAndForgetTurn`` for one: a call that never ends cannot block the calls after it.
+    private static func runInOrder(_ jobs: AsyncStream<@Sendable () async -> Void>) async {
+        for await job in jobs {
+            let running = Task { await job() }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await running.value }
+                group.addTask { try? await Task.sleep(for: fireAndForgetTurn) }
+                await group.next()
+                group.cancelAll()
+            }
+        }
     }
 
     deinit {
+        fireAndForget.finish()
         let (calls, pageCalls) = state.withLock { ($0.takeAllCalls(), $0.takeAllPageCalls()) }
-        for (_, call) in calls {
+        for (id, call) in calls {
             call.work?.cancel()
             call.timer?.cancel()
+            // A kept reply path must still be answered once (WebKit expects every reply handler
+            // to be called); main-frame calls have no path left once the router is gone.
+            if let replyHandler = call.replyHandler {
+                let message = OutboundMessage.reply(id: id, result: .failure(.unavailable("The router was released.")))
+                replyHandler.reply((try? BridgeJSON.encode(message)).map { String(decoding: $0, as: UTF8.self) })
+            }
         }
         for call in pageCalls {
             call.timer?.cancel()

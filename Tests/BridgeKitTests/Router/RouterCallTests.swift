@@ -180,6 +180,20 @@ struct RouterCallTests {
         #expect(page.deliveries.isEmpty)
     }
 
+    @Test("Fire-and-forget calls run in arrival order (history notices never overtake each other)")
+    func fireAndForgetOrder() async throws {
+        let seen = Mutex<[Int64]>([])
+        let notice = ClosureTask(name: "notice") { (o: JSONValue, _: CallContext) -> NoResult in
+            for _ in 0..<Int(o.int("n") ?? 0) % 3 { await Task.yield() }
+            seen.withLock { $0.append(o.int("n") ?? -1) }
+            return NoResult()
+        }
+        let page = InMemoryPage(router: try makeRouter([notice]))
+        for n in 0..<200 { page.send("notice", options: ["n": .int(Int64(n))], fireAndForget: true) }
+        #expect(await eventually { seen.withLock { $0.count } == 200 })
+        #expect(seen.withLock { $0 } == (0..<200).map(Int64.init))
+    }
+
     @Test("Unsupported protocol versions, unknown kinds and a reused id are refused with invalid_message")
     func envelopeErrors() async throws {
         let gate = Mutex<CheckedContinuation<Void, Never>?>(nil)
