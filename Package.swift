@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "BridgeKitTesting", targets: ["BridgeKitTesting"]),
         .library(name: "BridgeKitGTK", targets: ["BridgeKitGTK"]),
         .executable(name: "bridgehost", targets: ["bridgehost"]),
+        .executable(name: "bridgebench", targets: ["bridgebench"]),
     ],
     traits: [
         .trait(
@@ -48,6 +49,11 @@ let package = Package(
             dependencies: ["BridgeKit", "BridgeTasks", "BridgeKitGTK"],
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "bridgebench",
+            dependencies: ["BridgeKit", "BridgeKitGTK", "BridgeTasks"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "BridgeKitTests",
             dependencies: ["BridgeKit", "BridgeKitTesting"],
@@ -58,6 +64,11 @@ let package = Package(
             dependencies: ["BridgeKit", "BridgeTasks", "BridgeKitTesting"],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "BridgeKitGTKTests", dependencies: ["BridgeKitGTK", "BridgeKit"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "BridgeKitGTKTests",
+            dependencies: ["BridgeKitGTK", "BridgeKit", "BridgeTasks"],
+            exclude: ["EndToEnd/Support/cookie_server.py"],
+            swiftSettings: strictSettings
+        ),
     ]
 )

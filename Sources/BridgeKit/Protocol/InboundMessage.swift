@@ -107,6 +107,26 @@ struct InboundEnvelope: Decodable {
         guard let key = InboundDecodingContext.key, let context = decoder.userInfo[key] as? InboundDecodingContext else {
             return .invalid(id: id, error: .unavailable("The router is not decoding."))
         }
+        do {
+            return try prepareCall(id: id, name: name, context: context) { task in
+                try task.decodeOptions(container.superDecoder(forKey: .options))
+            }
+        } catch let error as DecodingError {
+            let failure = DecodingErrorDescription(error)
+            return .call(InboundCall(id: id, taskName: name,
+                                     prepared: .failure(.invalidOptions(failure.message, path: failure.path)), refusal: nil))
+        } catch {
+            return .call(InboundCall(id: id, taskName: name,
+                                     prepared: .failure(.invalidOptions(String(describing: error), path: "")), refusal: nil))
+        }
+    }
+
+    /// The call `name` prepared for running: refused by the policy (the task's own, else the
+    /// router's) before anything else, `unknown_task` when no task has that name, otherwise the
+    /// task with the options `decodeOptions` produced for it.
+    /// - Throws: what `decodeOptions` throws; the caller maps it to `invalid_options`.
+    static func prepareCall(id: String?, name: String, context: InboundDecodingContext,
+                            decodeOptions: (AnyBridgeTask) throws -> any Sendable) throws -> InboundMessage {
         let task = context.tasks[name]
         let policy = task?.policy ?? context.policy
         if let reason = policy.refusal(for: context.source) {
@@ -116,18 +136,8 @@ struct InboundEnvelope: Decodable {
         guard let task else {
             return .call(InboundCall(id: id, taskName: name, prepared: .failure(.unknownTask(name)), refusal: nil))
         }
-        do {
-            let optionsDecoder = try container.superDecoder(forKey: .options)
-            let options = try task.decodeOptions(optionsDecoder)
-            return .call(InboundCall(id: id, taskName: name, prepared: .success(PreparedCall(task: task, options: options)), refusal: nil))
-        } catch let error as DecodingError {
-            let failure = DecodingErrorDescription(error)
-            return .call(InboundCall(id: id, taskName: name,
-                                     prepared: .failure(.invalidOptions(failure.message, path: failure.path)), refusal: nil))
-        } catch {
-            return .call(InboundCall(id: id, taskName: name,
-                                     prepared: .failure(.invalidOptions(String(describing: error), path: "")), refusal: nil))
-        }
+        let options = try decodeOptions(task)
+        return .call(InboundCall(id: id, taskName: name, prepared: .success(PreparedCall(task: task, options: options)), refusal: nil))
     }
 
     private static func decodeReply(_ container: KeyedDecodingContainer<Key>, id: String?) -> InboundMessage {

@@ -32,7 +32,9 @@ extension BridgeRouter {
     ///
     /// The reply goes through the call's ``ReplyHandler``, when it has one, for subframe calls,
     /// for calls the policy refused (no script is evaluated for a refused sender, field case
-    /// R27) and when no channel is connected; otherwise as a script through the page channel,
+    /// R27), when no channel is connected, and when the path carries final replies
+    /// (``ReplyHandler/carriesFinalReplies``: one engine round trip instead of two); a subframe or refused sender without one gets no
+    /// reply at all (only a log record); otherwise it goes as a script through the page channel,
     /// so it arrives after the call's progress messages. A reply that is too large is replaced by `payload_too_large`,
     /// and one that cannot be encoded by `invalid_result`.
     func deliverFinal(_ message: OutboundMessage, id: String, call: PendingCall, via channel: PageChannel? = nil,
@@ -40,13 +42,15 @@ extension BridgeRouter {
         let json = encodeBounded(message, id: id)
         let outcome = Self.outcome(of: json.message)
         let hasChannel = state.withLock { $0.channel != nil } || channel != nil
-        if let replyHandler = call.replyHandler, refused || !call.source.isMainFrame || !hasChannel {
-            let answered = replyHandler.reply(String(decoding: json.data, as: UTF8.self))
+        if let replyHandler = call.replyHandler, refused || !call.source.isMainFrame || !hasChannel || replyHandler.carriesFinalReplies {
+            let answered = replyHandler.reply(json.data.text)
             record(.outbound, "reply", id: id, task: call.taskName, outcome: outcome,
                    reason: answered ? nil : "no_reply_path", bytes: answered ? json.data.count : 0)
             return
         }
-        if refused {
+        if refused || !call.source.isMainFrame {
+            // A script reaches the main frame only: never answer a refused sender or a subframe
+            // that way (it would settle the main frame's call of the same id).
             record(.outbound, "reply", id: id, task: call.taskName, outcome: outcome, reason: "no_reply_path")
             return
         }
@@ -54,11 +58,19 @@ extension BridgeRouter {
         await deliver(json.data, kind: "reply", id: id, task: call.taskName, outcome: outcome, generation: generation, channel: channel)
     }
 
+    /// Evaluates the script carrying `json` in the page (see the ``OutboundJSON`` overload).
+    @discardableResult
+    func deliver(_ json: Data, kind: String, id: String?, task: String?, outcome: String? = nil,
+                 generation: UInt64, channel explicitChannel: PageChannel? = nil) async -> Bool {
+        await deliver(OutboundJSON(json), kind: kind, id: id, task: task, outcome: outcome, generation: generation,
+                      channel: explicitChannel)
+    }
+
     /// Evaluates the script carrying `json` in the page, unless the page changed since
     /// `generation` or there is no channel; either way the traffic log says what happened.
     /// - Returns: whether the script was handed to the engine without error.
     @discardableResult
-    func deliver(_ json: Data, kind: String, id: String?, task: String?, outcome: String? = nil,
+    func deliver(_ json: OutboundJSON, kind: String, id: String?, task: String?, outcome: String? = nil,
                  generation: UInt64, channel explicitChannel: PageChannel? = nil) async -> Bool {
         let (channel, current) = state.withLock { ($0.channel, $0.generation) }
         guard generation == current else {
@@ -70,7 +82,7 @@ extension BridgeRouter {
             return false
         }
         do {
-            try await channel.evaluate(PageScript.build(calling: .receive, json: json))
+            try await channel.evaluate(PageScript.build(calling: .receive, jsonParts: json.parts))
             record(.outbound, kind, id: id, task: task, outcome: outcome, bytes: json.count)
             return true
         } catch {
@@ -81,18 +93,19 @@ extension BridgeRouter {
 
     /// Encodes `message`, replacing a reply that cannot be encoded or exceeds
     /// ``BridgeLimits/maxPayloadBytes`` by the matching error reply.
-    func encodeBounded(_ message: OutboundMessage, id: String) -> (message: OutboundMessage, data: Data) {
+    func encodeBounded(_ message: OutboundMessage, id: String) -> (message: OutboundMessage, data: OutboundJSON) {
         let limit = configuration.limits.maxPayloadBytes
         let replacement: BridgeError
         do {
-            let data = try BridgeJSON.encode(message)
-            if data.count <= limit { return (message, data) }
-            replacement = .payloadTooLarge(bytes: data.count, limit: limit)
+            let data = try message.encodedParts()
+            let count = data.count
+            if count <= limit { return (message, data) }
+            replacement = .payloadTooLarge(bytes: count, limit: limit)
         } catch {
             replacement = .invalidResult("The result could not be encoded as JSON: \(error)")
         }
         let fallback = OutboundMessage.reply(id: id, result: .failure(replacement))
-        return (fallback, (try? BridgeJSON.encode(fallback)) ?? Data())
+        return (fallback, OutboundJSON((try? BridgeJSON.encode(fallback)) ?? Data()))
     }
 
     static func outcome(of message: OutboundMessage) -> String? {
@@ -138,7 +151,7 @@ extension BridgeRouter {
             guard data.count <= configuration.limits.maxPayloadBytes else {
                 throw BridgeError.payloadTooLarge(bytes: data.count, limit: configuration.limits.maxPayloadBytes)
             }
-            guard call.replyHandler == nil else {
+            guard call.replyHandler?.carriesFinalReplies ?? true, call.source.isMainFrame else {
                 // Subframe calls have no ordered script path to their frame; progress is not delivered.
                 record(.outbound, "progress", id: id, task: call.taskName, reason: "subframe_not_delivered")
                 return

@@ -55,8 +55,11 @@ extension BridgeRouter {
         let json = try encodeForPage(.call(id: id, handler: handler, options: options))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let registered = state.withLock { state -> Bool in
-                    guard state.generation == generation, !state.isClosed else { return false }
+                let refusal = state.withLock { state -> BridgeError? in
+                    guard state.generation == generation, !state.isClosed else { return .navigated() }
+                    // Checked under the lock the cancellation handler takes too: a cancel that came
+                    // before this registration found nothing to fail, so it is honoured here.
+                    guard !Task.isCancelled else { return .cancelled() }
                     var entry = PendingPageCall(handler: handler, generation: generation, continuation: continuation)
                     if let timeout {
                         entry.timer = Task { [weak self] in
@@ -65,10 +68,10 @@ extension BridgeRouter {
                         }
                     }
                     state.pageCalls[id] = entry
-                    return true
+                    return nil
                 }
-                guard registered else {
-                    continuation.resume(throwing: BridgeError.navigated())
+                if let refusal {
+                    continuation.resume(throwing: refusal)
                     return
                 }
                 Task { [self] in

@@ -14,54 +14,76 @@ extension BridgeRouter {
     ///   - replyHandler: the engine's structured reply path for this message, if it has one.
     ///     The router always answers it exactly once (see ``ReplyHandler``).
     public func receive(_ body: MessageBody, from source: MessageSource, replyHandler: ReplyHandler? = nil) {
-        let text: Data
         switch body {
         case .absent:
             return reject(id: nil, .invalidMessage("The message has no body."), bytes: 0, source: source, replyHandler: replyHandler)
-        case .string(let string):
-            text = Data(string.utf8)
+        case .string(var string):
+            // The string's own UTF-8 storage, not a copy (a bridged string is made contiguous once).
+            string.withUTF8 { handle($0, from: source, replyHandler: replyHandler) }
         case .json(let data):
             guard let unwrapped = Self.unwrapJSONString(data) else {
                 return reject(id: nil, .invalidMessage("The body is not valid JSON."), bytes: data.count, source: source, replyHandler: replyHandler)
             }
-            text = unwrapped
+            unwrapped.withUnsafeBytes { handle($0.bindMemory(to: UInt8.self), from: source, replyHandler: replyHandler) }
         }
-        handle(text, from: source, replyHandler: replyHandler)
     }
 
-    private func handle(_ text: Data, from source: MessageSource, replyHandler: ReplyHandler?) {
+    /// Routes one body. `text` is only read during the call.
+    ///
+    /// A plain call envelope (the shim's usual message) takes the fast path: ``CallEnvelopeScan``
+    /// reads the envelope members in one pass and only the options go through `JSONDecoder`.
+    /// Everything else, and every fast-path failure, takes the general path (``BodyScan``, then
+    /// ``InboundEnvelope`` decoding the whole body), which produces every error.
+    private func handle(_ text: UnsafeBufferPointer<UInt8>, from source: MessageSource, replyHandler: ReplyHandler?) {
         let limits = configuration.limits
-        let scan = text.withUnsafeBytes { BodyScan($0.bindMemory(to: UInt8.self)) }
+        if text.count <= limits.maxPayloadBytes, let scan = CallEnvelopeScan(text) {
+            if scan.depth > limits.maxDepth {
+                return rejectUnreadable(id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source,
+                                        replyHandler: replyHandler)
+            }
+            let (tasks, isClosed) = state.withLock { ($0.tasks, $0.isClosed) }
+            if isClosed {
+                return reject(id: scan.id, .unavailable("The router was closed."), bytes: text.count, source: source,
+                              replyHandler: replyHandler, task: scan.task)
+            }
+            let context = InboundDecodingContext(tasks: tasks, source: source, policy: configuration.policy)
+            if case .call(let call)? = InboundEnvelope.fastCall(scan, in: text, context: context) {
+                return start(call, from: source, replyHandler: replyHandler, bytes: text.count)
+            }
+        }
+        let scan = BodyScan(text)
         if text.count > limits.maxPayloadBytes {
-            return reject(id: scan.id, .payloadTooLarge(bytes: text.count, limit: limits.maxPayloadBytes),
+            return rejectUnreadable(id: scan.id, .payloadTooLarge(bytes: text.count, limit: limits.maxPayloadBytes),
                           bytes: text.count, source: source, replyHandler: replyHandler)
         }
         if scan.depth > limits.maxDepth {
-            return reject(id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source, replyHandler: replyHandler)
+            return rejectUnreadable(id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source, replyHandler: replyHandler)
         }
         let (tasks, isClosed) = state.withLock { ($0.tasks, $0.isClosed) }
-        if isClosed {
-            return reject(id: scan.id, .unavailable("The router was closed."), bytes: text.count, source: source, replyHandler: replyHandler)
-        }
         let decoder = BridgeJSON.makeDecoder()
         if let key = InboundDecodingContext.key {
             decoder.userInfo[key] = InboundDecodingContext(tasks: tasks, source: source, policy: configuration.policy)
         }
         let message: InboundMessage
         do {
-            message = try decoder.decode(InboundEnvelope.self, from: text).message
+            message = try decoder.decode(InboundEnvelope.self, from: Data(text)).message
         } catch {
-            return reject(id: scan.id, .invalidMessage("The body is not valid JSON."), bytes: text.count, source: source, replyHandler: replyHandler)
+            return rejectUnreadable(id: scan.id, .invalidMessage("The body is not valid JSON."), bytes: text.count, source: source, replyHandler: replyHandler)
         }
         switch message {
         case .invalid(let id, let error):
-            reject(id: id, error, bytes: text.count, source: source, replyHandler: replyHandler)
+            rejectUnreadable(id: id, error, bytes: text.count, source: source, replyHandler: replyHandler)
         case .cancel(let id):
             replyHandler?.reply(nil)
             cancelCall(id, from: source)
         case .reply(let id, let result):
             replyHandler?.reply(nil)
             settlePageCall(id, result: result, from: source, bytes: text.count)
+        case .call(let call) where isClosed:
+            // Only calls are answered `unavailable`: a cancel or a reply after close names a call
+            // that has already settled, and must not get a second final reply.
+            reject(id: call.id, .unavailable("The router was closed."), bytes: text.count, source: source,
+                   replyHandler: replyHandler, task: call.taskName)
         case .call(let call):
             start(call, from: source, replyHandler: replyHandler, bytes: text.count)
         }
@@ -77,7 +99,7 @@ extension BridgeRouter {
 
     /// Answers a message that cannot run: with an error reply when it named an id, otherwise
     /// only a log record (field case R13: no id, nothing to answer).
-    private func reject(id: String?, _ error: BridgeError, bytes: Int, source: MessageSource, replyHandler: ReplyHandler?,
+    func reject(id: String?, _ error: BridgeError, bytes: Int, source: MessageSource, replyHandler: ReplyHandler?,
                         task: String? = nil, reason: String? = nil) {
         record(.inbound, "call", id: id, task: task, outcome: error.code, reason: reason, bytes: bytes)
         guard let id else {
@@ -105,24 +127,33 @@ extension BridgeRouter {
             replyHandler?.reply(nil)
             record(.inbound, "call", id: nil, task: call.taskName, bytes: bytes)
             let context = CallContext(callID: nil, taskName: call.taskName, source: source, pageGeneration: pageGeneration)
-            Task { [self] in
+            // Weak: a task that never ends must not keep the router (and its page) alive.
+            let queued = fireAndForget.yield { [weak self] in
                 do {
                     _ = try await prepared.task.run(prepared.options, context)
                 } catch {
-                    record(.outbound, "reply", id: nil, task: call.taskName, outcome: Self.bridgeError(error).code, reason: "fire_and_forget")
+                    self?.record(.outbound, "reply", id: nil, task: call.taskName, outcome: Self.bridgeError(error).code,
+                                 reason: "fire_and_forget")
                 }
+            }
+            if case .dropped = queued {
+                record(.outbound, "reply", id: nil, task: call.taskName, outcome: "too_many_pending_calls", reason: "fire_and_forget")
             }
             return
         }
         let limits = configuration.limits
         let timeout = prepared.task.timeout ?? configuration.defaultTimeout
-        let admitted: BridgeError? = state.withLock { state in
-            if state.calls[id] != nil { return .invalidMessage("The id \"\(id)\" is already in use.") }
-            if state.calls.count >= limits.maxPendingCalls { return .tooManyPendingCalls(limit: limits.maxPendingCalls) }
+        // Decided under the lock that close() takes too: a call admitted after close() would never
+        // settle, and a reply handler released here must be answered here (race with close()).
+        let admitted: Result<Bool, BridgeError> = state.withLock { state in
+            if state.isClosed { return .failure(.unavailable("The router was closed.")) }
+            if state.calls[id] != nil { return .failure(.invalidMessage("The id \"\(id)\" is already in use.")) }
+            if state.calls.count >= limits.maxPendingCalls { return .failure(.tooManyPendingCalls(limit: limits.maxPendingCalls)) }
             let generation = state.generation
-            // Main-frame replies go by script, in order after progress; other calls, or any call
-            // while no channel is connected, keep the structured reply path for the final reply.
-            let keepsReplyHandler = !source.isMainFrame || state.channel == nil
+            // Main-frame replies go by script, in order after progress; other calls, any call
+            // while no channel is connected, and paths that carry final replies keep the
+            // structured reply path for the final reply.
+            let keepsReplyHandler = !source.isMainFrame || state.channel == nil || replyHandler?.carriesFinalReplies == true
             var entry = PendingCall(taskName: call.taskName, generation: generation, source: source,
                                     replyHandler: keepsReplyHandler ? replyHandler : nil)
             let context = makeContext(id: id, task: call.taskName, source: source, generation: generation)
@@ -142,12 +173,14 @@ extension BridgeRouter {
                 }
             }
             state.calls[id] = entry
-            return nil
+            return .success(keepsReplyHandler)
         }
-        if let admitted {
-            return reject(id: id, admitted, bytes: bytes, source: source, replyHandler: replyHandler, task: call.taskName)
+        switch admitted {
+        case .failure(let error):
+            return reject(id: id, error, bytes: bytes, source: source, replyHandler: replyHandler, task: call.taskName)
+        case .success(let keptReplyHandler):
+            if !keptReplyHandler { replyHandler?.reply(nil) }
         }
-        if source.isMainFrame, state.withLock({ $0.channel != nil }) { replyHandler?.reply(nil) }
         record(.inbound, "call", id: id, task: call.taskName, bytes: bytes)
     }
 

@@ -29,13 +29,22 @@ public enum JavaScriptEmbedding {
     public static func expression(fromJSON json: Data) -> String {
         var out = [UInt8]()
         out.reserveCapacity(json.count + json.count / 32 + 16)
-        let hasProtoKey = json.withUnsafeBytes { raw -> Bool in
-            escape(raw.bindMemory(to: UInt8.self), into: &out)
-        }
-        if hasProtoKey {
-            return "JSON.parse(" + stringLiteral(String(decoding: json, as: UTF8.self)) + ")"
+        json.withUnsafeBytes { raw in
+            appendExpression(fromJSON: raw.bindMemory(to: UInt8.self), to: &out)
         }
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the expression for the JSON text `json` to `out` (see ``expression(fromJSON:)``),
+    /// so a script can be built in one buffer without copying the payload again.
+    static func appendExpression(fromJSON json: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        let start = out.count
+        guard escape(json, into: &out) else { return }
+        // A `__proto__` key: embed the text through `JSON.parse` instead (rare; see the type).
+        out.removeSubrange(start...)
+        out.append(contentsOf: "JSON.parse(".utf8)
+        out.append(contentsOf: stringLiteral(String(decoding: json, as: UTF8.self)).utf8)
+        out.append(UInt8(ascii: ")"))
     }
 
     /// Returns a double-quoted JavaScript string literal for `text`, escaped like JSON and with
@@ -68,52 +77,77 @@ public enum JavaScriptEmbedding {
     private static let hexDigits = Array("0123456789abcdef".utf8)
     private static let protoKey = Array("\"__proto__\"".utf8)
 
+    /// Bytes that end a run of plain string content: `"`, `\\`, `<` and 0xE2 (the first byte of
+    /// U+2028 and U+2029).
+    private static let stopsStringRun: [Bool] = (0...255).map { byte in
+        byte == 0x22 || byte == 0x5C || byte == 0x3C || byte == 0xE2
+    }
+
     /// Copies `bytes` into `out`, escaping as described on the type.
+    ///
+    /// Most JSON needs few or no changes, so the loop only finds the places that do and copies
+    /// the unchanged runs between them in bulk (`flushed` marks how far the input was copied).
     /// - Returns: whether a `"__proto__"` object key was seen.
     private static func escape(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> Bool {
-        var index = 0
+        guard let base = bytes.baseAddress else { return false }
         let count = bytes.count
+        var index = 0
+        var flushed = 0
         var sawProtoKey = false
-        while index < count {
-            let byte = bytes[index]
-            if byte == quote {
-                let start = index
-                out.append(byte)
-                index += 1
-                while index < count {
-                    let b = bytes[index]
-                    if b == backslash, index + 1 < count {
-                        out.append(b)
-                        out.append(bytes[index + 1])
-                        index += 2
-                        continue
-                    }
-                    if b == quote {
-                        out.append(b)
-                        index += 1
-                        break
-                    }
-                    if b == UInt8(ascii: "<") {
-                        appendUnicodeEscape(0x3C, into: &out)
-                    } else if b == 0xE2, index + 2 < count, bytes[index + 1] == 0x80,
-                              bytes[index + 2] == 0xA8 || bytes[index + 2] == 0xA9 {
-                        appendUnicodeEscape(bytes[index + 2] == 0xA8 ? 0x2028 : 0x2029, into: &out)
-                        index += 2
-                    } else {
-                        out.append(b)
-                    }
-                    index += 1
-                }
-                if !sawProtoKey, index - start == protoKey.count, isProtoKey(bytes, from: start, end: index) {
-                    sawProtoKey = true
-                }
-            } else if byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) {
-                index = copyNumber(bytes, from: index, into: &out)
-            } else {
-                out.append(byte)
-                index += 1
+        func flush(upTo end: Int) {
+            let end = min(end, count)
+            if end > flushed {
+                out.append(contentsOf: UnsafeBufferPointer(start: base + flushed, count: end - flushed))
+                flushed = end
             }
         }
+        stopsStringRun.withUnsafeBufferPointer { stops in
+            while index < count {
+                let byte = base[index]
+                if byte == quote {
+                    let start = index
+                    index += 1
+                    while index < count {
+                        let b = base[index]
+                        if !stops[Int(b)] {
+                            index += 1
+                            continue
+                        }
+                        if b == quote { break }
+                        if b == backslash {
+                            index += 2
+                            continue
+                        }
+                        if b == UInt8(ascii: "<") {
+                            flush(upTo: index)
+                            appendUnicodeEscape(0x3C, into: &out)
+                            flushed = index + 1
+                        } else if index + 2 < count, base[index + 1] == 0x80, base[index + 2] == 0xA8 || base[index + 2] == 0xA9 {
+                            flush(upTo: index)
+                            appendUnicodeEscape(base[index + 2] == 0xA8 ? 0x2028 : 0x2029, into: &out)
+                            index += 2
+                            flushed = index + 1
+                        }
+                        index += 1
+                    }
+                    index += 1  // past the closing quote
+                    if !sawProtoKey, index - start == protoKey.count, index <= count, isProtoKey(bytes, from: start, end: index) {
+                        sawProtoKey = true
+                    }
+                } else if byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) {
+                    let end = numberEnd(bytes, from: index)
+                    if let quoted = quotedIfUnsafe(bytes, from: index, to: end) {
+                        flush(upTo: index)
+                        out.append(contentsOf: quoted)
+                        flushed = end
+                    }
+                    index = end
+                } else {
+                    index += 1
+                }
+            }
+        }
+        flush(upTo: count)
         return sawProtoKey
     }
 
@@ -129,32 +163,28 @@ public enum JavaScriptEmbedding {
         return next < bytes.count && bytes[next] == UInt8(ascii: ":")
     }
 
-    /// Copies one JSON number token, quoting an integer outside ±(2^53−1).
-    /// - Returns: the index after the token.
-    private static func copyNumber(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into out: inout [UInt8]) -> Int {
+    /// The index after the JSON number token that starts at `start`.
+    private static func numberEnd(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var end = start
-        var isInteger = true
         while end < bytes.count {
             let b = bytes[end]
-            if b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") || b == UInt8(ascii: "-") {
-                end += 1
-            } else if b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") || b == UInt8(ascii: "+") {
-                isInteger = false
-                end += 1
-            } else {
-                break
-            }
-        }
-        let token = UnsafeBufferPointer(rebasing: bytes[start..<end])
-        let digitCount = token.count - (token.first == UInt8(ascii: "-") ? 1 : 0)
-        if isInteger && digitCount >= 16 && !isSafeInteger(token) {
-            out.append(quote)
-            out.append(contentsOf: token)
-            out.append(quote)
-        } else {
-            out.append(contentsOf: token)
+            let isNumberByte = (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "-")
+                || b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") || b == UInt8(ascii: "+")
+            guard isNumberByte else { break }
+            end += 1
         }
         return end
+    }
+
+    /// The token `bytes[start..<end]` written as a JSON string when it is an integer outside
+    /// ±(2^53−1), or `nil` when it can stay a number.
+    private static func quotedIfUnsafe(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> [UInt8]? {
+        let token = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        let digitCount = token.count - (token.first == UInt8(ascii: "-") ? 1 : 0)
+        guard digitCount >= 16 else { return nil }
+        let isInteger = !token.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") || $0 == UInt8(ascii: "+") }
+        guard isInteger, !isSafeInteger(token) else { return nil }
+        return [quote] + Array(token) + [quote]
     }
 
     private static func isSafeInteger(_ token: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -42,15 +42,28 @@ public enum PageScript {
     /// - Returns: script text whose completion value is `undefined`, so every engine accepts
     ///   the result (WebKit reports an error for results it cannot serialise).
     public static func build(calling function: PageFunction, json: Data) -> String {
-        let argument = JavaScriptEmbedding.expression(fromJSON: json)
-        var script = String()
-        script.reserveCapacity(function.source.utf8.count + argument.utf8.count + 9)
-        script += function.source
-        script += "("
-        script += argument
-        script += ");void 0"
-        return script
+        build(calling: function, jsonParts: [json])
     }
+
+    /// Builds the script for a JSON text given in pieces that join to it, each starting and
+    /// ending outside any string or number (``OutboundJSON``). Each piece is escaped straight
+    /// into the one script buffer, so the payload is copied once.
+    static func build(calling function: PageFunction, jsonParts: [Data]) -> String {
+        let payloadBytes = jsonParts.reduce(0) { $0 + $1.count }
+        var script = [UInt8]()
+        script.reserveCapacity(function.source.utf8.count + payloadBytes + payloadBytes / 32 + 16)
+        script.append(contentsOf: function.source.utf8)
+        script.append(UInt8(ascii: "("))
+        for part in jsonParts {
+            part.withUnsafeBytes { raw in
+                JavaScriptEmbedding.appendExpression(fromJSON: raw.bindMemory(to: UInt8.self), to: &script)
+            }
+        }
+        script.append(contentsOf: Self.ending)
+        return String(decoding: script, as: UTF8.self)
+    }
+
+    private static let ending: [UInt8] = Array(");void 0".utf8)
 
     /// Encodes `value` with ``BridgeJSON/encode(_:)`` and builds the script calling `function`.
     ///

@@ -38,11 +38,12 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
             _ = message.reply?.returnValue("")
             return
         }
+        // The relay hands a non-empty reply to the shim as `webbridge:message`, so final replies
+        // travel with the message's own reply (one IPC message instead of an empty answer plus
+        // an evaluated script). `returnValue` is thread-safe and answers at once on the GTK
+        // thread: no task hop per call.
         let replyHandler = message.reply.map { reply in
-            let box = MainActorBox(reply)
-            return ReplyHandler { json in
-                Task { @MainActor in _ = box.value.returnValue(json ?? "") }
-            }
+            ReplyHandler(carriesFinalReplies: true) { json in _ = reply.returnValue(json ?? "") }
         }
         proxy.receive(.string(envelope.body), from: envelope.source, replyHandler: replyHandler)
     }
@@ -50,7 +51,7 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
 
 /// Carries a main-actor object through a `@Sendable` closure that only touches it on the main actor.
 final class MainActorBox<Value: AnyObject>: @unchecked Sendable {
-    // Only read inside `@MainActor` code (see `GTKMessageHandlerRegistry.forward`).
+    // Only read inside `@MainActor` code (see `GTKWebCookieStore`).
     let value: Value
     init(_ value: Value) { self.value = value }
 }

@@ -16,9 +16,17 @@ struct RelayEnvelope: Decodable {
     }
 
     /// Parses the relay's JSON text; `nil` when it is not a relay envelope (the handler lives in a
-    /// world only the relay can post from, so that means a bug, never page input).
+    /// world only the relay can post from, so that means a bug, never page input). The relay's
+    /// own format takes ``fastParse(_:)``; anything else goes through `JSONDecoder`.
     static func parse(_ text: String) -> RelayEnvelope? {
-        try? JSONDecoder().decode(RelayEnvelope.self, from: Data(text.utf8))
+        var text = text
+        return text.withUTF8 { bytes in
+            if let envelope = fastParse(bytes) { return envelope }
+            guard let base = bytes.baseAddress else { return nil }
+            // No copy of the text: the decoder only reads it during this call.
+            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
+            return try? JSONDecoder().decode(RelayEnvelope.self, from: data)
+        }
     }
 }
 #endif

@@ -71,7 +71,9 @@ public final class WebKitGTKBridgeHost {
         self.attachment = attachment
         router.connect(PageChannel { [weak webView] script in
             guard let webView else { throw BridgeError.unavailable("The web view was closed.") }
-            try await webView.evaluateJavaScript(script)
+            // BridgeKit's scripts already end in `;void 0`; this variant passes the script as it
+            // is (`evaluateJavaScript` would append to it, copying the whole payload once more).
+            _ = try await webView.evaluateJavaScriptReturningJSON(script)
         })
         let observedLoad = webView.onLoadEvent
         webView.onLoadEvent = { [weak self] event in

@@ -1,0 +1,206 @@
+import Foundation
+
+/// The common message in one strict pass: a page-to-native call whose envelope is plain.
+///
+/// Most bodies are `{"v":1,"kind":"call","id":"…","task":"…","options":…}` written by the shim's
+/// `JSON.stringify`. For those, decoding the envelope with `JSONDecoder` costs as much as
+/// decoding small options, so the router reads the envelope members itself and hands only the
+/// `options` bytes to `JSONDecoder` (which validates them). Anything unusual makes the scan give
+/// up (`nil`) and the router decodes the whole body the general way, which produces every error
+/// exactly as before: escapes in a key or in `kind`/`id`/`task`, `callbackId`, any other member,
+/// a duplicate member, `v` other than the token `1`, `kind` other than `"call"`, a control
+/// character or invalid UTF-8 in a string, text after the object.
+///
+/// When it succeeds, ``depth`` and ``id`` equal what ``BodyScan`` reports for the same bytes.
+struct CallEnvelopeScan {
+    /// The call id, if the body has one.
+    let id: String?
+    /// The task name (non-empty).
+    let task: String
+    /// The byte range of the `options` value, or `nil` when the member is absent.
+    let options: Range<Int>?
+    /// The deepest nesting, counting the envelope object as 1 (as ``BodyScan/depth``).
+    let depth: Int
+
+    /// Scans `bytes`; `nil` when the body is not a plain call envelope.
+    init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var reader = Reader(bytes: bytes)
+        guard reader.skipSpace() == UInt8(ascii: "{") else { return nil }
+        reader.index += 1
+        var seen: UInt8 = 0  // one bit per known member
+        var id: String?
+        var task: String?
+        var options: Range<Int>?
+        var depth = 1
+        while true {
+            guard reader.skipSpace() == UInt8(ascii: "\""), let key = reader.plainString() else { return nil }
+            guard reader.skipSpace() == UInt8(ascii: ":") else { return nil }
+            reader.index += 1
+            guard reader.skipSpace() != nil else { return nil }
+            let member: UInt8
+            switch Self.member(key) {
+            case .v:
+                member = 1
+                guard reader.skipToken() == 1, bytes[reader.index - 1] == UInt8(ascii: "1") else { return nil }
+            case .kind:
+                member = 2
+                guard let value = reader.plainString(), Self.equals(value, "call") else { return nil }
+            case .id:
+                member = 4
+                guard let value = reader.plainString(), let text = String(validating: value, as: UTF8.self) else { return nil }
+                id = text
+            case .task:
+                member = 8
+                guard let value = reader.plainString(), !value.isEmpty,
+                      let text = String(validating: value, as: UTF8.self) else { return nil }
+                task = text
+            case .options:
+                member = 16
+                let start = reader.index
+                guard let nesting = reader.skipValue() else { return nil }
+                options = start..<reader.index
+                depth = 1 + nesting
+            case nil:
+                return nil
+            }
+            guard seen & member == 0 else { return nil }
+            seen |= member
+            switch reader.skipSpace() {
+            case UInt8(ascii: ","):
+                reader.index += 1
+            case UInt8(ascii: "}"):
+                reader.index += 1
+                guard reader.skipSpace() == nil, let task else { return nil }
+                self.id = id
+                self.task = task
+                self.options = options
+                self.depth = depth
+                return
+            default:
+                return nil
+            }
+        }
+    }
+
+    private enum Member { case v, kind, id, task, options }
+
+    private static func member(_ key: UnsafeBufferPointer<UInt8>) -> Member? {
+        switch key.count {
+        case 1: return key[0] == UInt8(ascii: "v") ? .v : nil
+        case 2: return Self.equals(key, "id") ? .id : nil
+        case 4: return Self.equals(key, "kind") ? .kind : Self.equals(key, "task") ? .task : nil
+        case 7: return Self.equals(key, "options") ? .options : nil
+        default: return nil
+        }
+    }
+
+    /// Whether `bytes` are exactly the UTF-8 bytes of `text`.
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
+        guard bytes.count == text.utf8CodeUnitCount, let base = bytes.baseAddress else { return false }
+        return memcmp(base, text.utf8Start, bytes.count) == 0
+    }
+
+    /// A cursor over the body.
+    private struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        /// Skips JSON whitespace; returns the next byte, or `nil` at the end.
+        mutating func skipSpace() -> UInt8? {
+            while index < bytes.count {
+                let byte = bytes[index]
+                guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return byte }
+                index += 1
+            }
+            return nil
+        }
+
+        /// Reads a string without escapes or control characters at the cursor (which is on its
+        /// opening quote) and returns its content bytes; `nil` for anything else.
+        mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+            let start = index + 1
+            var end = start
+            while end < bytes.count {
+                let byte = bytes[end]
+                if byte == UInt8(ascii: "\"") {
+                    index = end + 1
+                    return UnsafeBufferPointer(rebasing: bytes[start..<end])
+                }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+                end += 1
+            }
+            return nil
+        }
+
+        /// Skips a scalar token (number, `true`, `false`, `null`); returns its length.
+        mutating func skipToken() -> Int {
+            let start = index
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]")
+                    || byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { break }
+                index += 1
+            }
+            return index - start
+        }
+
+        /// Skips one value without validating it (`JSONDecoder` validates the options later):
+        /// strings with their escapes, and arrays and objects by counting brackets outside
+        /// strings, as ``BodyScan`` counts them.
+        /// - Returns: the deepest bracket nesting inside the value, or `nil` when it does not end.
+        mutating func skipValue() -> Int? {
+            guard index < bytes.count else { return nil }
+            let first = bytes[index]
+            if first == UInt8(ascii: "\"") {
+                return skipString() ? 0 : nil
+            }
+            guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
+                return skipToken() > 0 ? 0 : nil
+            }
+            var level = 0
+            var deepest = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    guard skipString() else { return nil }
+                    continue
+                }
+                if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                    level += 1
+                    deepest = max(deepest, level)
+                } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+                    level -= 1
+                    if level == 0 {
+                        index += 1
+                        return deepest
+                    }
+                }
+                index += 1
+            }
+            return nil
+        }
+
+        /// Skips a string at the cursor, escapes included; `false` when it does not end.
+        /// Finds each candidate closing quote with `memchr` and checks it is not escaped.
+        mutating func skipString() -> Bool {
+            guard let base = bytes.baseAddress else { return false }
+            var from = index + 1
+            while from < bytes.count {
+                guard let found = memchr(base + from, Int32(UInt8(ascii: "\"")), bytes.count - from) else { return false }
+                let quote = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
+                // The quote is escaped when an odd number of backslashes precede it.
+                var backslashes = 0
+                while quote - backslashes - 1 > index, base[quote - backslashes - 1] == UInt8(ascii: "\\") {
+                    backslashes += 1
+                }
+                if backslashes % 2 == 0 {
+                    index = quote + 1
+                    return true
+                }
+                from = quote + 1
+            }
+            return false
+        }
+    }
+}

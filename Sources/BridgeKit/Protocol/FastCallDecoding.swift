@@ -1,0 +1,38 @@
+import Foundation
+
+extension InboundEnvelope {
+    /// Prepares the call a ``CallEnvelopeScan`` found, decoding only the `options` bytes with
+    /// `JSONDecoder` (into the task's `Options` type, as the general path does).
+    ///
+    /// - Parameters:
+    ///   - scan: the scanned envelope.
+    ///   - body: the body bytes the scan ran over; only read during the call.
+    ///   - context: the router's tasks, the sender and the policy.
+    /// - Returns: the prepared call, or `nil` when the options do not decode: the caller then
+    ///   decodes the whole body the general way, which reports the error exactly as before
+    ///   (`invalid_options` with its path, or `invalid_message` for text that is not JSON).
+    static func fastCall(_ scan: CallEnvelopeScan, in body: UnsafeBufferPointer<UInt8>,
+                         context: InboundDecodingContext) -> InboundMessage? {
+        try? prepareCall(id: scan.id, name: scan.task, context: context) { task in
+            guard let range = scan.options, let base = body.baseAddress, !range.isEmpty else {
+                // An absent `options` member decodes as JSON null, as `superDecoder(forKey:)` does.
+                return try BridgeJSON.makeDecoder().decode(TaskOptions.self, from: Self.null, configuration: task).value
+            }
+            // No copy: the decoder reads the body's own bytes while this call runs.
+            let options = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base + range.lowerBound),
+                               count: range.count, deallocator: .none)
+            return try BridgeJSON.makeDecoder().decode(TaskOptions.self, from: options, configuration: task).value
+        }
+    }
+
+    private static let null = Data("null".utf8)
+}
+
+/// Decodes a task's options at the top level of a JSON text, with the task's own `Options` type.
+private struct TaskOptions: DecodableWithConfiguration {
+    let value: any Sendable
+
+    init(from decoder: any Decoder, configuration task: AnyBridgeTask) throws {
+        value = try task.decodeOptions(decoder)
+    }
+}

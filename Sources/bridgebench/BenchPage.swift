@@ -1,0 +1,77 @@
+/// The page every end-to-end measurement runs in. Both paths run in the same document:
+///
+/// - **router**: `WebBridge.call("BenchEcho", payload)` through BridgeKit's shim (page world),
+///   relay (isolated world), message handler, router, ``BenchEchoTask`` and reply script;
+/// - **bare**: `window.webkit.messageHandlers.bareecho.postMessage(JSON.stringify({id, data}))`
+///   to a page-world handler registered on the `GTKWebView` directly, which evaluates
+///   `window.__bareReceive(<the same text>)`; the page resolves the call by id.
+///
+/// `__bench.start(mode, key, count, width)` runs `count` calls of the payload `key`, one at a
+/// time (`width` 1) or `width` at a time through `Promise.all`, checks every answer, and stores
+/// `{ms, count}` (measured with `performance.now()`) or `{error}` in `__bench.result`.
+enum BenchPage {
+    static let origin = "https://bench.bridgekit.invalid"
+
+    static let html = #"""
+        <!doctype html>
+        <html lang="en">
+        <head><meta charset="utf-8"><title>bridgebench</title></head>
+        <body>
+        <script>
+        (function () {
+          'use strict';
+          var payloads = {};
+          var bareSeq = 0;
+          var barePending = new Map();
+          window.__bareReceive = function (m) {
+            var resolve = barePending.get(m.id);
+            if (resolve) { barePending.delete(m.id); resolve(m.data); }
+          };
+          function bareCall(data) {
+            return new Promise(function (resolve) {
+              var id = ++bareSeq;
+              barePending.set(id, resolve);
+              window.webkit.messageHandlers.bareecho.postMessage(JSON.stringify({ id: id, data: data }));
+            });
+          }
+          function routerCall(data) { return window.WebBridge.call('BenchEcho', data); }
+          function check(sent, got) {
+            if (!got || got.label.length !== sent.label.length || got.records.length !== sent.records.length) {
+              throw new Error('the echo differs from the payload');
+            }
+          }
+          async function run(mode, key, count, width) {
+            var payload = payloads[key];
+            if (!payload) { throw new Error('no payload ' + key); }
+            var call = mode === 'router' ? routerCall : bareCall;
+            var t0 = performance.now();
+            if (width <= 1) {
+              for (var i = 0; i < count; i++) { check(payload, await call(payload)); }
+            } else {
+              for (var done = 0; done < count; done += width) {
+                var batch = [];
+                for (var j = 0; j < Math.min(width, count - done); j++) { batch.push(call(payload)); }
+                (await Promise.all(batch)).forEach(function (got) { check(payload, got); });
+              }
+            }
+            return { ms: performance.now() - t0, count: count };
+          }
+          window.__bench = {
+            result: null,
+            ready: function () { return typeof window.WebBridge === 'object' && !!window.webkit; },
+            setPayload: function (key, value) { payloads[key] = value; },
+            dropPayload: function (key) { delete payloads[key]; },
+            start: function (mode, key, count, width) {
+              var self = this;
+              self.result = null;
+              run(mode, key, count, width).then(function (r) { self.result = r; }, function (e) {
+                self.result = { error: String((e && (e.code ? e.code + ': ' + e.message : e.message)) || e) };
+              });
+            }
+          };
+        })();
+        </script>
+        </body>
+        </html>
+        """#
+}

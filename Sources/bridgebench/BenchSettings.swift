@@ -1,0 +1,74 @@
+/// What to run, from the command line: `bridgebench [--smoke] [--only native|e2e|large]`.
+struct BenchSettings: Sendable {
+    /// Tiny iteration counts and small payloads: checks that everything runs and prints the table.
+    var smoke = false
+    /// Only this part, or every part when nil.
+    var only: String?
+    /// `--profile router|bare BYTES COUNT`: runs only one side of the native path, for
+    /// `valgrind --tool=callgrind` (no table).
+    var profile: (side: String, bytes: Int, count: Int)?
+
+    static let usage = """
+        usage: bridgebench [--smoke] [--only native|e2e|large] [--profile router|bare BYTES COUNT]
+          --smoke   a few seconds in total: tiny counts and small payloads; checks the benchmark runs
+                    and prints its table (targets are not judged)
+          --only    run one part: native (router vs bare codec), e2e (round trips in WebKitGTK),
+                    large (1 MB / 8 MB round trips and peak memory)
+          --profile run COUNT native-path calls of BYTES through the router or the bare codec only,
+                    for valgrind --tool=callgrind
+        """
+
+    enum ParseError: Error {
+        case usage(String)
+    }
+
+    static func parse(_ arguments: [String]) throws(ParseError) -> BenchSettings {
+        var settings = BenchSettings()
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--smoke":
+                settings.smoke = true
+            case "--only":
+                guard let part = rest.popFirst(), ["native", "e2e", "large"].contains(part) else {
+                    throw .usage(usage)
+                }
+                settings.only = part
+            case "--profile":
+                guard let side = rest.popFirst(), ["router", "bare"].contains(side),
+                      let bytes = rest.popFirst().flatMap({ Int($0) }), let count = rest.popFirst().flatMap({ Int($0) }) else {
+                    throw .usage(usage)
+                }
+                settings.profile = (side, bytes, count)
+            default:
+                throw .usage(usage)
+            }
+        }
+        return settings
+    }
+
+    func runs(_ part: String) -> Bool { only == nil || only == part }
+
+    /// Native path: sizes, calls per round, rounds.
+    var nativePlan: [(PayloadSize, Int)] {
+        smoke ? [(.b100, 20), (.kb10, 5)]
+            : [(.b100, 20_000), (.kb10, 1_000), (.mb1, 10), (.mb8, 2)]
+    }
+    var nativeRounds: Int { smoke ? 1 : 7 }
+
+    /// End-to-end rates: payloads (label, value) and calls per round.
+    var ratePlan: [(String, BenchPayload, Int)] {
+        if smoke { return [("100 B", .make(bytes: 100), 8)] }
+        return [("100 B", .make(bytes: 100), 2_000),
+                ("10 KB text", .text(bytes: 10 * 1024), 1_000),
+                ("10 KB records", .make(bytes: 10 * 1024), 300)]
+    }
+    var pipelineWidth: Int { smoke ? 4 : 64 }
+    var rateRounds: Int { smoke ? 1 : 5 }
+
+    /// Large payloads: sizes and round trips per round.
+    var largePlan: [(PayloadSize, Int)] {
+        smoke ? [(.kb1, 2), (.kb64, 1)] : [(.mb1, 4), (.mb8, 1)]
+    }
+    var largeRounds: Int { smoke ? 1 : 5 }
+}

@@ -1,0 +1,118 @@
+#if WebKitGTK
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension BenchRun {
+    /// Parts 2 and 3: round trips in WebKitGTK, BridgeKit against the bare echo on the same page.
+    @MainActor
+    func runEngineParts(into table: inout ResultTable) async throws {
+        guard settings.runs("e2e") || settings.runs("large") else { return }
+        let engine = try await EngineBench.open()
+        do {
+            if settings.runs("e2e") { try await runRates(engine, into: &table) }
+            if settings.runs("large") { try await runLarge(engine, into: &table) }
+        } catch {
+            await engine.close()
+            throw error
+        }
+        await engine.close()
+    }
+
+    /// Round trips per second with a small payload, one at a time and many in flight.
+    @MainActor
+    private func runRates(_ engine: EngineBench, into table: inout ResultTable) async throws {
+        for (label, payload, count) in settings.ratePlan {
+            let key = "rate \(label)"
+            try await engine.setPayload(payload, key: key)
+            for (mode, width) in [("sequential", 1), ("pipelined ×\(settings.pipelineWidth)", settings.pipelineWidth)] {
+                // Warm-up: code paths, JIT, caches.
+                _ = try await engine.run("bare", key: key, count: max(count / 10, 2), width: width)
+                _ = try await engine.run("router", key: key, count: max(count / 10, 2), width: width)
+                var cpu: [String: [(ui: Double, web: Double?)]] = [:]
+                let (router, bare) = try await Measure.alternatingValues(rounds: settings.rateRounds, {
+                    let seconds = try await engine.run("router", key: key, count: count, width: width)
+                    cpu["router", default: []].append(engine.lastCPU)
+                    return seconds
+                }, {
+                    let seconds = try await engine.run("bare", key: key, count: count, width: width)
+                    cpu["bare", default: []].append(engine.lastCPU)
+                    return seconds
+                })
+                progress("e2e \(label) \(mode): router \(ResultTable.rate(1 / router)), bare \(ResultTable.rate(1 / bare)); "
+                         + "CPU per call router \(Self.cpuText(cpu["router"])), bare \(Self.cpuText(cpu["bare"]))")
+                table.add("end to end", "\(label) \(mode), round trips per second", bridge: ResultTable.rate(1 / router),
+                          bare: ResultTable.rate(1 / bare), ratio: bare / router, target: .atLeast(0.85))
+            }
+            try await engine.dropPayload(key: key)
+        }
+    }
+
+    /// The median CPU time per call of the UI and the web process, for the progress lines.
+    static func cpuText(_ samples: [(ui: Double, web: Double?)]?) -> String {
+        let samples = samples ?? []
+        let ui = Measure.median(samples.map(\.ui))
+        let web = Measure.median(samples.compactMap(\.web))
+        return "UI \(ResultTable.duration(ui)) + web \(web.isNaN ? "?" : ResultTable.duration(web))"
+    }
+
+    /// Large payloads: round-trip time and peak memory of both processes.
+    @MainActor
+    private func runLarge(_ engine: EngineBench, into table: inout ResultTable) async throws {
+        var perByte: [(PayloadSize, Double, Double)] = []
+        for (size, count) in settings.largePlan {
+            let key = "large \(size.label)"
+            try await engine.setPayload(BenchPayload.text(bytes: size.bytes), key: key)
+            _ = try await engine.run("bare", key: key, count: 1)
+            _ = try await engine.run("router", key: key, count: 1)
+            let bareMemory = try await peakMemory(engine, mode: "bare", key: key)
+            let routerMemory = try await peakMemory(engine, mode: "router", key: key)
+            let (router, bare) = try await Measure.alternatingValues(rounds: settings.largeRounds, {
+                try await engine.run("router", key: key, count: count)
+            }, {
+                try await engine.run("bare", key: key, count: count)
+            })
+            try await engine.dropPayload(key: key)
+            perByte.append((size, router / Double(size.bytes), bare / Double(size.bytes)))
+            progress("large \(size.label): router \(ResultTable.duration(router)), bare \(ResultTable.duration(bare)); "
+                     + "UI peak +\(ResultTable.mebibytes(Double(routerMemory.ui))) vs +\(ResultTable.mebibytes(Double(bareMemory.ui))); "
+                     + "web peak +\(routerMemory.web.map { ResultTable.mebibytes(Double($0)) } ?? "?") vs +\(bareMemory.web.map { ResultTable.mebibytes(Double($0)) } ?? "?")")
+            table.add("large payload", "\(size.label) round trip, time", bridge: ResultTable.duration(router),
+                      bare: ResultTable.duration(bare), ratio: router / bare, target: .atMost(1.5))
+            table.add("large payload", "\(size.label) peak memory growth, UI process ÷ payload",
+                      bridge: ResultTable.mebibytes(Double(routerMemory.ui)), bare: ResultTable.mebibytes(Double(bareMemory.ui)),
+                      ratio: Double(routerMemory.ui) / Double(size.bytes), target: .atMost(4))
+            if let routerWeb = routerMemory.web, let bareWeb = bareMemory.web {
+                table.add("large payload", "\(size.label) peak memory growth, web process ÷ payload",
+                          bridge: ResultTable.mebibytes(Double(routerWeb)), bare: ResultTable.mebibytes(Double(bareWeb)),
+                          ratio: Double(routerWeb) / Double(size.bytes), target: nil)
+            }
+        }
+        if let small = perByte.first, let large = perByte.last, large.0.bytes > small.0.bytes {
+            table.add("large payload", "linearity: time per byte, \(large.0.label) / \(small.0.label)",
+                      bridge: String(format: "%.2f", large.1 / small.1), bare: String(format: "%.2f", large.2 / small.2),
+                      ratio: large.1 / small.1, target: .atMost(1.25))
+        }
+    }
+
+    /// The growth of the peak resident memory of this (UI) process and of the web process during
+    /// one round trip of `key` through `mode`, in bytes. Free heap memory is returned to the
+    /// system first (`malloc_trim`), so the growth is not hidden by memory kept from earlier runs;
+    /// the web process's peak is reset the same way but its heap cannot be trimmed from here.
+    @MainActor
+    private func peakMemory(_ engine: EngineBench, mode: String, key: String) async throws -> (ui: Int, web: Int?) {
+        let ui = MemoryProbe(pid: nil)
+        let web = MemoryProbe.webProcesses().first.map { MemoryProbe(pid: $0) }
+        MemoryProbe.trimHeap()
+        let uiReset = ui.resetPeak()
+        let webReset = web?.resetPeak() ?? false
+        let uiBefore = ui.read()?.rss ?? 0
+        let webBefore = web?.read()?.rss ?? 0
+        _ = try await engine.run(mode, key: key, count: 1)
+        let uiPeak = (ui.read()?.peak ?? 0) - (uiReset ? uiBefore : 0)
+        let webPeak = web.flatMap { probe in webReset ? probe.read().map { $0.peak - webBefore } : nil }
+        return (max(uiPeak, 0), webPeak.map { max($0, 0) })
+    }
+}
+#endif

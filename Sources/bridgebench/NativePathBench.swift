@@ -1,0 +1,141 @@
+import BridgeKit
+import Foundation
+
+/// Part 1: the router's own work for one call, with no engine: decode the body (envelope and
+/// typed options in one pass), dispatch to ``BenchEchoTask``, encode the reply and build the
+/// page script. Compared with a bare `JSONDecoder` + `JSONEncoder` doing the same conversion
+/// (options text in, result text out) on the same types.
+struct NativePathBench {
+    let size: PayloadSize
+    let iterations: Int
+    let rounds: Int
+
+    struct Outcome {
+        let size: PayloadSize
+        let router: Sample
+        let bare: Sample
+    }
+
+    enum Failure: Error, CustomStringConvertible {
+        case wrongReply(String)
+        var description: String {
+            switch self {
+            case .wrongReply(let what): "native path: the router's reply script is wrong: \(what)"
+            }
+        }
+    }
+
+    /// Calls in flight at once for small payloads: the loop posts a batch, then waits for all
+    /// its scripts, so the wake-up of the waiting loop is paid once per batch, not once per call.
+    /// Payloads of 64 KB and more go one at a time (the wake-up is noise next to their work, and
+    /// a batch would hold several copies of a large body).
+    static func batch(forBytes bytes: Int) -> Int { bytes >= 64 * 1024 ? 1 : 16 }
+
+    /// A router with the bench task and a script sink, and one body per call slot of a batch.
+    struct Harness {
+        let router: BridgeRouter
+        let sink: ScriptSink
+        let bodies: [String]
+        let batch: Int
+        let source = MessageSource.mainFrame("https://bench.bridgekit.invalid")
+        var posted = 0
+
+        init(optionsText: String) throws {
+            router = BridgeRouter(configuration: BridgeConfiguration(policy: .anyOrigin()))
+            try router.register(BenchEchoTask())
+            let sink = ScriptSink()
+            router.connect(PageChannel { script in sink.keep(script) })
+            self.sink = sink
+            batch = NativePathBench.batch(forBytes: optionsText.utf8.count)
+            bodies = (0..<batch).map { slot in
+                #"{"v":1,"kind":"call","id":"bench-\#(slot)","task":"BenchEcho","options":"# + optionsText + "}"
+            }
+        }
+
+        /// Posts `count` calls, `batch` at a time, and waits for every reply script.
+        mutating func call(_ count: Int) async {
+            var left = count
+            while left > 0 {
+                let now = min(left, batch)
+                for slot in 0..<now {
+                    router.receive(.string(bodies[slot]), from: source)
+                }
+                posted += now
+                left -= now
+                await sink.wait(untilDelivered: posted)
+            }
+        }
+    }
+
+    func run() async throws -> Outcome {
+        let payload = BenchPayload.make(bytes: size.bytes)
+        let optionsText = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
+        var harness = try Harness(optionsText: optionsText)
+
+        // Correctness first (outside the timing): the script must carry the same payload back.
+        await harness.call(1)
+        try Self.check(script: harness.sink.last ?? "", against: payload, id: "bench-0")
+
+        let decoder = JSONDecoder()
+        let encoder = JSONEncoder()
+        let iterations = self.iterations
+        let (routerSample, bareSample) = try await Measure.alternating(rounds: rounds, {
+            await Measure.time(operations: iterations) {
+                await harness.call(iterations)
+            }
+        }, {
+            try await Measure.time(operations: iterations) {
+                for _ in 0..<iterations {
+                    let options = try decoder.decode(BenchPayload.self, from: Data(optionsText.utf8))
+                    keep(String(decoding: try encoder.encode(options), as: UTF8.self))
+                }
+            }
+        })
+        await harness.router.close()
+        return Outcome(size: size, router: routerSample, bare: bareSample)
+    }
+
+    /// Runs only one side, `iterations` times, for a profiler.
+    func profile(side: String) async throws {
+        let payload = BenchPayload.make(bytes: size.bytes)
+        let optionsText = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
+        if side == "bare" {
+            let decoder = JSONDecoder()
+            let encoder = JSONEncoder()
+            for _ in 0..<iterations {
+                let options = try decoder.decode(BenchPayload.self, from: Data(optionsText.utf8))
+                keep(String(decoding: try encoder.encode(options), as: UTF8.self))
+            }
+            return
+        }
+        var harness = try Harness(optionsText: optionsText)
+        await harness.call(iterations)
+        await harness.router.close()
+    }
+
+    /// The reply script must be exactly what BridgeKit's general encoder writes for this reply
+    /// (sorted keys; the script builder's escapes), and its argument must carry the payload back.
+    static func check(script: String, against payload: BenchPayload, id: String = "bench-1") throws {
+        struct Reply: Codable {
+            var v = 1
+            var kind = "reply"
+            let id: String
+            var ok = true
+            let data: BenchPayload
+        }
+        let expected = PageScript.build(calling: .receive, json: try BridgeJSON.encode(Reply(id: id, data: payload)))
+        guard script == expected else { throw Failure.wrongReply("the script differs from the general encoder's") }
+        let prefix = PageFunction.receive.source + "("
+        let suffix = ");void 0"
+        guard script.hasPrefix(prefix), script.hasSuffix(suffix) else { throw Failure.wrongReply("unexpected shape") }
+        // The builder's escapes (\u003c, \u2028) are JSON escapes too, so the argument is JSON.
+        let argument = script.utf8.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count)
+        let reply: Reply
+        do {
+            reply = try JSONDecoder().decode(Reply.self, from: Data(argument))
+        } catch {
+            throw Failure.wrongReply("not a reply: \(error)")
+        }
+        guard reply.ok, reply.data == payload else { throw Failure.wrongReply("data differs") }
+    }
+}
