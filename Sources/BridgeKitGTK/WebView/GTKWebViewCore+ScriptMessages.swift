@@ -40,7 +40,7 @@ extension GTKWebViewCore {
     func deliver(name: String, value: UnsafeMutablePointer<JSCValue>, reply: OpaquePointer?) -> Bool {
         guard handlers[name] != nil else { return false }
         let (text, isString) = JSCValueText.text(of: value)
-        let message = GTKScriptMessage(bodyJSONText: text, isString: isString, reply: reply.map { ScriptMessageReply($0) })
+        let message = GTKScriptMessage(bodyJSONText: text, isString: isString, reply: reply.map { ScriptMessageReply($0, value: value) })
         post(.scriptMessage(name: name, message: message))
         return true
     }

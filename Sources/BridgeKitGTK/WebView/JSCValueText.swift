@@ -26,16 +26,17 @@ enum JSCValueText {
         gStringTakingOwnership(jsc_value_to_json(value, 0))
     }
 
-    /// A new string value (transfer full: the caller unrefs it) in the reply context.
-    static func makeString(_ text: String) -> UnsafeMutablePointer<JSCValue>? {
-        guard let context = context(), let bytes = gBytes(text) else { return nil }
+    /// A new string value (transfer full: the caller unrefs it) in `context`, or in the shared
+    /// reply context when `nil`.
+    static func makeString(_ text: String, in context: UnsafeMutablePointer<JSCContext>? = nil) -> UnsafeMutablePointer<JSCValue>? {
+        guard let context = context ?? Self.context(), let bytes = gBytes(text) else { return nil }
         defer { g_bytes_unref(bytes) }
         return jsc_value_new_string_from_bytes(context, bytes)
     }
 
-    /// A new `null` value (transfer full) in the reply context.
-    static func makeNull() -> UnsafeMutablePointer<JSCValue>? {
-        guard let context = context() else { return nil }
+    /// A new `null` value (transfer full) in `context`, or in the shared reply context when `nil`.
+    static func makeNull(in context: UnsafeMutablePointer<JSCContext>? = nil) -> UnsafeMutablePointer<JSCValue>? {
+        guard let context = context ?? Self.context() else { return nil }
         return jsc_value_new_null(context)
     }
 

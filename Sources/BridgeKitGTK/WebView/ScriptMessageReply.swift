@@ -12,10 +12,26 @@ import Synchronization
 /// Thread-safe: answer from any thread; the answer is handed to WebKit on the GTK thread.
 public final class ScriptMessageReply: Sendable {
     private let reply: Mutex<GOpaque?>
+    /// The JSC context of the posted value, referenced: answers are created in it, so they belong
+    /// to the same VM as the message (values from a private context crashed WebKit's reply
+    /// serialization under load).
+    private let context: GOpaque?
 
-    /// Wraps and references WebKit's reply object (`webkit_script_message_reply_ref`). GTK thread.
-    init(_ reply: OpaquePointer) {
+    /// Wraps and references WebKit's reply object (`webkit_script_message_reply_ref`) and the
+    /// posted value's context (`jsc_value_get_context`). GTK thread.
+    init(_ reply: OpaquePointer, value: UnsafeMutablePointer<JSCValue>) {
         self.reply = Mutex(GOpaque(webkit_script_message_reply_ref(reply)))
+        if let context = jsc_value_get_context(value) {
+            g_object_ref(gRaw(context))
+            self.context = GOpaque(OpaquePointer(context))
+        } else {
+            self.context = nil
+        }
+    }
+
+    /// The context answers are created in (GTK thread only).
+    private var jscContext: UnsafeMutablePointer<JSCContext>? {
+        context.map { UnsafeMutablePointer<JSCContext>($0.pointer) }
     }
 
     /// True once an answer was given.
@@ -27,8 +43,8 @@ public final class ScriptMessageReply: Sendable {
     @discardableResult
     public func returnValue(_ text: String) -> Bool {
         guard let reply = take() else { return false }
-        GTKThread.post {
-            if let value = JSCValueText.makeString(text) {
+        GTKThread.post { [self] in
+            if let value = JSCValueText.makeString(text, in: jscContext) {
                 webkit_script_message_reply_return_value(reply.pointer, value)
                 g_object_unref(gRaw(value))
             }
@@ -63,13 +79,20 @@ public final class ScriptMessageReply: Sendable {
     }
 
     deinit {
-        guard let reply = take() else { return }
+        // Unanswered: resolve with null. Either way, release the context once, after every answer
+        // posted earlier (the GTK thread runs posted work in order).
+        let reply = take()
+        let context = self.context
         GTKThread.post {
-            if let null = JSCValueText.makeNull() {
-                webkit_script_message_reply_return_value(reply.pointer, null)
-                g_object_unref(gRaw(null))
+            let jsc = context.map { UnsafeMutablePointer<JSCContext>($0.pointer) }
+            if let reply {
+                if let null = JSCValueText.makeNull(in: jsc) {
+                    webkit_script_message_reply_return_value(reply.pointer, null)
+                    g_object_unref(gRaw(null))
+                }
+                webkit_script_message_reply_unref(reply.pointer)
             }
-            webkit_script_message_reply_unref(reply.pointer)
+            if let jsc { g_object_unref(gRaw(jsc)) }
         }
     }
 }
