@@ -14,18 +14,33 @@ extension InboundEnvelope {
     static func fastCall(_ scan: CallEnvelopeScan, in body: UnsafeBufferPointer<UInt8>,
                          context: InboundDecodingContext) -> InboundMessage? {
         try? prepareCall(id: scan.id, name: scan.task, context: context) { task in
+            if task.takesRawJSON {
+                return try rawOptions(scan, in: body)
+            }
             guard let range = scan.options, let base = body.baseAddress, !range.isEmpty else {
                 // An absent `options` member decodes as JSON null, as `superDecoder(forKey:)` does.
-                return try BridgeJSON.makeDecoder().decode(TaskOptions.self, from: Self.null, configuration: task).value
+                return try BridgeJSON.sharedDecoder.decode(TaskOptions.self, from: Self.null, configuration: task).value
             }
             // No copy: the decoder reads the body's own bytes while this call runs.
             let options = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base + range.lowerBound),
                                count: range.count, deallocator: .none)
-            return try BridgeJSON.makeDecoder().decode(TaskOptions.self, from: options, configuration: task).value
+            return try BridgeJSON.sharedDecoder.decode(TaskOptions.self, from: options, configuration: task).value
         }
     }
 
     private static let null = Data("null".utf8)
+
+    /// The `options` bytes as ``RawJSON`` after ``JSONValidator`` accepted them (the scan has
+    /// already checked their depth); absent options are `null`.
+    /// - Throws: when they are not JSON, so that the general path reports the error.
+    private static func rawOptions(_ scan: CallEnvelopeScan, in body: UnsafeBufferPointer<UInt8>) throws -> RawJSON {
+        guard let range = scan.options, let base = body.baseAddress, !range.isEmpty else { return .null }
+        let bytes = UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
+        guard JSONValidator.isValid(bytes, maxDepth: .max) else { throw RawOptionsRejected() }
+        return RawJSON(checked: Data(bytes))
+    }
+
+    private struct RawOptionsRejected: Error {}
 }
 
 /// Decodes a task's options at the top level of a JSON text, with the task's own `Options` type.

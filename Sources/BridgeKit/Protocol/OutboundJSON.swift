@@ -40,4 +40,56 @@ struct OutboundJSON: Sendable {
             return offset
         }
     }
+
+    /// The text with every non-ASCII character written as a JSON `\u` escape (a surrogate pair
+    /// above U+FFFF): the same JSON value in pure ASCII.
+    ///
+    /// For replies handed to an engine as a string (``ReplyHandler``): JavaScriptCore keeps a
+    /// string that has only Latin-1 characters in one byte per character and converts it from
+    /// UTF-8 with a plain copy, while a single character above U+00FF makes the whole string two
+    /// bytes per character (twice the memory for a large reply, and a conversion pass). Text
+    /// without such characters is returned unchanged.
+    var asciiText: String {
+        let needsEscapes = parts.contains { part in part.contains { $0 >= 0x80 } }
+        guard needsEscapes else { return text }
+        var out = [UInt8]()
+        out.reserveCapacity(count + count / 8)
+        for part in parts {
+            part.withUnsafeBytes { raw in
+                Self.appendEscapingNonASCII(raw.bindMemory(to: UInt8.self), to: &out)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// Copies valid UTF-8 JSON text, replacing each non-ASCII character by `\uXXXX` escapes.
+    /// Non-ASCII bytes only occur inside JSON strings, where such an escape means the same.
+    private static func appendEscapingNonASCII(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        var index = 0
+        var flushed = 0
+        while index < bytes.count {
+            let lead = bytes[index]
+            guard lead >= 0x80 else {
+                index += 1
+                continue
+            }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[flushed..<index]))
+            let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
+            var value = UInt32(lead) & (length == 4 ? 0x07 : length == 3 ? 0x0F : 0x1F)
+            for offset in 1..<length where index + offset < bytes.count {
+                value = value << 6 | UInt32(bytes[index + offset] & 0x3F)
+            }
+            let scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
+            for unit in scalar.utf16 {
+                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"),
+                                        hexDigits[Int(unit >> 12 & 0xF)], hexDigits[Int(unit >> 8 & 0xF)],
+                                        hexDigits[Int(unit >> 4 & 0xF)], hexDigits[Int(unit & 0xF)]])
+            }
+            index += length
+            flushed = index
+        }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[min(flushed, bytes.count)..<bytes.count]))
+    }
 }

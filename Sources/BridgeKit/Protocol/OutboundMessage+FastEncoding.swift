@@ -6,12 +6,13 @@ extension OutboundMessage {
     /// A successful reply (the common case) is written without a second encoding pass over the
     /// envelope: the result is encoded alone, and the fixed members are written around it in
     /// sorted-key order (`data`, `id`, `kind`, `ok`, `v`), which joins to the same bytes as
-    /// encoding the whole message. When the id needs escaping, or the result cannot be encoded
+    /// encoding the whole message. A ``RawJSON`` result is used as it is (it was checked when it
+    /// was made), not encoded again. When the id needs escaping, or the result cannot be encoded
     /// at the top level, the whole message is encoded the general way (and any error is its).
     /// - Throws: `EncodingError` when the message cannot be encoded (for example `Double.nan`).
     func encodedParts() throws -> OutboundJSON {
         guard case .reply(let id, .success(let data)) = self, let quotedID = Self.plainJSONString(id),
-              let result = try? BridgeJSON.encode(data) else {
+              let result = (data as? RawJSON)?.data ?? (try? BridgeJSON.encode(data)) else {
             return OutboundJSON(try BridgeJSON.encode(self))
         }
         var tail = Data(capacity: quotedID.count + 40)

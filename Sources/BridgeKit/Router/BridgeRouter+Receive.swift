@@ -145,7 +145,7 @@ extension BridgeRouter {
         let timeout = prepared.task.timeout ?? configuration.defaultTimeout
         // Decided under the lock that close() takes too: a call admitted after close() would never
         // settle, and a reply handler released here must be answered here (race with close()).
-        let admitted: Result<Bool, BridgeError> = state.withLock { state in
+        let admitted: Result<(serial: UInt64, generation: UInt64, keepsReplyHandler: Bool), BridgeError> = state.withLock { state in
             if state.isClosed { return .failure(.unavailable("The router was closed.")) }
             if state.calls[id] != nil { return .failure(.invalidMessage("The id \"\(id)\" is already in use.")) }
             if state.calls.count >= limits.maxPendingCalls { return .failure(.tooManyPendingCalls(limit: limits.maxPendingCalls)) }
@@ -156,32 +156,51 @@ extension BridgeRouter {
             let keepsReplyHandler = !source.isMainFrame || state.channel == nil || replyHandler?.carriesFinalReplies == true
             var entry = PendingCall(taskName: call.taskName, generation: generation, source: source,
                                     replyHandler: keepsReplyHandler ? replyHandler : nil)
-            let context = makeContext(id: id, task: call.taskName, source: source, generation: generation)
-            entry.work = Task { [weak self] in
-                let outcome: Result<any Encodable & Sendable, BridgeError>
-                do {
-                    outcome = .success(try await prepared.task.run(prepared.options, context))
-                } catch {
-                    outcome = .failure(Self.bridgeError(error))
-                }
-                await self?.finish(id, generation: generation, outcome, by: .work)
-            }
             if let timeout {
                 entry.timer = Task { [weak self] in
                     guard (try? await Task.sleep(for: timeout)) != nil else { return }
                     await self?.finish(id, generation: generation, .failure(.timeout(seconds: timeout.seconds)), by: .timer)
                 }
             }
-            state.calls[id] = entry
-            return .success(keepsReplyHandler)
+            return .success((state.admit(entry, as: id), generation, keepsReplyHandler))
         }
+        let admission: (serial: UInt64, generation: UInt64, keepsReplyHandler: Bool)
         switch admitted {
         case .failure(let error):
             return reject(id: id, error, bytes: bytes, source: source, replyHandler: replyHandler, task: call.taskName)
-        case .success(let keptReplyHandler):
-            if !keptReplyHandler { replyHandler?.reply(nil) }
+        case .success(let value):
+            admission = value
         }
+        if !admission.keepsReplyHandler { replyHandler?.reply(nil) }
         record(.inbound, "call", id: id, task: call.taskName, bytes: bytes)
+        // Started outside the lock: an immediate task runs (and may settle) before it returns.
+        let work = startWork(prepared, id: id, task: call.taskName, source: source, generation: admission.generation)
+        if !state.withLock({ $0.attach(work, to: id, serial: admission.serial) }) {
+            // Settled already: by the work itself (cancelling it is harmless), or by a cancel,
+            // a timeout, a navigation or close() that found no work to cancel yet.
+            work.cancel()
+        }
+    }
+
+    /// Starts the work of an admitted call where its task asks (``TaskExecution``); the work
+    /// settles the call with the task's result or error.
+    private func startWork(_ prepared: PreparedCall, id: String, task: String, source: MessageSource,
+                           generation: UInt64) -> Task<Void, Never> {
+        let context = makeContext(id: id, task: task, source: source, generation: generation)
+        let operation: @Sendable () async -> Void = { [weak self] in
+            let outcome: Result<any Encodable & Sendable, BridgeError>
+            do {
+                outcome = .success(try await prepared.task.run(prepared.options, context))
+            } catch {
+                outcome = .failure(Self.bridgeError(error))
+            }
+            await self?.finish(id, generation: generation, outcome, by: .work)
+        }
+        if prepared.task.execution == .immediate,
+           #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+            return Task.immediate(operation: operation)
+        }
+        return Task(operation: operation)
     }
 
     private func cancelCall(_ id: String, from source: MessageSource) {

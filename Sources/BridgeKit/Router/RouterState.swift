@@ -10,6 +10,8 @@ struct PendingCall: Sendable {
     var work: Task<Void, Never>?
     var timer: Task<Void, Never>?
     var progressCount = 0
+    /// Tells this entry from a later call that reuses the id; set by ``RouterState/admit(_:as:)``.
+    var serial: UInt64 = 0
 }
 
 /// A native-to-page call in flight.
@@ -32,8 +34,28 @@ struct RouterState: Sendable {
     var calls: [String: PendingCall] = [:]
     var pageCalls: [String: PendingPageCall] = [:]
     var nextPageCallNumber: UInt64 = 0
+    var nextCallSerial: UInt64 = 0
     var isClosed = false
     var observer: (@Sendable (TrafficRecord) -> Void)?
+
+    /// Inserts `entry` as call `id` with a new serial number, and returns that number.
+    mutating func admit(_ entry: PendingCall, as id: String) -> UInt64 {
+        nextCallSerial += 1
+        var entry = entry
+        entry.serial = nextCallSerial
+        calls[id] = entry
+        return nextCallSerial
+    }
+
+    /// Attaches `work` to call `id` if the call is still the one admitted as `serial`.
+    /// - Returns: `false` when the call has already settled (or its id was reused): the caller
+    ///   must cancel `work` itself, because whoever settled the call could not.
+    mutating func attach(_ work: Task<Void, Never>, to id: String, serial: UInt64) -> Bool {
+        guard var entry = calls[id], entry.serial == serial else { return false }
+        entry.work = work
+        calls[id] = entry
+        return true
+    }
 
     /// Removes and returns the call `id` if it is still pending in `generation`.
     mutating func take(_ id: String, generation: UInt64) -> PendingCall? {

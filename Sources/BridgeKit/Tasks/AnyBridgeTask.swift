@@ -4,6 +4,9 @@ struct AnyBridgeTask: Sendable {
     let name: String
     let policy: AccessPolicy?
     let timeout: Duration?
+    let execution: TaskExecution
+    /// Whether the options are ``RawJSON``, which the fast path hands over without decoding.
+    let takesRawJSON: Bool
     /// Decodes the options from the envelope's `options` member (absent means JSON `null`).
     let decodeOptions: @Sendable (any Decoder) throws -> any Sendable
     /// Runs the task with options produced by `decodeOptions`.
@@ -13,6 +16,8 @@ struct AnyBridgeTask: Sendable {
         name = task.name
         policy = task.policy
         timeout = task.timeout
+        execution = task.execution
+        takesRawJSON = T.Options.self == RawJSON.self
         decodeOptions = { decoder in try T.Options(from: decoder) }
         run = { options, context in
             guard let typed = options as? T.Options else {

@@ -37,6 +37,9 @@ public protocol BridgeTask: Sendable {
     var policy: AccessPolicy? { get }
     /// The time limit for one call; `nil` (the default) uses the router's default.
     var timeout: Duration? { get }
+    /// Where each call starts; ``TaskExecution/concurrent`` (the default) or
+    /// ``TaskExecution/immediate`` for short tasks (no thread hop per call).
+    var execution: TaskExecution { get }
 
     /// Runs one call.
     /// - Parameters:
@@ -50,6 +53,7 @@ public protocol BridgeTask: Sendable {
 extension BridgeTask {
     public var policy: AccessPolicy? { nil }
     public var timeout: Duration? { nil }
+    public var execution: TaskExecution { .concurrent }
 }
 
 /// Options for a task that takes none. Decodes from any JSON value, including `null` and an

@@ -7,6 +7,7 @@ public struct ClosureTask<Options: Decodable & Sendable, Result: Encodable & Sen
     public let name: String
     public let policy: AccessPolicy?
     public let timeout: Duration?
+    public let execution: TaskExecution
     private let body: @Sendable (Options, CallContext) async throws -> Result
 
     /// Creates a task.
@@ -14,16 +15,19 @@ public struct ClosureTask<Options: Decodable & Sendable, Result: Encodable & Sen
     ///   - name: the name the page calls.
     ///   - policy: who may call it; `nil` uses the router's policy.
     ///   - timeout: the time limit per call; `nil` uses the router's default.
+    ///   - execution: where each call starts (``TaskExecution``); default `.concurrent`.
     ///   - body: the work; its errors follow ``BridgeTask/run(_:context:)``.
     public init(
         name: String,
         policy: AccessPolicy? = nil,
         timeout: Duration? = nil,
+        execution: TaskExecution = .concurrent,
         _ body: @escaping @Sendable (Options, CallContext) async throws -> Result
     ) {
         self.name = name
         self.policy = policy
         self.timeout = timeout
+        self.execution = execution
         self.body = body
     }
 

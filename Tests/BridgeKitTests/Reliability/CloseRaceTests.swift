@@ -11,7 +11,7 @@ struct CloseRaceTests {
     @Test("close() racing calls from every frame: every reply handler is answered exactly once")
     func closeRacingCalls() async throws {
         var unanswered = 0
-        for round in 0..<400 {
+        for round in 0..<300 {
             let router = try makeRouter([echoTask])
             router.connect(PageChannel { _ in })
             let replies = ReplyLog()

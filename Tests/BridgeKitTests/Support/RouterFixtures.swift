@@ -35,3 +35,18 @@ final class TrafficLog: Sendable {
 }
 
 import Synchronization
+
+/// A value shared between a test and the tasks it registers.
+final class Locked<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+    init(_ value: Value) { storage = Mutex(value) }
+    var value: Value { storage.withLock { $0 } }
+    func set(_ value: Value) { storage.withLock { $0 = value } }
+}
+
+/// A thread-safe counter for tests.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}
