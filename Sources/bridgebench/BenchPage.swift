@@ -7,7 +7,8 @@
 ///   `window.__bareReceive(<the same text>)`; the page resolves the call by id.
 ///
 /// `__bench.start(mode, key, count, width)` runs `count` calls of the payload `key`, one at a
-/// time (`width` 1) or `width` at a time through `Promise.all`, checks every answer, and stores
+/// time (`width` 1) or `width` at a time through `Promise.all`, checks every answer (the first
+/// one in full, before the timing starts; the others by size), and stores
 /// `{ms, count}` (measured with `performance.now()`) or `{error}` in `__bench.result`.
 enum BenchPage {
     static let origin = "https://bench.bridgekit.invalid"
@@ -35,15 +36,29 @@ enum BenchPage {
             });
           }
           function routerCall(data) { return window.WebBridge.call('BenchEcho', data); }
+          function routerNowCall(data) { return window.WebBridge.call('BenchEchoNow', data); }
+          function routerRawCall(data) { return window.WebBridge.call('Echo', data); }
           function check(sent, got) {
             if (!got || got.label.length !== sent.label.length || got.records.length !== sent.records.length) {
               throw new Error('the echo differs from the payload');
             }
           }
+          function same(a, b) {
+            if (a === b) { return true; }
+            if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) { return false; }
+            if (Array.isArray(a) !== Array.isArray(b)) { return false; }
+            var keys = Object.keys(a);
+            if (keys.length !== Object.keys(b).length) { return false; }
+            return keys.every(function (k) { return Object.prototype.hasOwnProperty.call(b, k) && same(a[k], b[k]); });
+          }
           async function run(mode, key, count, width) {
             var payload = payloads[key];
             if (!payload) { throw new Error('no payload ' + key); }
-            var call = mode === 'router' ? routerCall : bareCall;
+            var call = { router: routerCall, 'router-now': routerNowCall, 'router-raw': routerRawCall }[mode] || bareCall;
+            // One full comparison before the timing: the echo must be the same value, every character.
+            if (!same(await call(payload), payload)) {
+              throw new Error('the echo is not the same value as the payload');
+            }
             var t0 = performance.now();
             if (width <= 1) {
               for (var i = 0; i < count; i++) { check(payload, await call(payload)); }

@@ -1,3 +1,4 @@
+import BridgeKit
 import Foundation
 
 /// One benchmark run: every part the settings ask for, then the table.
@@ -10,8 +11,10 @@ struct BenchRun {
     func run() async -> Int32 {
         if let profile = settings.profile {
             do {
-                try await NativePathBench(size: PayloadSize(label: "\(profile.bytes) B", bytes: profile.bytes), iterations: profile.count, rounds: 1)
-                    .profile(side: profile.side)
+                let execution: TaskExecution = profile.side == "router-immediate" ? .immediate : .concurrent
+                try await NativePathBench(size: PayloadSize(label: "\(profile.bytes) B", bytes: profile.bytes),
+                                          iterations: profile.count, rounds: 1, execution: execution)
+                    .profile(side: profile.side == "bare" ? "bare" : "router")
                 return 0
             } catch {
                 FileHandle.standardError.write(Data("bridgebench: \(error)\n".utf8))
@@ -39,18 +42,27 @@ struct BenchRun {
     }
 
     private func runNative(into table: inout ResultTable) async throws {
+        for execution in [TaskExecution.concurrent, .immediate] {
+            try await runNative(execution, into: &table)
+        }
+    }
+
+    /// The native rows for tasks started with `execution`.
+    private func runNative(_ execution: TaskExecution, into table: inout ResultTable) async throws {
+        let how = execution == .immediate ? "immediate task" : "concurrent task"
         var outcomes: [NativePathBench.Outcome] = []
         for (size, iterations) in settings.nativePlan {
-            let outcome = try await NativePathBench(size: size, iterations: iterations, rounds: settings.nativeRounds).run()
+            let outcome = try await NativePathBench(size: size, iterations: iterations, rounds: settings.nativeRounds,
+                                                    execution: execution).run()
             outcomes.append(outcome)
-            progress("native \(size.label): router \(ResultTable.duration(outcome.router.wall)) (cpu \(ResultTable.duration(outcome.router.cpu))), bare \(ResultTable.duration(outcome.bare.wall)) (cpu \(ResultTable.duration(outcome.bare.cpu)))")
-            table.add("native path", "\(size.label) call, CPU time per call", bridge: ResultTable.duration(outcome.router.cpu),
+            progress("native \(size.label), \(how): router \(ResultTable.duration(outcome.router.wall)) (cpu \(ResultTable.duration(outcome.router.cpu))), bare \(ResultTable.duration(outcome.bare.wall)) (cpu \(ResultTable.duration(outcome.bare.cpu)))")
+            table.add("native path", "\(size.label) call, \(how), CPU time per call", bridge: ResultTable.duration(outcome.router.cpu),
                       bare: ResultTable.duration(outcome.bare.cpu), ratio: outcome.router.cpu / outcome.bare.cpu,
                       target: .atMost(1.25))
         }
         if let small = outcomes.first(where: { $0.size.bytes >= 1024 * 1024 }), let large = outcomes.last, large.size.bytes > small.size.bytes {
             let growth = (large.router.cpu / Double(large.size.bytes)) / (small.router.cpu / Double(small.size.bytes))
-            table.add("native path", "linearity: CPU time per byte, \(large.size.label) / \(small.size.label)",
+            table.add("native path", "linearity, \(how): CPU time per byte, \(large.size.label) / \(small.size.label)",
                       bridge: String(format: "%.2f", growth), bare: "—", ratio: growth, target: .atMost(1.25))
         }
     }

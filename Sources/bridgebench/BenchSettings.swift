@@ -4,17 +4,34 @@ struct BenchSettings: Sendable {
     var smoke = false
     /// Only this part, or every part when nil.
     var only: String?
-    /// `--profile router|bare BYTES COUNT`: runs only one side of the native path, for
+    /// `--profile router|router-immediate|bare BYTES COUNT`: runs only one side of the native path, for
     /// `valgrind --tool=callgrind` (no table).
     var profile: (side: String, bytes: Int, count: Int)?
+    /// BridgeKit's side in the WebKitGTK parts: the page's call mode (``BenchPage``) and the
+    /// words that name it in the table. The typed task decodes and encodes with Foundation's
+    /// coders, as a real task does; the stock `Echo` task passes ``RawJSON`` through and starts
+    /// immediately, so it costs only the bridge's own work (the same work as the bare echo).
+    static let routerModes: [(mode: String, label: String)] = [
+        ("router", "typed task"),
+        ("router-raw", "Echo task (RawJSON)"),
+    ]
+
+    /// The round-trip rates add the typed task started immediately (``TaskExecution/immediate``),
+    /// which shows what the default thread hop costs a small call.
+    static let rateModes: [(mode: String, label: String)] = [
+        ("router", "typed task"),
+        ("router-now", "typed task, immediate"),
+        ("router-raw", "Echo task (RawJSON)"),
+    ]
 
     static let usage = """
-        usage: bridgebench [--smoke] [--only native|e2e|large] [--profile router|bare BYTES COUNT]
+        usage: bridgebench [--smoke] [--only native|e2e|large] [--profile router|router-immediate|bare BYTES COUNT]
           --smoke   a few seconds in total: tiny counts and small payloads; checks the benchmark runs
                     and prints its table (targets are not judged)
           --only    run one part: native (router vs bare codec), e2e (round trips in WebKitGTK),
                     large (1 MB / 8 MB round trips and peak memory)
-          --profile run COUNT native-path calls of BYTES through the router or the bare codec only,
+          --profile run COUNT native-path calls of BYTES through the router (a concurrent or an
+                    immediate task) or the bare codec only,
                     for valgrind --tool=callgrind
         """
 
@@ -35,7 +52,7 @@ struct BenchSettings: Sendable {
                 }
                 settings.only = part
             case "--profile":
-                guard let side = rest.popFirst(), ["router", "bare"].contains(side),
+                guard let side = rest.popFirst(), ["router", "router-immediate", "bare"].contains(side),
                       let bytes = rest.popFirst().flatMap({ Int($0) }), let count = rest.popFirst().flatMap({ Int($0) }) else {
                     throw .usage(usage)
                 }
@@ -71,4 +88,5 @@ struct BenchSettings: Sendable {
         smoke ? [(.kb1, 2), (.kb64, 1)] : [(.mb1, 4), (.mb8, 1)]
     }
     var largeRounds: Int { smoke ? 1 : 5 }
+    var memoryRounds: Int { smoke ? 1 : 3 }
 }

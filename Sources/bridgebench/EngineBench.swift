@@ -1,5 +1,6 @@
 #if WebKitGTK
 import BridgeKit
+import BridgeTasks
 import BridgeKitGTK
 import Foundation
 
@@ -41,7 +42,9 @@ final class EngineBench {
 
     private init() throws {
         router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins([OriginPattern(BenchPage.origin)])))
-        try router.register(BenchEchoTask())
+        try router.register(BenchEchoTask(execution: .concurrent))
+        try router.register(BenchEchoTask(execution: .immediate))
+        try router.register(EchoTask(name: "Echo"))
         webView = try GTKWebView(configuration: GTKWebViewConfiguration(applicationName: "bridgebench", applicationVersion: "1"))
         host = WebKitGTKBridgeHost(router: router, webView: webView)
         try host.attach()

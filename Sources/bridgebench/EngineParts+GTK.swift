@@ -20,30 +20,33 @@ extension BenchRun {
         await engine.close()
     }
 
-    /// Round trips per second with a small payload, one at a time and many in flight.
+    /// Round trips per second with a small payload, one at a time and many in flight, for each
+    /// of BridgeKit's tasks (``BenchSettings/rateModes``) against the bare echo.
     @MainActor
     private func runRates(_ engine: EngineBench, into table: inout ResultTable) async throws {
         for (label, payload, count) in settings.ratePlan {
             let key = "rate \(label)"
             try await engine.setPayload(payload, key: key)
-            for (mode, width) in [("sequential", 1), ("pipelined ×\(settings.pipelineWidth)", settings.pipelineWidth)] {
-                // Warm-up: code paths, JIT, caches.
-                _ = try await engine.run("bare", key: key, count: max(count / 10, 2), width: width)
-                _ = try await engine.run("router", key: key, count: max(count / 10, 2), width: width)
-                var cpu: [String: [(ui: Double, web: Double?)]] = [:]
-                let (router, bare) = try await Measure.alternatingValues(rounds: settings.rateRounds, {
-                    let seconds = try await engine.run("router", key: key, count: count, width: width)
-                    cpu["router", default: []].append(engine.lastCPU)
-                    return seconds
-                }, {
-                    let seconds = try await engine.run("bare", key: key, count: count, width: width)
-                    cpu["bare", default: []].append(engine.lastCPU)
-                    return seconds
-                })
-                progress("e2e \(label) \(mode): router \(ResultTable.rate(1 / router)), bare \(ResultTable.rate(1 / bare)); "
-                         + "CPU per call router \(Self.cpuText(cpu["router"])), bare \(Self.cpuText(cpu["bare"]))")
-                table.add("end to end", "\(label) \(mode), round trips per second", bridge: ResultTable.rate(1 / router),
-                          bare: ResultTable.rate(1 / bare), ratio: bare / router, target: .atLeast(0.85))
+            for (routerMode, task) in BenchSettings.rateModes {
+                for (mode, width) in [("sequential", 1), ("pipelined ×\(settings.pipelineWidth)", settings.pipelineWidth)] {
+                    // Warm-up: code paths, JIT, caches.
+                    _ = try await engine.run("bare", key: key, count: max(count / 10, 2), width: width)
+                    _ = try await engine.run(routerMode, key: key, count: max(count / 10, 2), width: width)
+                    var cpu: [String: [(ui: Double, web: Double?)]] = [:]
+                    let (router, bare) = try await Measure.alternatingValues(rounds: settings.rateRounds, {
+                        let seconds = try await engine.run(routerMode, key: key, count: count, width: width)
+                        cpu["router", default: []].append(engine.lastCPU)
+                        return seconds
+                    }, {
+                        let seconds = try await engine.run("bare", key: key, count: count, width: width)
+                        cpu["bare", default: []].append(engine.lastCPU)
+                        return seconds
+                    })
+                    progress("e2e \(label) \(mode), \(task): router \(ResultTable.rate(1 / router)), bare \(ResultTable.rate(1 / bare)); "
+                             + "CPU per call router \(Self.cpuText(cpu["router"])), bare \(Self.cpuText(cpu["bare"]))")
+                    table.add("end to end", "\(label) \(mode), \(task), round trips per second", bridge: ResultTable.rate(1 / router),
+                              bare: ResultTable.rate(1 / bare), ratio: bare / router, target: .atLeast(0.85))
+                }
             }
             try await engine.dropPayload(key: key)
         }
@@ -57,43 +60,64 @@ extension BenchRun {
         return "UI \(ResultTable.duration(ui)) + web \(web.isNaN ? "?" : ResultTable.duration(web))"
     }
 
-    /// Large payloads: round-trip time and peak memory of both processes.
+    /// Large payloads: round-trip time and peak memory of both processes, for each of
+    /// BridgeKit's tasks (``BenchSettings/routerModes``) against the bare echo.
     @MainActor
     private func runLarge(_ engine: EngineBench, into table: inout ResultTable) async throws {
+        for (routerMode, task) in BenchSettings.routerModes {
+            try await runLarge(engine, routerMode: routerMode, task: task, into: &table)
+        }
+    }
+
+    @MainActor
+    private func runLarge(_ engine: EngineBench, routerMode: String, task: String, into table: inout ResultTable) async throws {
         var perByte: [(PayloadSize, Double, Double)] = []
         for (size, count) in settings.largePlan {
             let key = "large \(size.label)"
             try await engine.setPayload(BenchPayload.text(bytes: size.bytes), key: key)
             _ = try await engine.run("bare", key: key, count: 1)
-            _ = try await engine.run("router", key: key, count: 1)
-            let bareMemory = try await peakMemory(engine, mode: "bare", key: key)
-            let routerMemory = try await peakMemory(engine, mode: "router", key: key)
+            _ = try await engine.run(routerMode, key: key, count: 1)
+            var bareMemories: [(ui: Int, web: Int?)] = []
+            var routerMemories: [(ui: Int, web: Int?)] = []
+            for _ in 0..<settings.memoryRounds {
+                bareMemories.append(try await peakMemory(engine, mode: "bare", key: key))
+                routerMemories.append(try await peakMemory(engine, mode: routerMode, key: key))
+            }
+            let bareMemory = Self.medianMemory(bareMemories)
+            let routerMemory = Self.medianMemory(routerMemories)
             let (router, bare) = try await Measure.alternatingValues(rounds: settings.largeRounds, {
-                try await engine.run("router", key: key, count: count)
+                try await engine.run(routerMode, key: key, count: count)
             }, {
                 try await engine.run("bare", key: key, count: count)
             })
             try await engine.dropPayload(key: key)
             perByte.append((size, router / Double(size.bytes), bare / Double(size.bytes)))
-            progress("large \(size.label): router \(ResultTable.duration(router)), bare \(ResultTable.duration(bare)); "
+            progress("large \(size.label), \(task): router \(ResultTable.duration(router)), bare \(ResultTable.duration(bare)); "
                      + "UI peak +\(ResultTable.mebibytes(Double(routerMemory.ui))) vs +\(ResultTable.mebibytes(Double(bareMemory.ui))); "
                      + "web peak +\(routerMemory.web.map { ResultTable.mebibytes(Double($0)) } ?? "?") vs +\(bareMemory.web.map { ResultTable.mebibytes(Double($0)) } ?? "?")")
-            table.add("large payload", "\(size.label) round trip, time", bridge: ResultTable.duration(router),
+            table.add("large payload", "\(size.label) round trip, \(task), time", bridge: ResultTable.duration(router),
                       bare: ResultTable.duration(bare), ratio: router / bare, target: .atMost(1.5))
-            table.add("large payload", "\(size.label) peak memory growth, UI process ÷ payload",
+            table.add("large payload", "\(size.label) peak memory growth, \(task), UI process ÷ payload",
                       bridge: ResultTable.mebibytes(Double(routerMemory.ui)), bare: ResultTable.mebibytes(Double(bareMemory.ui)),
                       ratio: Double(routerMemory.ui) / Double(size.bytes), target: .atMost(4))
             if let routerWeb = routerMemory.web, let bareWeb = bareMemory.web {
-                table.add("large payload", "\(size.label) peak memory growth, web process ÷ payload",
+                table.add("large payload", "\(size.label) peak memory growth, \(task), web process ÷ payload",
                           bridge: ResultTable.mebibytes(Double(routerWeb)), bare: ResultTable.mebibytes(Double(bareWeb)),
                           ratio: Double(routerWeb) / Double(size.bytes), target: nil)
             }
         }
         if let small = perByte.first, let large = perByte.last, large.0.bytes > small.0.bytes {
-            table.add("large payload", "linearity: time per byte, \(large.0.label) / \(small.0.label)",
+            table.add("large payload", "linearity, \(task): time per byte, \(large.0.label) / \(small.0.label)",
                       bridge: String(format: "%.2f", large.1 / small.1), bare: String(format: "%.2f", large.2 / small.2),
                       ratio: large.1 / small.1, target: .atMost(1.25))
         }
+    }
+
+    /// The medians of several memory measurements.
+    static func medianMemory(_ samples: [(ui: Int, web: Int?)]) -> (ui: Int, web: Int?) {
+        let ui = Measure.median(samples.map { Double($0.ui) })
+        let web = samples.compactMap(\.web)
+        return (Int(ui), web.count == samples.count ? Int(Measure.median(web.map(Double.init))) : nil)
     }
 
     /// The growth of the peak resident memory of this (UI) process and of the web process during

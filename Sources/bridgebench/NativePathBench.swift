@@ -9,9 +9,12 @@ struct NativePathBench {
     let size: PayloadSize
     let iterations: Int
     let rounds: Int
+    /// Where the router starts the bench task's calls.
+    var execution: TaskExecution = .concurrent
 
     struct Outcome {
         let size: PayloadSize
+        let execution: TaskExecution
         let router: Sample
         let bare: Sample
     }
@@ -40,15 +43,16 @@ struct NativePathBench {
         let source = MessageSource.mainFrame("https://bench.bridgekit.invalid")
         var posted = 0
 
-        init(optionsText: String) throws {
+        init(optionsText: String, execution: TaskExecution) throws {
             router = BridgeRouter(configuration: BridgeConfiguration(policy: .anyOrigin()))
-            try router.register(BenchEchoTask())
+            try router.register(BenchEchoTask(execution: execution))
+            let task = BenchEchoTask.name(for: execution)
             let sink = ScriptSink()
             router.connect(PageChannel { script in sink.keep(script) })
             self.sink = sink
             batch = NativePathBench.batch(forBytes: optionsText.utf8.count)
             bodies = (0..<batch).map { slot in
-                #"{"v":1,"kind":"call","id":"bench-\#(slot)","task":"BenchEcho","options":"# + optionsText + "}"
+                #"{"v":1,"kind":"call","id":"bench-\#(slot)","task":"\#(task)","options":"# + optionsText + "}"
             }
         }
 
@@ -70,11 +74,12 @@ struct NativePathBench {
     func run() async throws -> Outcome {
         let payload = BenchPayload.make(bytes: size.bytes)
         let optionsText = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
-        var harness = try Harness(optionsText: optionsText)
+        var harness = try Harness(optionsText: optionsText, execution: execution)
 
         // Correctness first (outside the timing): the script must carry the same payload back.
         await harness.call(1)
         try Self.check(script: harness.sink.last ?? "", against: payload, id: "bench-0")
+        harness.sink.dropScripts()
 
         let decoder = JSONDecoder()
         let encoder = JSONEncoder()
@@ -92,7 +97,7 @@ struct NativePathBench {
             }
         })
         await harness.router.close()
-        return Outcome(size: size, router: routerSample, bare: bareSample)
+        return Outcome(size: size, execution: execution, router: routerSample, bare: bareSample)
     }
 
     /// Runs only one side, `iterations` times, for a profiler.
@@ -108,7 +113,7 @@ struct NativePathBench {
             }
             return
         }
-        var harness = try Harness(optionsText: optionsText)
+        var harness = try Harness(optionsText: optionsText, execution: execution)
         await harness.call(iterations)
         await harness.router.close()
     }

@@ -78,6 +78,18 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
+        @Test("fire-and-forget calls start in the order the page sent them (300 WebBridge.notify in one burst)",
+              .timeLimit(.minutes(1)))
+        func fireAndForgetInOrder() async throws {
+            let (harness, server) = try await Self.open()
+            defer { server.stop() }
+            try await harness.run("for (var i = 0; i < 300; i++) { WebBridge.notify('Record', i); }")
+            #expect(await eventually { harness.probe.runs(of: "Record").count == 300 })
+            let order = harness.probe.runs(of: "Record").map(\.options)
+            #expect(order == (0..<300).map { JSONValue.int(Int64($0)) })
+            await harness.close()
+        }
+
         @Test("progress: onProgress gets both messages in order, then the result", .timeLimit(.minutes(1)))
         func progress() async throws {
             let (harness, server) = try await Self.open()
