@@ -2,9 +2,12 @@
 ///
 /// - **router**: `WebBridge.call("BenchEcho", payload)` through BridgeKit's shim (page world),
 ///   relay (isolated world), message handler, router, ``BenchEchoTask`` and reply script;
-/// - **bare**: `window.webkit.messageHandlers.bareecho.postMessage(JSON.stringify({id, data}))`
+/// - **bare**: `window.webkit.messageHandlers[handler].postMessage(JSON.stringify({id, data}))`
 ///   to a page-world handler registered on the `GTKWebView` directly, which evaluates
-///   `window.__bareReceive(<the same text>)`; the page resolves the call by id.
+///   `window.__bareReceive(<the same text>)`; the page resolves the call by id;
+/// - **bare-typed**: the same, through the `baretyped` handler, which decodes the text into
+///   ``BenchPayload`` with `JSONDecoder` and encodes it again with `JSONEncoder` (the typed
+///   task's codec work without BridgeKit).
 ///
 /// `__bench.start(mode, key, count, width)` runs `count` calls of the payload `key`, one at a
 /// time (`width` 1) or `width` at a time through `Promise.all`, checks every answer (the first
@@ -28,11 +31,11 @@ enum BenchPage {
             var resolve = barePending.get(m.id);
             if (resolve) { barePending.delete(m.id); resolve(m.data); }
           };
-          function bareCall(data) {
+          function bareCall(data, handler) {
             return new Promise(function (resolve) {
               var id = ++bareSeq;
               barePending.set(id, resolve);
-              window.webkit.messageHandlers.bareecho.postMessage(JSON.stringify({ id: id, data: data }));
+              window.webkit.messageHandlers[handler].postMessage(JSON.stringify({ id: id, data: data }));
             });
           }
           function routerCall(data) { return window.WebBridge.call('BenchEcho', data); }
@@ -54,7 +57,10 @@ enum BenchPage {
           async function run(mode, key, count, width) {
             var payload = payloads[key];
             if (!payload) { throw new Error('no payload ' + key); }
-            var call = { router: routerCall, 'router-now': routerNowCall, 'router-raw': routerRawCall }[mode] || bareCall;
+            var call = { router: routerCall, 'router-now': routerNowCall, 'router-raw': routerRawCall,
+                         bare: function (data) { return bareCall(data, 'bareecho'); },
+                         'bare-typed': function (data) { return bareCall(data, 'baretyped'); } }[mode];
+            if (!call) { throw new Error('no mode ' + mode); }
             // One full comparison before the timing: the echo must be the same value, every character.
             if (!same(await call(payload), payload)) {
               throw new Error('the echo is not the same value as the payload');

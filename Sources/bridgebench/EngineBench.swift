@@ -54,9 +54,26 @@ final class EngineBench {
             let script = "window.__bareReceive(" + message.bodyJSONText + ")"
             Task { @MainActor in try? await webView.evaluateJavaScript(script) }
         }
+        // The bare echo with the typed task's work: decodes the same `BenchPayload` with
+        // `JSONDecoder` and encodes it with `JSONEncoder`, then echoes it like the bare echo.
+        let decoder = JSONDecoder()
+        let encoder = JSONEncoder()
+        try webView.registerScriptMessageHandler(name: "baretyped", world: nil, withReply: false) { [weak webView] message in
+            guard let webView,
+                  let call = try? decoder.decode(BareTypedCall.self, from: Data(message.bodyJSONText.utf8)),
+                  let json = try? encoder.encode(call) else { return }
+            let script = "window.__bareReceive(" + String(decoding: json, as: UTF8.self) + ")"
+            Task { @MainActor in try? await webView.evaluateJavaScript(script) }
+        }
         host.page.onLoadEvent = { [weak self] event in
             if event == .finished { self?.loaded = true }
         }
+    }
+
+    /// What the page posts to the bare handlers: `JSON.stringify({id, data})`.
+    private struct BareTypedCall: Codable {
+        let id: Int
+        let data: BenchPayload
     }
 
     func close() async {
@@ -77,7 +94,7 @@ final class EngineBench {
     /// CPU seconds per call of the UI process and the web process in the last ``run(_:key:count:width:)``.
     private(set) var lastCPU: (ui: Double, web: Double?) = (0, nil)
 
-    /// Runs `count` calls of payload `key` through `mode` ("router" or "bare"), `width` at a time.
+    /// Runs `count` calls of payload `key` through `mode` (a ``BenchPage`` call mode), `width` at a time.
     /// - Returns: seconds per call, as the page measured them with `performance.now()`.
     func run(_ mode: String, key: String, count: Int, width: Int = 1) async throws -> Double {
         let web = MemoryProbe.webProcesses().first.map { MemoryProbe(pid: $0) }

@@ -21,16 +21,16 @@ extension BenchRun {
     }
 
     /// Round trips per second with a small payload, one at a time and many in flight, for each
-    /// of BridgeKit's tasks (``BenchSettings/rateModes``) against the bare echo.
+    /// of the pairs in ``BenchSettings/enginePairs``.
     @MainActor
     private func runRates(_ engine: EngineBench, into table: inout ResultTable) async throws {
         for (label, payload, count) in settings.ratePlan {
             let key = "rate \(label)"
             try await engine.setPayload(payload, key: key)
-            for (routerMode, task) in BenchSettings.rateModes {
+            for (routerMode, bareMode, task) in BenchSettings.enginePairs {
                 for (mode, width) in [("sequential", 1), ("pipelined ×\(settings.pipelineWidth)", settings.pipelineWidth)] {
                     // Warm-up: code paths, JIT, caches.
-                    _ = try await engine.run("bare", key: key, count: max(count / 10, 2), width: width)
+                    _ = try await engine.run(bareMode, key: key, count: max(count / 10, 2), width: width)
                     _ = try await engine.run(routerMode, key: key, count: max(count / 10, 2), width: width)
                     var cpu: [String: [(ui: Double, web: Double?)]] = [:]
                     let (router, bare) = try await Measure.alternatingValues(rounds: settings.rateRounds, {
@@ -38,7 +38,7 @@ extension BenchRun {
                         cpu["router", default: []].append(engine.lastCPU)
                         return seconds
                     }, {
-                        let seconds = try await engine.run("bare", key: key, count: count, width: width)
+                        let seconds = try await engine.run(bareMode, key: key, count: count, width: width)
                         cpu["bare", default: []].append(engine.lastCPU)
                         return seconds
                     })
@@ -61,26 +61,27 @@ extension BenchRun {
     }
 
     /// Large payloads: round-trip time and peak memory of both processes, for each of
-    /// BridgeKit's tasks (``BenchSettings/routerModes``) against the bare echo.
+    /// the pairs in ``BenchSettings/enginePairs``.
     @MainActor
     private func runLarge(_ engine: EngineBench, into table: inout ResultTable) async throws {
-        for (routerMode, task) in BenchSettings.routerModes {
-            try await runLarge(engine, routerMode: routerMode, task: task, into: &table)
+        for (routerMode, bareMode, task) in BenchSettings.enginePairs {
+            try await runLarge(engine, routerMode: routerMode, bareMode: bareMode, task: task, into: &table)
         }
     }
 
     @MainActor
-    private func runLarge(_ engine: EngineBench, routerMode: String, task: String, into table: inout ResultTable) async throws {
+    private func runLarge(_ engine: EngineBench, routerMode: String, bareMode: String, task: String, into table: inout ResultTable) async throws {
         var perByte: [(PayloadSize, Double, Double)] = []
+        var uiGrowth: [(size: PayloadSize, router: Int, bare: Int)] = []
         for (size, count) in settings.largePlan {
             let key = "large \(size.label)"
             try await engine.setPayload(BenchPayload.text(bytes: size.bytes), key: key)
-            _ = try await engine.run("bare", key: key, count: 1)
+            _ = try await engine.run(bareMode, key: key, count: 1)
             _ = try await engine.run(routerMode, key: key, count: 1)
             var bareMemories: [(ui: Int, web: Int?)] = []
             var routerMemories: [(ui: Int, web: Int?)] = []
             for _ in 0..<settings.memoryRounds {
-                bareMemories.append(try await peakMemory(engine, mode: "bare", key: key))
+                bareMemories.append(try await peakMemory(engine, mode: bareMode, key: key))
                 routerMemories.append(try await peakMemory(engine, mode: routerMode, key: key))
             }
             let bareMemory = Self.medianMemory(bareMemories)
@@ -88,10 +89,11 @@ extension BenchRun {
             let (router, bare) = try await Measure.alternatingValues(rounds: settings.largeRounds, {
                 try await engine.run(routerMode, key: key, count: count)
             }, {
-                try await engine.run("bare", key: key, count: count)
+                try await engine.run(bareMode, key: key, count: count)
             })
             try await engine.dropPayload(key: key)
             perByte.append((size, router / Double(size.bytes), bare / Double(size.bytes)))
+            uiGrowth.append((size, routerMemory.ui, bareMemory.ui))
             progress("large \(size.label), \(task): router \(ResultTable.duration(router)), bare \(ResultTable.duration(bare)); "
                      + "UI peak +\(ResultTable.mebibytes(Double(routerMemory.ui))) vs +\(ResultTable.mebibytes(Double(bareMemory.ui))); "
                      + "web peak +\(routerMemory.web.map { ResultTable.mebibytes(Double($0)) } ?? "?") vs +\(bareMemory.web.map { ResultTable.mebibytes(Double($0)) } ?? "?")")
@@ -110,6 +112,15 @@ extension BenchRun {
             table.add("large payload", "linearity, \(task): time per byte, \(large.0.label) / \(small.0.label)",
                       bridge: String(format: "%.2f", large.1 / small.1), bare: String(format: "%.2f", large.2 / small.2),
                       ratio: large.1 / small.1, target: .atMost(1.25))
+        }
+        // What each further payload byte costs, without the fixed growth of any round trip
+        // (JavaScriptCore's and WebKit's own, which the bare side shows at 1 MB as well).
+        if let small = uiGrowth.first, let large = uiGrowth.last, large.size.bytes > small.size.bytes {
+            let bytes = Double(large.size.bytes - small.size.bytes)
+            let router = Double(large.router - small.router) / bytes
+            let bare = Double(large.bare - small.bare) / bytes
+            table.add("large payload", "UI peak memory per further payload byte, \(task), (\(large.size.label) − \(small.size.label)) ÷ \(ResultTable.mebibytes(bytes))",
+                      bridge: String(format: "%.2f B", router), bare: String(format: "%.2f B", bare), ratio: router, target: .atMost(4))
         }
     }
 

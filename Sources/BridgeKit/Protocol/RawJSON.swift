@@ -4,7 +4,7 @@ public import Foundation
 ///
 /// For tasks that only pass a payload on (store a draft, forward it to a server, hand it to
 /// another web view), decoding it into typed values and encoding it again is most of the cost
-/// of a call: about 2 ms for 10 KB of records with Foundation's coders on a 2-core Linux machine
+/// of a call: 1–2 ms for 10 KB of records with Foundation's coders on a 2-core Linux machine
 /// (docs/performance.md). Declare `RawJSON` as the task's `Options` or `Result` and the router
 /// skips both steps:
 ///

@@ -59,15 +59,11 @@ enum CookieScriptRunner {
         var completion: String
     }
 
-    struct Failure: Error, CustomStringConvertible {
-        var status: Int32
-        var stderr: String
-        var description: String { "node exited with \(status): \(stderr)" }
-    }
-
     /// Evaluates `script` as a classic script in a fresh context whose only global is a
     /// `document` with a recording `cookie` setter, and returns what it recorded.
-    /// The script is passed through a temporary file, never through the program text.
+    /// The script is passed through a temporary file (``NodeJS/run(_:stdin:)``), never through
+    /// the program text.
+    /// - Throws: ``NodeJS/Failure`` when node fails; `DecodingError` on unexpected output.
     static func run(_ script: String) throws -> Outcome {
         let program = #"""
         const fs = require('fs');
@@ -83,28 +79,9 @@ enum CookieScriptRunner {
         const completion = vm.runInNewContext(script, { document });
         process.stdout.write(JSON.stringify({ assigned, allStrings, completion: typeof completion }));
         """#
-        let folder = try makeTemporaryFolder()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let programURL = folder.appendingPathComponent("run.js")
-        let scriptURL = folder.appendingPathComponent("script.js")
-        try Data(program.utf8).write(to: programURL)
-        try Data(script.utf8).write(to: scriptURL)
-
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["node", programURL.path, scriptURL.path]
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outData = output.fileHandleForReading.readDataToEndOfFile()
-        let errData = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(status: process.terminationStatus, stderr: String(decoding: errData, as: UTF8.self))
-        }
-        return try JSONDecoder().decode(Outcome.self, from: outData)
+        // NodeJS.run hands the script over as the program's input file (argv[2]).
+        let output = try NodeJS.run(program, stdin: script)
+        return try JSONDecoder().decode(Outcome.self, from: Data(output.utf8))
     }
 }
 
