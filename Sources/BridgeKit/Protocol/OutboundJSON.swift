@@ -41,24 +41,28 @@ struct OutboundJSON: Sendable {
         }
     }
 
-    /// The text with every non-ASCII character written as a JSON `\u` escape (a surrogate pair
-    /// above U+FFFF): the same JSON value in pure ASCII.
+    /// The text for a reply handed to the engine as a string (``ReplyHandler``), which the page
+    /// reads with `JSON.parse`: the same JSON value as ``text``, with the script builder's escapes
+    /// (integers outside ±(2^53−1) as strings of the same digits, field case R11; U+2028, U+2029
+    /// and `<` as `\u` escapes) and every non-ASCII character written as a `\u` escape (a
+    /// surrogate pair above U+FFFF).
     ///
-    /// For replies handed to an engine as a string (``ReplyHandler``): JavaScriptCore keeps a
-    /// string that has only Latin-1 characters in one byte per character and converts it from
-    /// UTF-8 with a plain copy, while a single character above U+00FF makes the whole string two
-    /// bytes per character (twice the memory for a large reply, and a conversion pass). Text
-    /// without such characters is returned unchanged.
-    var asciiText: String {
-        let needsEscapes = parts.contains { part in part.contains { $0 >= 0x80 } }
-        guard needsEscapes else { return text }
-        var out = [UInt8]()
-        out.reserveCapacity(count + count / 8)
+    /// Pure ASCII because JavaScriptCore keeps a string that has only Latin-1 characters in one
+    /// byte per character and converts it from UTF-8 with a plain copy, while a single character
+    /// above U+00FF makes the whole string two bytes per character (twice the memory for a large
+    /// reply, and a conversion pass).
+    var replyText: String {
+        var escaped = [UInt8]()
+        escaped.reserveCapacity(count + 16)
         for part in parts {
             part.withUnsafeBytes { raw in
-                Self.appendEscapingNonASCII(raw.bindMemory(to: UInt8.self), to: &out)
+                JavaScriptEmbedding.appendJSON(fromJSON: raw.bindMemory(to: UInt8.self), to: &escaped)
             }
         }
+        guard escaped.contains(where: { $0 >= 0x80 }) else { return String(decoding: escaped, as: UTF8.self) }
+        var out = [UInt8]()
+        out.reserveCapacity(escaped.count + escaped.count / 8)
+        escaped.withUnsafeBufferPointer { Self.appendEscapingNonASCII($0, to: &out) }
         return String(decoding: out, as: UTF8.self)
     }
 

@@ -43,7 +43,7 @@ extension BridgeRouter {
         let outcome = Self.outcome(of: json.message)
         let hasChannel = state.withLock { $0.channel != nil } || channel != nil
         if let replyHandler = call.replyHandler, refused || !call.source.isMainFrame || !hasChannel || replyHandler.carriesFinalReplies {
-            let answered = replyHandler.reply(json.data.asciiText)
+            let answered = replyHandler.reply(json.data.replyText)
             record(.outbound, "reply", id: id, task: call.taskName, outcome: outcome,
                    reason: answered ? nil : "no_reply_path", bytes: answered ? json.data.count : 0)
             return

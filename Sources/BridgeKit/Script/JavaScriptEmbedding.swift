@@ -47,6 +47,14 @@ public enum JavaScriptEmbedding {
         out.append(UInt8(ascii: ")"))
     }
 
+    /// Appends the JSON text `json` with the same escapes as ``expression(fromJSON:)`` (U+2028,
+    /// U+2029 and `<` as `\u` escapes, unsafe integers as strings) but never wrapped in
+    /// `JSON.parse`: the result is JSON text, for a reply the page reads with `JSON.parse`
+    /// (where a `"__proto__"` key is an ordinary own property).
+    static func appendJSON(fromJSON json: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+        _ = escape(json, into: &out)
+    }
+
     /// Returns a double-quoted JavaScript string literal for `text`, escaped like JSON and with
     /// U+2028, U+2029 and `<` escaped as above.
     public static func stringLiteral(_ text: String) -> String {
