@@ -47,8 +47,17 @@ final class ViewRecorder {
 /// Loads `html` at `baseURI` and waits for the load to finish and `title` to show up.
 @MainActor
 func loadAndWait(_ view: GTKWebView, html: String, baseURI: String = "http://127.0.0.1/", title: String) throws {
+    // Waits for the `finished` event itself, not only the title: the title can change before
+    // the load finishes, and a late `finished` would then reach the caller's own recorder.
+    let previous = view.onLoadEvent
+    var finished = false
+    view.onLoadEvent = { event in
+        if event == .finished { finished = true }
+        previous?(event)
+    }
+    defer { view.onLoadEvent = previous }
     try view.loadHTML(html, baseURI: baseURI)
-    #expect(waitUntil { view.title == title }, "page with title \(title) did not load")
+    #expect(waitUntil { finished && view.title == title }, "page with title \(title) did not load")
 }
 
 /// The envelope the test relay posts: origin and main-frame flag read in the isolated world.
