@@ -66,8 +66,6 @@ struct OutboundJSON: Sendable {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     /// Copies valid UTF-8 JSON text, replacing each non-ASCII character by `\uXXXX` escapes.
     /// Non-ASCII bytes only occur inside JSON strings, where such an escape means the same.
     private static func appendEscapingNonASCII(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
@@ -87,9 +85,7 @@ struct OutboundJSON: Sendable {
             }
             let scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
             for unit in scalar.utf16 {
-                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"),
-                                        hexDigits[Int(unit >> 12 & 0xF)], hexDigits[Int(unit >> 8 & 0xF)],
-                                        hexDigits[Int(unit >> 4 & 0xF)], hexDigits[Int(unit & 0xF)]])
+                JavaScriptEmbedding.appendUnicodeEscape(unit, into: &out)
             }
             index += length
             flushed = index

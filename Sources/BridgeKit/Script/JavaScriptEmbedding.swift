@@ -206,7 +206,8 @@ public enum JavaScriptEmbedding {
         return magnitude <= maxSafeInteger
     }
 
-    private static func appendUnicodeEscape(_ unit: UInt16, into out: inout [UInt8]) {
+    /// Appends the JSON / JavaScript escape `\uXXXX` (lowercase hex) for one UTF-16 code unit.
+    static func appendUnicodeEscape(_ unit: UInt16, into out: inout [UInt8]) {
         out += [backslash, UInt8(ascii: "u"),
                 hexDigits[Int(unit >> 12 & 0xF)], hexDigits[Int(unit >> 8 & 0xF)],
                 hexDigits[Int(unit >> 4 & 0xF)], hexDigits[Int(unit & 0xF)]]
