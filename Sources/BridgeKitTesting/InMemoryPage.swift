@@ -48,14 +48,37 @@ public final class InMemoryPage: Sendable {
     public let defaultSource: MessageSource
     private let state = Mutex(State())
 
+    /// How the page's channel evaluates scripts (``PageChannel``'s two forms).
+    public enum ChannelForm: Sendable {
+        /// The engines' completion-handler form (``PageChannel/init(post:)``), as WKWebView's
+        /// `evaluateJavaScript(_:completionHandler:)` and WebKitGTK offer it.
+        case completionHandler
+        /// An `async` evaluate function (``PageChannel/init(evaluate:)``).
+        case async
+    }
+
     /// Creates a page and connects it to `router`.
-    /// - Parameter origin: the origin of the page's main frame.
-    public init(router: BridgeRouter, origin: String = "https://app.example") {
+    /// - Parameters:
+    ///   - origin: the origin of the page's main frame.
+    ///   - channel: the form of the page channel; default ``ChannelForm/completionHandler``.
+    public init(router: BridgeRouter, origin: String = "https://app.example", channel: ChannelForm = .completionHandler) {
         self.router = router
         self.defaultSource = .mainFrame(origin)
-        router.connect(PageChannel { [weak self] script in
-            try self?.evaluate(script)
-        })
+        switch channel {
+        case .completionHandler:
+            router.connect(PageChannel { [weak self] script, completion in
+                do {
+                    try self?.evaluate(script)
+                    completion(nil)
+                } catch {
+                    completion(error)
+                }
+            })
+        case .async:
+            router.connect(PageChannel { [weak self] script in
+                try self?.evaluate(script)
+            })
+        }
     }
 
     // MARK: Posting

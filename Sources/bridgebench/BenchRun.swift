@@ -11,10 +11,10 @@ struct BenchRun {
     func run() async -> Int32 {
         if let profile = settings.profile {
             do {
-                let execution: TaskExecution = profile.side == "router-immediate" ? .immediate : .concurrent
+                let kind = BenchSettings.profileKinds[profile.side] ?? .concurrent
                 try await NativePathBench(size: PayloadSize(label: "\(profile.bytes) B", bytes: profile.bytes),
-                                          iterations: profile.count, rounds: 1, execution: execution)
-                    .profile(side: profile.side == "bare" ? "bare" : "router")
+                                          iterations: profile.count, rounds: 1, kind: kind)
+                    .profile(bare: NativePathBench.BareSide(rawValue: profile.side))
                 return 0
             } catch {
                 FileHandle.standardError.write(Data("bridgebench: \(error)\n".utf8))
@@ -42,18 +42,18 @@ struct BenchRun {
     }
 
     private func runNative(into table: inout ResultTable) async throws {
-        for execution in [TaskExecution.concurrent, .immediate] {
-            try await runNative(execution, into: &table)
+        for kind in BenchTaskKind.allCases {
+            try await runNative(kind, into: &table)
         }
     }
 
-    /// The native rows for tasks started with `execution`.
-    private func runNative(_ execution: TaskExecution, into table: inout ResultTable) async throws {
-        let how = execution == .immediate ? "immediate task" : "concurrent task"
+    /// The native rows for the bench task of `kind`.
+    private func runNative(_ kind: BenchTaskKind, into table: inout ResultTable) async throws {
+        let how = kind == .concurrent ? "\(kind.label) (bare side: same hop)" : kind.label
         var outcomes: [NativePathBench.Outcome] = []
         for (size, iterations) in settings.nativePlan {
             let outcome = try await NativePathBench(size: size, iterations: iterations, rounds: settings.nativeRounds,
-                                                    execution: execution).run()
+                                                    kind: kind).run()
             outcomes.append(outcome)
             progress("native \(size.label), \(how): router \(ResultTable.duration(outcome.router.wall)) (cpu \(ResultTable.duration(outcome.router.cpu))), bare \(ResultTable.duration(outcome.bare.wall)) (cpu \(ResultTable.duration(outcome.bare.cpu)))")
             table.add("native path", "\(size.label) call, \(how), CPU time per call", bridge: ResultTable.duration(outcome.router.cpu),

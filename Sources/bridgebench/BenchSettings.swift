@@ -4,8 +4,9 @@ struct BenchSettings: Sendable {
     var smoke = false
     /// Only this part, or every part when nil.
     var only: String?
-    /// `--profile router|router-immediate|bare BYTES COUNT`: runs only one side of the native path, for
-    /// `valgrind --tool=callgrind` (no table).
+    /// `--profile SIDE BYTES COUNT`: runs only one side of the native path, for
+    /// `valgrind --tool=callgrind` (no table). SIDE is a key of ``profileKinds`` or a
+    /// ``NativePathBench/BareSide`` raw value.
     var profile: (side: String, bytes: Int, count: Int)?
     /// The pairs measured in the WebKitGTK parts: BridgeKit's side (the page's call mode, see
     /// ``BenchPage``), the bare side that does the same work without BridgeKit, and the words
@@ -22,14 +23,15 @@ struct BenchSettings: Sendable {
     ]
 
     static let usage = """
-        usage: bridgebench [--smoke] [--only native|e2e|large] [--profile router|router-immediate|bare BYTES COUNT]
+        usage: bridgebench [--smoke] [--only native|e2e|large] [--profile SIDE BYTES COUNT]
           --smoke   a few seconds in total: tiny counts and small payloads; checks the benchmark runs
                     and prints its table (targets are not judged)
           --only    run one part: native (router vs bare codec), e2e (round trips in WebKitGTK),
                     large (1 MB / 8 MB round trips and peak memory)
-          --profile run COUNT native-path calls of BYTES through the router (a concurrent or an
-                    immediate task) or the bare codec only,
-                    for valgrind --tool=callgrind
+          --profile run COUNT native-path calls of BYTES through one side only, for
+                    valgrind --tool=callgrind. SIDE: router (a concurrent task), router-immediate,
+                    router-sync (a synchronous task), bare (the codec), bare-hop (the codec, encoding
+                    in a new Swift task like a concurrent task)
         """
 
     enum ParseError: Error {
@@ -49,7 +51,7 @@ struct BenchSettings: Sendable {
                 }
                 settings.only = part
             case "--profile":
-                guard let side = rest.popFirst(), ["router", "router-immediate", "bare"].contains(side),
+                guard let side = rest.popFirst(), profileKinds[side] != nil || NativePathBench.BareSide(rawValue: side) != nil,
                       let bytes = rest.popFirst().flatMap({ Int($0) }), let count = rest.popFirst().flatMap({ Int($0) }) else {
                     throw .usage(usage)
                 }
@@ -60,6 +62,11 @@ struct BenchSettings: Sendable {
         }
         return settings
     }
+
+    /// The router sides `--profile` takes, by name.
+    static let profileKinds: [String: BenchTaskKind] = [
+        "router": .concurrent, "router-immediate": .immediate, "router-sync": .synchronous,
+    ]
 
     func runs(_ part: String) -> Bool { only == nil || only == part }
 

@@ -42,8 +42,7 @@ final class EngineBench {
 
     private init() throws {
         router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins([OriginPattern(BenchPage.origin)])))
-        try router.register(BenchEchoTask(execution: .concurrent))
-        try router.register(BenchEchoTask(execution: .immediate))
+        for kind in BenchTaskKind.allCases { try kind.register(in: router) }
         try router.register(EchoTask(name: "Echo"))
         webView = try GTKWebView(configuration: GTKWebViewConfiguration(applicationName: "bridgebench", applicationVersion: "1"))
         host = WebKitGTKBridgeHost(router: router, webView: webView)

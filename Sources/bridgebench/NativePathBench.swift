@@ -5,18 +5,36 @@ import Foundation
 /// typed options in one pass), dispatch to ``BenchEchoTask``, encode the reply and build the
 /// page script. Compared with a bare `JSONDecoder` + `JSONEncoder` doing the same conversion
 /// (options text in, result text out) on the same types.
+///
+/// The bare side does what the router's side does around the codec, no more: for a
+/// ``BenchTaskKind/concurrent`` task, whose calls the router decodes on the calling thread and
+/// answers from a new Swift task, the bare side also decodes on the calling thread and encodes in
+/// a new Swift task (``BareSide/codecWithHop``); for the other kinds everything stays on the calling
+/// thread (``BareSide/codec``).
 struct NativePathBench {
     let size: PayloadSize
     let iterations: Int
     let rounds: Int
-    /// Where the router starts the bench task's calls.
-    var execution: TaskExecution = .concurrent
+    /// How the bench task answers.
+    var kind: BenchTaskKind = .concurrent
 
     struct Outcome {
         let size: PayloadSize
-        let execution: TaskExecution
+        let kind: BenchTaskKind
         let router: Sample
         let bare: Sample
+    }
+
+    /// The bare counterpart of a kind of task.
+    enum BareSide: String {
+        /// Decode and encode on the calling thread.
+        case codec = "bare"
+        /// Decode on the calling thread, encode in a new Swift task, `batch` calls in flight.
+        case codecWithHop = "bare-hop"
+
+        init(for kind: BenchTaskKind) {
+            self = kind == .concurrent ? .codecWithHop : .codec
+        }
     }
 
     enum Failure: Error, CustomStringConvertible {
@@ -43,12 +61,16 @@ struct NativePathBench {
         let source = MessageSource.mainFrame("https://bench.bridgekit.invalid")
         var posted = 0
 
-        init(optionsText: String, execution: TaskExecution) throws {
+        init(optionsText: String, kind: BenchTaskKind) throws {
             router = BridgeRouter(configuration: BridgeConfiguration(policy: .anyOrigin()))
-            try router.register(BenchEchoTask(execution: execution))
-            let task = BenchEchoTask.name(for: execution)
+            try kind.register(in: router)
+            let task = kind.taskName
             let sink = ScriptSink()
-            router.connect(PageChannel { script in sink.keep(script) })
+            // The engines' completion-handler form (what WKWebView and WebKitGTK offer).
+            router.connect(PageChannel { script, completion in
+                sink.keep(script)
+                completion(nil)
+            })
             self.sink = sink
             batch = NativePathBench.batch(forBytes: optionsText.utf8.count)
             bodies = (0..<batch).map { slot in
@@ -74,46 +96,39 @@ struct NativePathBench {
     func run() async throws -> Outcome {
         let payload = BenchPayload.make(bytes: size.bytes)
         let optionsText = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
-        var harness = try Harness(optionsText: optionsText, execution: execution)
+        var harness = try Harness(optionsText: optionsText, kind: kind)
 
         // Correctness first (outside the timing): the script must carry the same payload back.
         await harness.call(1)
         try Self.check(script: harness.sink.last ?? "", against: payload, id: "bench-0")
         harness.sink.dropScripts()
 
-        let decoder = JSONDecoder()
-        let encoder = JSONEncoder()
         let iterations = self.iterations
+        var bare = BareCodec(optionsText: optionsText, side: BareSide(for: kind), batch: harness.batch)
         let (routerSample, bareSample) = try await Measure.alternating(rounds: rounds, {
             await Measure.time(operations: iterations) {
                 await harness.call(iterations)
             }
         }, {
             try await Measure.time(operations: iterations) {
-                for _ in 0..<iterations {
-                    let options = try decoder.decode(BenchPayload.self, from: Data(optionsText.utf8))
-                    keep(String(decoding: try encoder.encode(options), as: UTF8.self))
-                }
+                try await bare.run(iterations)
             }
         })
         await harness.router.close()
-        return Outcome(size: size, execution: execution, router: routerSample, bare: bareSample)
+        return Outcome(size: size, kind: kind, router: routerSample, bare: bareSample)
     }
 
-    /// Runs only one side, `iterations` times, for a profiler.
-    func profile(side: String) async throws {
+    /// Runs only one side, `iterations` times, for a profiler: the router's with ``kind``, or
+    /// the bare `side`.
+    func profile(bare side: BareSide?) async throws {
         let payload = BenchPayload.make(bytes: size.bytes)
         let optionsText = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
-        if side == "bare" {
-            let decoder = JSONDecoder()
-            let encoder = JSONEncoder()
-            for _ in 0..<iterations {
-                let options = try decoder.decode(BenchPayload.self, from: Data(optionsText.utf8))
-                keep(String(decoding: try encoder.encode(options), as: UTF8.self))
-            }
+        if let side {
+            var bare = BareCodec(optionsText: optionsText, side: side, batch: Self.batch(forBytes: optionsText.utf8.count))
+            try await bare.run(iterations)
             return
         }
-        var harness = try Harness(optionsText: optionsText, execution: execution)
+        var harness = try Harness(optionsText: optionsText, kind: kind)
         await harness.call(iterations)
         await harness.router.close()
     }

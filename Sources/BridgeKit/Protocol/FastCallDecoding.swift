@@ -19,12 +19,12 @@ extension InboundEnvelope {
             }
             guard let range = scan.options, let base = body.baseAddress, !range.isEmpty else {
                 // An absent `options` member decodes as JSON null, as `superDecoder(forKey:)` does.
-                return try BridgeJSON.sharedDecoder.decode(TaskOptions.self, from: Self.null, configuration: task).value
+                return try task.decodeOptionsText(Self.null)
             }
             // No copy: the decoder reads the body's own bytes while this call runs.
             let options = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base + range.lowerBound),
                                count: range.count, deallocator: .none)
-            return try BridgeJSON.sharedDecoder.decode(TaskOptions.self, from: options, configuration: task).value
+            return try task.decodeOptionsText(options)
         }
     }
 
@@ -41,13 +41,4 @@ extension InboundEnvelope {
     }
 
     private struct RawOptionsRejected: Error {}
-}
-
-/// Decodes a task's options at the top level of a JSON text, with the task's own `Options` type.
-private struct TaskOptions: DecodableWithConfiguration {
-    let value: any Sendable
-
-    init(from decoder: any Decoder, configuration task: AnyBridgeTask) throws {
-        value = try task.decodeOptions(decoder)
-    }
 }

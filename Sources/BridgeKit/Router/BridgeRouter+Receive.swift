@@ -5,8 +5,9 @@ extension BridgeRouter {
     /// body (field case R13); every outcome is a reply, a log record, or both.
     ///
     /// The body is checked for size and depth, decoded in one pass (envelope and the task's
-    /// options together), checked against the access policy, and the task is started in its own
-    /// Swift task. Decoding happens on the calling thread.
+    /// options together), checked against the access policy, and the task is started where it
+    /// asks (``TaskExecution``); a ``SynchronousBridgeTask`` runs and is answered before this
+    /// returns. Decoding happens on the calling thread.
     ///
     /// - Parameters:
     ///   - body: the message as the engine delivered it.
@@ -45,6 +46,13 @@ extension BridgeRouter {
             if isClosed {
                 return reject(id: scan.id, .unavailable("The router was closed."), bytes: text.count, source: source,
                               replyHandler: replyHandler, task: scan.task)
+            }
+            // A synchronous task answers in one step, before this returns (unless its options
+            // do not decode: then the general path below reports the error).
+            if let id = scan.id, let task = tasks[scan.task], let respond = task.respond,
+               (task.policy ?? configuration.policy).refusal(for: source) == nil,
+               respondSynchronously(respond, scan: scan, id: id, in: text, source: source, replyHandler: replyHandler) {
+                return
             }
             let context = InboundDecodingContext(tasks: tasks, source: source, policy: configuration.policy)
             if case .call(let call)? = InboundEnvelope.fastCall(scan, in: text, context: context) {

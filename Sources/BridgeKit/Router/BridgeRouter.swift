@@ -18,7 +18,8 @@ import Synchronization
 ///   are decoded.
 ///
 /// Thread safety: all methods may be called from any thread; state is guarded by a `Mutex`.
-/// Tasks run in their own Swift tasks, not on the caller's thread.
+/// Tasks start where they ask (``TaskExecution``); a ``SynchronousBridgeTask`` runs on the
+/// calling thread and is answered before ``receive(_:from:replyHandler:)`` returns.
 public final class BridgeRouter: Sendable {
     /// The settings this router was created with.
     public let configuration: BridgeConfiguration

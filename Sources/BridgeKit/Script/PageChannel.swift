@@ -5,14 +5,63 @@ import Synchronization
 /// Every host plugs in here: the WKWebView adapter wraps `evaluateJavaScript(_:completionHandler:)`,
 /// the WebKitGTK host wraps `webkit_web_view_evaluate_javascript`, and tests record scripts.
 /// The closure may be called from any thread; it hops to the actor its engine needs.
+///
+/// Two forms: an `async` evaluate function, or the engine's own completion-handler form
+/// (``init(post:)``), which lets the router hand over the reply of a ``SynchronousBridgeTask``
+/// without starting a Swift task for it.
 public struct PageChannel: Sendable {
+    /// The completion-handler form of a channel: hands `script` to the engine and calls
+    /// `completion` exactly once, with `nil` or the engine's error, from any thread.
+    public typealias Post = @Sendable (_ script: String, _ completion: @escaping @Sendable (_ error: (any Error)?) -> Void) -> Void
+
     /// Evaluates a script built by ``PageScript`` in the page's main frame.
     /// - Throws: whatever the engine reports (the page is gone, a script error).
     public let evaluate: @Sendable (_ script: String) async throws -> Void
 
+    /// The completion-handler form, when the channel was made with ``init(post:)``.
+    let post: Post?
+
     /// Creates a channel from an evaluate function.
     public init(evaluate: @escaping @Sendable (_ script: String) async throws -> Void) {
         self.evaluate = evaluate
+        self.post = nil
+    }
+
+    /// Creates a channel from a function in the completion-handler form of the engines
+    /// (`WKWebView.evaluateJavaScript(_:completionHandler:)`,
+    /// `webkit_web_view_evaluate_javascript` with a callback). ``evaluate`` is derived from it.
+    /// - Parameter post: hands the script to the engine, from any thread (it hops to the
+    ///   thread its engine needs), and calls its completion once (later calls are ignored): a
+    ///   completion that is never called leaves an awaiting ``evaluate`` suspended for good.
+    public init(post: @escaping Post) {
+        self.post = post
+        self.evaluate = { script in
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                // A completion called twice must not resume twice (a trap): the first one counts.
+                let pending = PendingEvaluation(continuation)
+                post(script) { error in
+                    guard let continuation = pending.take() else { return }
+                    if let error {
+                        continuation.resume(throwing: error)
+                    } else {
+                        continuation.resume()
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The continuation of one evaluation, taken at most once.
+private final class PendingEvaluation: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Void, any Error>?>
+
+    init(_ continuation: CheckedContinuation<Void, any Error>) {
+        self.continuation = Mutex(continuation)
+    }
+
+    func take() -> CheckedContinuation<Void, any Error>? {
+        continuation.withLock { $0.take() }
     }
 }
 

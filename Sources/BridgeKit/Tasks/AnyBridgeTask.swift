@@ -1,6 +1,9 @@
+import Foundation
+
 /// A type-erased task as the router stores it: the decode step and the run step, each opened
-/// on the task's own types.
-struct AnyBridgeTask: Sendable {
+/// on the task's own types. A class, so that handing it from the task table to a call costs one
+/// reference count, not one per stored closure.
+final class AnyBridgeTask: Sendable {
     let name: String
     let policy: AccessPolicy?
     let timeout: Duration?
@@ -9,8 +12,14 @@ struct AnyBridgeTask: Sendable {
     let takesRawJSON: Bool
     /// Decodes the options from the envelope's `options` member (absent means JSON `null`).
     let decodeOptions: @Sendable (any Decoder) throws -> any Sendable
+    /// Decodes the options from the JSON text of the `options` member alone (the fast path),
+    /// with the same decoder and errors as `decodeOptions`.
+    let decodeOptionsText: @Sendable (Data) throws -> any Sendable
     /// Runs the task with options produced by `decodeOptions`.
     let run: @Sendable (any Sendable, CallContext) async throws -> any Encodable & Sendable
+    /// For a ``SynchronousBridgeTask``: decodes, runs and encodes a call in one step
+    /// (``SynchronousResponder``); `nil` for other tasks.
+    let respond: SynchronousResponder?
 
     init<T: BridgeTask>(_ task: T) {
         name = task.name
@@ -19,11 +28,65 @@ struct AnyBridgeTask: Sendable {
         execution = task.execution
         takesRawJSON = T.Options.self == RawJSON.self
         decodeOptions = { decoder in try T.Options(from: decoder) }
+        decodeOptionsText = { text in try BridgeJSON.sharedDecoder.decode(T.Options.self, from: text) }
         run = { options, context in
             guard let typed = options as? T.Options else {
                 throw BridgeError.invalidOptions("Options of the wrong type reached \(T.self).", path: "")
             }
             return try await task.run(typed, context: context)
         }
+        respond = (task as? any SynchronousBridgeTask).map { Self.responder(for: $0) }
     }
+
+    /// The one-pass step of a ``SynchronousBridgeTask``: decode, admit, run, encode, on the
+    /// task's own types, so the options never become an existential (`any Sendable`).
+    private static func responder<T: SynchronousBridgeTask>(for task: T) -> SynchronousResponder {
+        let takesRawJSON = T.Options.self == RawJSON.self
+        let returnsRawJSON = T.Result.self == RawJSON.self
+        return { text, admit in
+            let options: T.Options
+            if takesRawJSON {
+                let valid = text.withUnsafeBytes { JSONValidator.isValid($0.bindMemory(to: UInt8.self), maxDepth: .max) }
+                guard valid, let raw = RawJSON(checked: Data(text)) as? T.Options else { return .undecodable }
+                options = raw
+            } else {
+                do {
+                    options = try BridgeJSON.sharedDecoder.decode(T.Options.self, from: text)
+                } catch {
+                    return .undecodable
+                }
+            }
+            guard let context = admit() else { return .notAdmitted }
+            let result: T.Result
+            do {
+                result = try task.runSynchronously(options, context: context)
+            } catch {
+                return .failure(BridgeRouter.bridgeError(error))
+            }
+            if returnsRawJSON, let raw = result as? RawJSON { return .result(raw.data) }
+            do {
+                return .result(try BridgeJSON.encode(result))
+            } catch {
+                return .failure(.invalidResult("The result could not be encoded as JSON: \(error)"))
+            }
+        }
+    }
+}
+
+/// Runs one call of a ``SynchronousBridgeTask`` from the JSON text of its options (`null` when
+/// absent, only read during the call): decodes them, asks `admit` for the call's context (`nil`:
+/// the router refused the call and answers it itself), runs the task and encodes its result.
+typealias SynchronousResponder = @Sendable (_ options: Data, _ admit: () -> CallContext?) -> SynchronousOutcome
+
+/// What a ``SynchronousResponder`` did.
+enum SynchronousOutcome {
+    /// The options do not decode into the task's type: nothing ran; the router takes the
+    /// general path, which reports the error.
+    case undecodable
+    /// `admit` refused the call: nothing ran.
+    case notAdmitted
+    /// The JSON text of the task's result.
+    case result(Data)
+    /// The task threw, or its result cannot be encoded.
+    case failure(BridgeError)
 }

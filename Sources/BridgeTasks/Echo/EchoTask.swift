@@ -5,12 +5,12 @@ public import BridgeKit
 ///
 /// The options pass through as ``RawJSON`` (checked, never decoded), so the reply carries the
 /// page's JSON text unchanged (except that integers beyond ±2^53 arrive as strings, as in every
-/// reply, so no digit is lost), and the task starts ``TaskExecution/immediate``ly: an echo
-/// costs the bridge's own work and nothing else.
-public struct EchoTask: BridgeTask {
+/// reply, so no digit is lost), and the task is a ``SynchronousBridgeTask``: the reply is handed
+/// to the engine before the message handler returns, so an echo costs the bridge's own work and
+/// nothing else.
+public struct EchoTask: SynchronousBridgeTask {
     public let name: String
     public let policy: AccessPolicy?
-    public var execution: TaskExecution { .immediate }
 
     /// Creates the task.
     /// - Parameters:
@@ -21,7 +21,8 @@ public struct EchoTask: BridgeTask {
         self.policy = policy
     }
 
-    public func run(_ options: RawJSON, context: CallContext) async throws -> RawJSON {
+    /// Returns `options` unchanged.
+    public func runSynchronously(_ options: RawJSON, context: CallContext) throws -> RawJSON {
         options
     }
 }

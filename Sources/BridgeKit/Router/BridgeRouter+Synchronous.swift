@@ -1,0 +1,138 @@
+import Foundation
+
+extension BridgeRouter {
+    /// A progress function for calls that cannot send progress (``SynchronousBridgeTask``).
+    /// Static, so a call's context allocates nothing for it.
+    static let noProgress: @Sendable (any Encodable & Sendable) async throws -> Void = { _ in
+        throw BridgeError.cancelled("A synchronous task cannot send progress: its call settles when it returns.")
+    }
+
+    /// Runs a plain call of a ``SynchronousBridgeTask`` at once, on the calling thread, and
+    /// hands its final reply to the engine before returning (see ``SynchronousBridgeTask`` for
+    /// what differs from an asynchronous call). The caller has checked the access policy.
+    ///
+    /// No pending-call entry is made: the call settles here, exactly once, so no cancel,
+    /// timeout, navigation or ``close()`` can reach it. The admission still refuses a call after
+    /// ``close()`` (`unavailable`) and an id a pending call uses (`invalid_message`), under the
+    /// lock `close()` takes. The reply takes the same path as an asynchronous call's final reply
+    /// (``deliverFinal(_:id:call:via:generation:refused:)``): the reply handler when it carries
+    /// final replies, the call is from a subframe or no channel is connected; otherwise a script,
+    /// handed over directly when the channel has the completion-handler form
+    /// (``PageChannel/init(post:)``), else from a new Swift task.
+    ///
+    /// - Returns: `false` when the options do not decode into the task's type: nothing ran and
+    ///   nothing was answered, and the caller takes the general path, which reports the error.
+    func respondSynchronously(_ respond: SynchronousResponder, scan: CallEnvelopeScan, id: String,
+                              in text: UnsafeBufferPointer<UInt8>, source: MessageSource,
+                              replyHandler: ReplyHandler?) -> Bool {
+        let options: Data
+        if let range = scan.options, let base = text.baseAddress, !range.isEmpty {
+            // No copy: the responder only reads the body's own bytes while this call runs.
+            options = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base + range.lowerBound), count: range.count,
+                           deallocator: .none)
+        } else {
+            options = Self.nullOptions
+        }
+        var refusal: BridgeError?
+        var generation: UInt64 = 0
+        var channel: PageChannel?
+        var observer: (@Sendable (TrafficRecord) -> Void)?
+        let taskName = scan.task
+        let bytes = text.count
+        let outcome = respond(options) {
+            refusal = state.withLock { state in
+                if state.isClosed { return .unavailable("The router was closed.") }
+                if state.calls[id] != nil { return .invalidMessage("The id \"\(id)\" is already in use.") }
+                generation = state.generation
+                channel = state.channel
+                observer = state.observer
+                return nil
+            }
+            guard refusal == nil else { return nil }
+            observer?(TrafficRecord(direction: .inbound, kind: "call", id: id, task: taskName, outcome: nil, reason: nil,
+                                    bytes: bytes))
+            return CallContext(callID: id, taskName: taskName, source: source, pageGeneration: generation,
+                               progress: Self.noProgress)
+        }
+        let result: Result<Data, BridgeError>
+        switch outcome {
+        case .undecodable:
+            return false
+        case .notAdmitted:
+            reject(id: id, refusal ?? .unavailable("The router was closed."), bytes: bytes, source: source,
+                   replyHandler: replyHandler, task: taskName)
+            return true
+        case .result(let data):
+            result = .success(data)
+        case .failure(let error):
+            result = .failure(error)
+        }
+        deliverSynchronousReply(result, id: id, taskName: taskName, source: source, replyHandler: replyHandler,
+                                generation: generation, channel: channel, observer: observer)
+        return true
+    }
+
+    private static let nullOptions = Data("null".utf8)
+    private static let ignoreCompletion: @Sendable ((any Error)?) -> Void = { _ in }
+
+    /// Delivers the final reply of a synchronous call (see ``respondSynchronously``).
+    private func deliverSynchronousReply(_ result: Result<Data, BridgeError>, id: String, taskName: String,
+                                         source: MessageSource, replyHandler: ReplyHandler?, generation: UInt64,
+                                         channel: PageChannel?, observer: (@Sendable (TrafficRecord) -> Void)?) {
+        // The reply handler carries the reply where a script cannot (see deliverFinal).
+        let reply = replyHandler.flatMap { !source.isMainFrame || channel == nil || $0.carriesFinalReplies ? $0 : nil }
+        // The common case: a result, for a script, on a channel that takes one without a task.
+        if reply == nil, source.isMainFrame, channel?.post != nil, case .success(let data) = result,
+           let built = PageScript.successReply(id: id, result: data, limit: configuration.limits.maxPayloadBytes) {
+            replyHandler?.reply(nil)
+            return postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: "ok", bytes: built.messageBytes)
+        }
+
+        let message: OutboundMessage = switch result {
+        case .success(let data): .reply(id: id, result: .success(RawJSON(checked: data)))
+        case .failure(let error): .reply(id: id, result: .failure(error))
+        }
+        let json = encodeBounded(message, id: id)
+        let outcome = Self.outcome(of: json.message)
+        if let reply {
+            let answered = reply.reply(json.data.replyText)
+            observer?(TrafficRecord(direction: .outbound, kind: "reply", id: id, task: taskName, outcome: outcome,
+                                    reason: answered ? nil : "no_reply_path", bytes: answered ? json.data.count : 0))
+            return
+        }
+        replyHandler?.reply(nil)
+        guard source.isMainFrame, let channel else {
+            // A script reaches the main frame only (see deliverFinal); with no reply path left,
+            // the log is all that can say what happened.
+            let reason = source.isMainFrame ? "no_channel" : "no_reply_path"
+            observer?(TrafficRecord(direction: .outbound, kind: "reply", id: id, task: taskName, outcome: outcome,
+                                    reason: reason, bytes: 0))
+            return
+        }
+        guard channel.post != nil else {
+            Task { await deliver(json.data, kind: "reply", id: id, task: taskName, outcome: outcome, generation: generation) }
+            return
+        }
+        postReply(PageScript.build(calling: .receive, jsonParts: json.data.parts), generation: generation, id: id,
+             taskName: taskName, outcome: outcome, bytes: json.data.count)
+    }
+
+    /// Hands a final reply script to the connected channel's ``PageChannel/post``, unless the
+    /// page changed since `generation` (pages change: a reply never reaches another page); the
+    /// traffic log records the engine's answer.
+    private func postReply(_ script: String, generation: UInt64, id: String, taskName: String, outcome: String?, bytes: Int) {
+        let (current, post, observer) = state.withLock { ($0.generation, $0.channel?.post, $0.observer) }
+        guard current == generation, let post else {
+            return record(.outbound, "reply", id: id, task: taskName, outcome: outcome,
+                          reason: current == generation ? "no_channel" : "navigated")
+        }
+        guard let observer else {
+            // Nobody reads the log: a completion without captures allocates nothing.
+            return post(script, Self.ignoreCompletion)
+        }
+        post(script) { error in
+            observer(TrafficRecord(direction: .outbound, kind: "reply", id: id, task: taskName, outcome: outcome,
+                                   reason: error.map { "evaluate_failed: \($0)" }, bytes: bytes))
+        }
+    }
+}

@@ -1,0 +1,70 @@
+/// A task that answers at once, without suspending: the router decodes the call, runs it,
+/// encodes the result and hands the reply to the engine before
+/// ``BridgeRouter/receive(_:from:replyHandler:)`` returns, on the thread that delivered the
+/// message. No Swift task, timer or pending-call entry is made for such a call.
+///
+/// Use it for the small, frequent calls of a hybrid screen: read a setting, the app version, a
+/// feature flag, a value the app already holds; or pass a payload on (``RawJSON``). Like
+/// DSBridge's synchronous APIs, but the page still gets an ordinary asynchronous reply, so the
+/// page's code is the same whichever kind of task answers it.
+///
+/// ```swift
+/// struct AppVersion: SynchronousBridgeTask {
+///     let name = "AppVersion"
+///     func runSynchronously(_ options: NoOptions, context: CallContext) throws -> String {
+///         Bundle.main.object(forInfoDictionaryKey: "CFBundleShortVersionString") as? String ?? "?"
+///     }
+/// }
+/// ```
+///
+/// How its calls differ from an asynchronous task's (``BridgeTask/run(_:context:)``):
+/// - **Cost.** About half the router's own work of a call with a ``TaskExecution/concurrent``
+///   task (no task creation, no thread hop, no bookkeeping: docs/performance.md).
+/// - **The delivering thread runs it.** That is the UI thread in an app (the main thread for
+///   WKWebView, the GTK thread for WebKitGTK): keep the work short, and never block on I/O.
+/// - **No time limit, cancel or progress.** The call settles before anything could interrupt
+///   it: ``BridgeTask/timeout`` and a page's cancel do not apply, and
+///   ``CallContext/progress(_:)`` throws `cancelled`.
+/// - **Exactly once still holds.** A result, a thrown error, an unencodable result
+///   (`invalid_result`) or one over ``BridgeLimits/maxPayloadBytes`` (`payload_too_large`)
+///   settles the call once; a call after ``BridgeRouter/close()`` gets `unavailable`; a reply is
+///   not delivered after the page navigated away. An id that a pending asynchronous call
+///   already uses is refused with `invalid_message`, as for any call.
+/// - Fire-and-forget calls (no id) still run in arrival order with the other notices.
+///
+/// The router also starts the call through ``run(_:context:)`` where it needs a Swift task (a
+/// fire-and-forget call); the default implementation calls ``runSynchronously(_:context:)``.
+///
+/// ## Implementation requirements
+/// - `runSynchronously` may be called concurrently from several threads; keep shared state
+///   `Sendable` (a `Mutex`).
+/// - Throw a ``BridgeError`` to choose the code the page sees; any other error becomes
+///   `task_failed`.
+/// - Never wait for the thread that calls it (for example `DispatchQueue.main.sync` on the main
+///   thread): that thread is the one running the task.
+public protocol SynchronousBridgeTask: BridgeTask {
+    /// The options the page sends (see ``BridgeTask/Options``). Restated here so that Swift
+    /// infers it from ``runSynchronously(_:context:)``.
+    associatedtype Options
+    /// The result sent back as the reply's `data` (see ``BridgeTask/Result``).
+    associatedtype Result
+
+    /// Runs one call at once, on the thread that delivered its message.
+    /// - Parameters:
+    ///   - options: the decoded options.
+    ///   - context: the call's id and sender; its ``CallContext/progress(_:)`` throws.
+    /// - Returns: the result to send to the page.
+    /// - Throws: a ``BridgeError`` to reply with its code; any other error replies `task_failed`.
+    func runSynchronously(_ options: Options, context: CallContext) throws -> Result
+}
+
+extension SynchronousBridgeTask {
+    /// Calls ``runSynchronously(_:context:)``.
+    public func run(_ options: Options, context: CallContext) async throws -> Result {
+        try runSynchronously(options, context: context)
+    }
+
+    /// ``TaskExecution/immediate``: where the router needs a Swift task for a call, it starts on
+    /// the delivering thread too.
+    public var execution: TaskExecution { .immediate }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// The bare side of the native path: Foundation's `JSONDecoder` and `JSONEncoder` on the same
+/// `BenchPayload` the router's task takes and returns, options text in, result text out.
+struct BareCodec {
+    let optionsText: String
+    let side: NativePathBench.BareSide
+    /// Calls in flight at once for ``NativePathBench/BareSide/codecWithHop``, as on the router's side.
+    let batch: Int
+    private let decoder = JSONDecoder()
+    private let encoder = JSONEncoder()
+    private let sink = ScriptSink()
+    private var posted = 0
+
+    init(optionsText: String, side: NativePathBench.BareSide, batch: Int) {
+        self.optionsText = optionsText
+        self.side = side
+        self.batch = batch
+        sink.dropScripts()
+    }
+
+    /// Converts the options `count` times.
+    mutating func run(_ count: Int) async throws {
+        switch side {
+        case .codec:
+            for _ in 0..<count {
+                let options = try decoder.decode(BenchPayload.self, from: Data(optionsText.utf8))
+                keep(String(decoding: try encoder.encode(options), as: UTF8.self))
+            }
+        case .codecWithHop:
+            // As the router with a concurrent task: decode on this thread, then encode in a new
+            // Swift task and hand the text to a sink; wait for each batch.
+            var left = count
+            while left > 0 {
+                let now = min(left, batch)
+                for _ in 0..<now {
+                    let options = try decoder.decode(BenchPayload.self, from: Data(optionsText.utf8))
+                    Task { [encoder, sink] in
+                        let text = (try? encoder.encode(options)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+                        sink.keep(text)
+                    }
+                }
+                posted += now
+                left -= now
+                await sink.wait(untilDelivered: posted)
+            }
+        }
+    }
+}

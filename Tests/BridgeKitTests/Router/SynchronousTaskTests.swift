@@ -1,0 +1,196 @@
+import BridgeKit
+import BridgeKitTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// Kind of fault: a call answered on the fast path skips something the general path does
+/// (a refusal, a limit, an error code, the page check), settles twice, or not at all.
+@Suite("SynchronousBridgeTask: answered before receive returns, exactly once, with every check")
+struct SynchronousTaskTests {
+    /// A synchronous echo that counts its runs and reports the thread it ran on.
+    static func probe(_ runs: Counter, thread: Locked<pthread_t?> = Locked(nil)) -> SynchronousClosureTask<JSONValue, JSONValue> {
+        SynchronousClosureTask(name: "now") { options, _ in
+            runs.increment()
+            thread.set(pthread_self())
+            return options
+        }
+    }
+
+    @Test("the reply is handed to the engine before receive returns, on the caller's thread, once per call")
+    func answeredInPlace() throws {
+        let runs = Counter()
+        let thread = Locked<pthread_t?>(nil)
+        let page = InMemoryPage(router: try makeRouter([Self.probe(runs, thread: thread)]))
+        for index in 0..<50 {
+            page.send("now", options: ["n": .int(Int64(index))], id: "same")
+            #expect(page.messages(for: "same").count == index + 1)
+        }
+        #expect(runs.value == 50)
+        #expect(thread.value.map { pthread_equal($0, pthread_self()) != 0 } == true)
+        #expect(page.messages(for: "same").last == ["v": 1, "kind": "reply", "id": "same", "ok": true, "data": ["n": 49]])
+    }
+
+    @Test("a channel in the async form gets the same reply, from a Swift task")
+    func asyncChannel() async throws {
+        let page = InMemoryPage(router: try makeRouter([Self.probe(Counter())]), channel: .async)
+        #expect(await page.call("now", options: ["a": [1, "<b>"]])["data"] == ["a": [1, "<b>"]])
+    }
+
+    @Test("the script is byte for byte what the same call to an asynchronous task gets",
+          arguments: [#"{"b":1,"a":"<\/script>\u2028"}"#, #"{"__proto__":{"x":1}}"#, "9007199254740993", #""é✓😀""#,
+                      "null", #"[1.5e300,-0,{"":[]}]"#])
+    func sameScriptAsAsynchronousTask(optionsText: String) throws {
+        for typed in [false, true] {
+            let sync: any BridgeTask = typed
+                ? SynchronousClosureTask(name: "echo") { (options: JSONValue, _) in options }
+                : SynchronousClosureTask(name: "echo") { (options: RawJSON, _) in options }
+            let async: any BridgeTask = typed
+                ? ClosureTask(name: "echo", execution: .immediate) { (options: JSONValue, _: CallContext) in options }
+                : ClosureTask(name: "echo", execution: .immediate) { (options: RawJSON, _: CallContext) in options }
+            let scripts = try [sync, async].map { task in
+                let router = try makeRouter([task])
+                let scripts = Locked<[String]>([])
+                router.connect(PageChannel { script, completion in
+                    scripts.set(scripts.value + [script])
+                    completion(nil)
+                })
+                let body = #"{"v":1,"kind":"call","id":"c-1","task":"echo","options":"# + optionsText + "}"
+                router.receive(.string(body), from: .mainFrame(appOrigin))
+                return scripts.value
+            }
+            #expect(scripts[0].count == 1)
+            #expect(scripts[0] == scripts[1], "typed: \(typed)")
+        }
+    }
+
+    @Test("errors keep their codes: thrown BridgeError, any other error, unencodable and too large results")
+    func errorCodes() async throws {
+        struct Failure: Error {}
+        let tasks: [any BridgeTask] = [
+            SynchronousClosureTask(name: "denied") { (_: NoOptions, _) -> Int in throw BridgeError.forbidden(reason: "custom", origin: nil) },
+            SynchronousClosureTask(name: "broken") { (_: NoOptions, _) -> Int in throw Failure() },
+            SynchronousClosureTask(name: "nan") { (_: NoOptions, _) in Double.nan },
+            SynchronousClosureTask(name: "huge") { (_: NoOptions, _) in String(repeating: "x", count: 2_000) },
+        ]
+        let page = InMemoryPage(router: try makeRouter(tasks, limits: BridgeLimits(maxPayloadBytes: 1_000)))
+        #expect(await page.call("denied")["error"]?.string("code") == "forbidden")
+        #expect(await page.call("broken")["error"]?.string("code") == "task_failed")
+        #expect(await page.call("nan")["error"]?.string("code") == "invalid_result")
+        #expect(await page.call("huge")["error"]?.string("code") == "payload_too_large")
+    }
+
+    @Test("options that do not decode settle with invalid_options and its path; the task never runs")
+    func undecodableOptions() async throws {
+        struct Options: Decodable, Sendable { let count: Int }
+        let runs = Counter()
+        let task = SynchronousClosureTask(name: "typed") { (options: Options, _) -> Int in
+            runs.increment()
+            return options.count
+        }
+        let page = InMemoryPage(router: try makeRouter([task]))
+        let reply = await page.call("typed", options: ["count": "three"])
+        #expect(reply["error"]?.string("code") == "invalid_options")
+        #expect(reply["error"]?["details"]?.string("path") == "count")
+        #expect(await page.call("typed", options: ["count": 3])["data"] == 3)
+        #expect(runs.value == 1)
+    }
+
+    @Test("refusals come first: policy, close, an id a pending call uses; the task never runs")
+    func refusals() async throws {
+        let runs = Counter()
+        let slow = ClosureTask(name: "slow") { (_: NoOptions, _: CallContext) -> Int in
+            try await Task.sleep(for: .seconds(30))
+            return 1
+        }
+        let router = try makeRouter([Self.probe(runs), slow])
+        let page = InMemoryPage(router: router)
+        let sub = await page.call("now", from: .subframe("https://ads.example"), replyHandler: true)
+        #expect(sub["error"]?.string("code") == "forbidden")
+        page.send("slow", id: "busy")
+        #expect(await page.call("now", id: "busy")["error"]?.string("code") == "invalid_message")
+        await router.close()
+        // After close no channel is left: the refusal goes through the message's reply handler.
+        #expect(await page.call("now", id: "late", replyHandler: true)["error"]?.string("code") == "unavailable")
+        #expect(runs.value == 0)
+        #expect(page.messages(for: "busy").filter { $0["kind"] == "reply" }.count == 2)  // the refusal, then close's
+    }
+
+    @Test("a reply handler that carries final replies gets the reply; a subframe call is answered through its handler")
+    func replyHandlerPaths() throws {
+        let router = try makeRouter([Self.probe(Counter())], policy: .origins([OriginPattern(appOrigin)], allowsSubframes: true))
+        let page = InMemoryPage(router: router)
+        let carried = Locked<[String?]>([])
+        let handler = ReplyHandler(carriesFinalReplies: true) { json in carried.set(carried.value + [json]) }
+        router.receive(.string(#"{"v":1,"kind":"call","id":"r","task":"now","options":[1]}"#), from: .mainFrame(appOrigin),
+                       replyHandler: handler)
+        #expect(page.scripts.isEmpty)
+        #expect(carried.value.count == 1)
+        #expect(carried.value.first??.contains(#""data":[1]"#) == true)
+        page.send("now", options: [2], id: "sub", from: .subframe(appOrigin), replyHandler: true)
+        #expect(page.deliveries.map(\.path) == [.replyHandler])
+        #expect(page.messages(for: "sub").first?["data"] == [2])
+    }
+
+    @Test("pages change: a reply is not handed to the page that replaced the one that asked")
+    func navigationDuringTheCall() throws {
+        let pageBox = Locked<InMemoryPage?>(nil)
+        let task = SynchronousClosureTask(name: "navigates") { (_: NoOptions, _) -> Int in
+            pageBox.value?.navigate()
+            return 1
+        }
+        let router = try makeRouter([task])
+        let log = TrafficLog(router)
+        let page = InMemoryPage(router: router)
+        pageBox.set(page)
+        page.send("navigates", id: "n")
+        #expect(page.deliveries.isEmpty)
+        #expect(log.all.contains { $0.id == "n" && $0.direction == .outbound && $0.reason == "navigated" })
+    }
+
+    @Test("progress throws cancelled; the traffic log has the call and its reply")
+    func progressAndLog() async throws {
+        let kept = Locked<CallContext?>(nil)
+        let task = SynchronousClosureTask(name: "progress") { (_: NoOptions, context: CallContext) -> Int in
+            kept.set(context)
+            return 2
+        }
+        let router = try makeRouter([task])
+        let log = TrafficLog(router)
+        let page = InMemoryPage(router: router)
+        #expect(await page.call("progress", id: "p")["data"] == 2)
+        let context = try #require(kept.value)
+        #expect(context.callID == "p")
+        await #expect(throws: BridgeError.self) { try await context.progress(1) }
+        do {
+            try await context.progress(1)
+        } catch let error as BridgeError {
+            #expect(error.code == "cancelled")
+        }
+        #expect(page.messages(for: "p").count == 1)
+        let records = log.all.filter { $0.id == "p" }.map { "\($0.direction) \($0.kind) \($0.outcome ?? "-")" }
+        #expect(records == ["inbound call -", "outbound reply ok"])
+    }
+
+    @Test("fire-and-forget calls run too, in arrival order")
+    func fireAndForget() async throws {
+        let seen = Locked<[Int]>([])
+        let task = SynchronousClosureTask(name: "note") { (options: Int, _) -> NoResult in
+            seen.set(seen.value + [options])
+            return NoResult()
+        }
+        let page = InMemoryPage(router: try makeRouter([task]))
+        for index in 0..<20 { page.send("note", options: .int(Int64(index)), fireAndForget: true) }
+        #expect(await eventually { seen.value.count == 20 })
+        #expect(seen.value == Array(0..<20))
+        #expect(page.deliveries.isEmpty)
+    }
+
+    @Test("an id that needs escaping takes the general encoder and still round-trips")
+    func escapedID() async throws {
+        let page = InMemoryPage(router: try makeRouter([Self.probe(Counter())]))
+        for id in [#"a"b"#, "x</script>", "é\u{2028}"] {
+            #expect(await page.call("now", options: true, id: id)["id"] == .string(id))
+        }
+    }
+}
