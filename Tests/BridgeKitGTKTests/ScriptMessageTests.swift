@@ -132,6 +132,31 @@ extension GTKWrapperTests {
             #expect(messages.allSatisfy { $0.reply == nil })
         }
 
+        @Test("a short array of strings and nulls arrives as its elements; its JSON text is JSON.stringify's; other arrays as JSON")
+        func stringElements() async throws {
+            let view = try GTKWebView()
+            defer { finish(view) }
+            var messages: [GTKScriptMessage] = []
+            try view.registerScriptMessageHandler(name: "plain", withReply: false) { messages.append($0) }
+            try loadAndWait(view, html: "<title>elements</title>", title: "elements")
+            let tricky = #"q\"b\\ \u2028 ü 😀 <\/x> \n\t\u0001"#  // JavaScript source of the string
+            let expectedJSON = try await view.evaluateJavaScriptReturningJSON(
+                "JSON.stringify(['a', null, undefined, \"\(tricky)\"])")
+            _ = try await view.evaluateJavaScriptReturningJSON(
+                "var h = window.webkit.messageHandlers.plain; h.postMessage(['a', null, undefined, \"\(tricky)\"]); "
+                    + "h.postMessage(['a', 1]); h.postMessage(new Array(\(GTKScriptMessage.maxStringElements + 1)).fill('s')); 0")
+            #expect(waitUntil { messages.count == 3 })
+            guard messages.count == 3 else { return }
+            #expect(messages[0].stringElements == ["a", nil, nil, "q\"b\\ \u{2028} ü 😀 </x> \n\t\u{01}"])
+            #expect(messages[0].isString == false)
+            let json = try JSONDecoder().decode(String.self, from: Data((expectedJSON ?? "").utf8))
+            #expect(messages[0].bodyJSONText == json, "the same text as JSON.stringify")
+            #expect(messages[1].stringElements == nil)
+            #expect(messages[1].bodyJSONText == #"["a",1]"#)
+            #expect(messages[2].stringElements == nil, "longer than maxStringElements")
+            #expect(messages[2].bodyJSONText.hasPrefix(#"["s","s""#))
+        }
+
         @Test("R24 registering a name twice never adds it twice, in any world; unregister then register works")
         func r24DuplicateRegistration() async throws {
             let view = try GTKWebView()

@@ -1,11 +1,13 @@
 #if WebKitGTK
 import BridgeKit
-import Foundation
 
-/// What `js/webbridge-relay.js` posts from the isolated script world: the page's message text,
-/// wrapped with the sender's origin and frame as the relay read them (`location.origin`,
-/// `window.top === window`). Page scripts cannot reach that world, so they cannot forge these.
-struct RelayEnvelope: Decodable {
+/// What `js/webbridge-relay.js` posts from the isolated script world: the array
+/// `[origin, "main" | "sub", body]`, the sender's origin and frame as the relay read them
+/// (`location.origin`, `window.top === window`) and the page's message text. Page scripts cannot
+/// reach that world, so they cannot forge the first two. The body arrives as its own string
+/// (``GTKScriptMessage/stringElements``), never escaped into JSON text, so it is neither
+/// unescaped nor copied here.
+struct RelayEnvelope {
     let origin: String
     let mainFrame: Bool
     let body: String
@@ -15,17 +17,15 @@ struct RelayEnvelope: Decodable {
         MessageSource(origin: SecurityOrigin(origin), isMainFrame: mainFrame)
     }
 
-    /// Parses the relay's JSON text; `nil` when it is not a relay envelope (the handler lives in a
-    /// world only the relay can post from, so that means a bug, never page input). The relay's
-    /// own format takes ``fastParse(_:)``; anything else goes through `JSONDecoder`.
-    static func parse(_ text: String) -> RelayEnvelope? {
-        var text = text
-        return text.withUTF8 { bytes in
-            if let envelope = fastParse(bytes) { return envelope }
-            guard let base = bytes.baseAddress else { return nil }
-            // No copy of the text: the decoder only reads it during this call.
-            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
-            return try? JSONDecoder().decode(RelayEnvelope.self, from: data)
+    /// Reads the relay's array; `nil` for anything else (the handler lives in a world only the
+    /// relay can post from, so that means a bug, never page input).
+    /// - Parameter elements: the posted array's elements (``GTKScriptMessage/stringElements``).
+    static func parse(_ elements: [String?]) -> RelayEnvelope? {
+        guard elements.count == 3, let origin = elements[0], let frame = elements[1], let body = elements[2] else { return nil }
+        switch frame {
+        case "main": return RelayEnvelope(origin: origin, mainFrame: true, body: body)
+        case "sub": return RelayEnvelope(origin: origin, mainFrame: false, body: body)
+        default: return nil
         }
     }
 }
