@@ -81,10 +81,13 @@ extension GTKWrapperTests {
             let view = try GTKWebView()
             defer { finish(view) }
             let tricky = "a\u{0}b \"q\" it's \u{2028} 😀"
+            // Large replies are handed to WebKit from the string's own storage, not copied: every character still counts.
+            let large = String(repeating: "x\u{0}é✓😀<", count: 20_000) + "end"
             var dropped = 0
             try view.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) { message in
                 switch message.bodyJSONText {
                 case "value": message.reply?.returnValue(tricky)
+                case "large": message.reply?.returnValue(large)
                 case "error":
                     message.reply?.returnError("nope")
                     #expect(message.reply?.returnValue("late") == false, "a reply is one-shot")
@@ -96,18 +99,20 @@ extension GTKWrapperTests {
                 var h = window.webkit.messageHandlers.webbridge;
                 window.out = {};
                 h.postMessage('value').then(function (v) { window.out.value = v; });
+                h.postMessage('large').then(function (v) { window.out.large = v; });
                 h.postMessage('error').then(function () { window.out.error = 'resolved'; }, function (e) { window.out.error = e.message; });
                 h.postMessage('drop').then(function (v) { window.out.drop = v; });
                 """
             try await view.evaluateJavaScript(script, inWorld: "bridgekit")
             #expect(waitUntil { dropped == 1 })
             var out: [String: String?] = [:]
-            for _ in 0..<100 where out.count < 3 {
+            for _ in 0..<100 where out.count < 4 {
                 settle(.milliseconds(20))
                 let json = try await view.evaluateJavaScriptReturningJSON("window.out", inWorld: "bridgekit")
                 out = (try? JSONDecoder().decode([String: String?].self, from: Data((json ?? "{}").utf8))) ?? [:]
             }
             #expect(out["value"] == .some(tricky))
+            #expect(out["large"] == .some(large), "a large reply keeps every character")
             #expect(out["error"] == .some("nope"))
             #expect(out["drop"] == .some(nil))
         }

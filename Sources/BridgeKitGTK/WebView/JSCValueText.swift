@@ -55,7 +55,7 @@ enum JSCValueText {
     /// A new string value (transfer full: the caller unrefs it) in `context`, or in the shared
     /// reply context when `nil`.
     static func makeString(_ text: String, in context: UnsafeMutablePointer<JSCContext>? = nil) -> UnsafeMutablePointer<JSCValue>? {
-        guard let context = context ?? Self.context(), let bytes = gBytes(text) else { return nil }
+        guard let context = context ?? Self.context(), let bytes = gBytesSharing(text) else { return nil }
         defer { g_bytes_unref(bytes) }
         return jsc_value_new_string_from_bytes(context, bytes)
     }
