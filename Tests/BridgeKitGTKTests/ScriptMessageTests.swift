@@ -149,9 +149,10 @@ extension GTKWrapperTests {
                 "JSON.stringify(['a', null, undefined, \"\(tricky)\"])")
             _ = try await view.evaluateJavaScriptReturningJSON(
                 "var h = window.webkit.messageHandlers.plain; h.postMessage(['a', null, undefined, \"\(tricky)\"]); "
-                    + "h.postMessage(['a', 1]); h.postMessage(new Array(\(GTKScriptMessage.maxStringElements + 1)).fill('s')); 0")
-            #expect(waitUntil { messages.count == 3 })
-            guard messages.count == 3 else { return }
+                    + "h.postMessage(['a', 1]); h.postMessage(new Array(\(GTKScriptMessage.maxStringElements + 1)).fill('s')); "
+                    + "h.postMessage(['\\ud800x', '']); 0")
+            #expect(waitUntil { messages.count == 4 })
+            guard messages.count == 4 else { return }
             #expect(messages[0].stringElements == ["a", nil, nil, "q\"b\\ \u{2028} ü 😀 </x> \n\t\u{01}"])
             #expect(messages[0].isString == false)
             let json = try JSONDecoder().decode(String.self, from: Data((expectedJSON ?? "").utf8))
@@ -160,6 +161,12 @@ extension GTKWrapperTests {
             #expect(messages[1].bodyJSONText == #"["a",1]"#)
             #expect(messages[2].stringElements == nil, "longer than maxStringElements")
             #expect(messages[2].bodyJSONText.hasPrefix(#"["s","s""#))
+            // The UTF-8 as the engine wrote it, shared. A string with a lone surrogate has no UTF-8
+            // form: JavaScriptCore gives no bytes for it at all (WebKitGTK 2.50).
+            #expect(messages[0].utf8Elements == ["a", nil, nil, "q\"b\\ \u{2028} ü 😀 </x> \n\t\u{01}"].map { $0.map { Data($0.utf8) } })
+            #expect(messages[3].utf8Elements == [Data(), Data()])
+            #expect(messages[3].stringElements == ["", ""])
+            #expect(messages[1].utf8Elements == nil)
         }
 
         @Test("R24 registering a name twice never adds it twice, in any world; unregister then register works")

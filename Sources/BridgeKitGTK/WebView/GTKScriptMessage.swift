@@ -1,12 +1,16 @@
 #if WebKitGTK
+import CWebKitGTK
+public import Foundation
+
 /// A message a page posted to a script message handler of a ``GTKWebView``.
 public struct GTKScriptMessage: Sendable {
     /// The posted value, as read on the GTK thread.
     enum Body: Sendable {
         /// A string's characters, or the JSON text of any other value.
         case text(String)
-        /// A short array of strings, `null` and `undefined` (see ``GTKScriptMessage/stringElements``).
-        case strings([String?])
+        /// A short array of strings, `null` and `undefined` (see ``GTKScriptMessage/stringElements``):
+        /// each string's UTF-8 as JavaScriptCore wrote it, not copied.
+        case strings([SharedBytes?])
     }
 
     let body: Body
@@ -29,7 +33,7 @@ public struct GTKScriptMessage: Sendable {
     public var bodyJSONText: String {
         switch body {
         case .text(let text): text
-        case .strings(let elements): Self.jsonArray(elements)
+        case .strings(let elements): Self.jsonArray(elements.map { $0?.string })
         }
     }
 
@@ -38,12 +42,45 @@ public struct GTKScriptMessage: Sendable {
     /// received as its own string, never escaped into JSON text (a large element is not copied
     /// again). `nil` for any other value.
     public var stringElements: [String?]? {
-        if case .strings(let elements) = body { return elements }
+        if case .strings(let elements) = body { return elements.map { $0?.string } }
+        return nil
+    }
+
+    /// The same elements as ``stringElements``, as the UTF-8 bytes JavaScriptCore wrote for each
+    /// string (`jsc_value_to_string_as_bytes`), without a copy: the `Data` shares the engine's
+    /// buffer and keeps it alive. A lone UTF-16 surrogate is written as its 3-byte sequence
+    /// (`ED A0…BF xx`, not valid UTF-8); ``stringElements`` decodes it as U+FFFD.
+    public var utf8Elements: [Data?]? {
+        if case .strings(let elements) = body { return elements.map { $0?.data } }
         return nil
     }
 
     /// The longest array whose elements ``stringElements`` gives; longer arrays arrive as JSON text.
     public static let maxStringElements = 16
+
+    /// A `GBytes`, referenced once and unreferenced when the last user is gone. GLib's byte
+    /// buffers are immutable and reference-counted atomically, so any thread may read them.
+    final class SharedBytes: @unchecked Sendable {
+        private let bytes: OpaquePointer
+
+        /// Takes over one reference to `bytes`.
+        init(taking bytes: OpaquePointer) {
+            self.bytes = bytes
+        }
+
+        deinit { g_bytes_unref(bytes) }
+
+        /// The bytes decoded as UTF-8 (a copy; invalid sequences become U+FFFD).
+        var string: String { gBytesString(bytes) }
+
+        /// The bytes, shared: the `Data` holds this object until it is released.
+        var data: Data {
+            var size: gsize = 0
+            guard let base = g_bytes_get_data(bytes, &size), size > 0 else { return Data() }
+            return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: Int(size),
+                        deallocator: .custom { _, _ in withExtendedLifetime(self) {} })
+        }
+    }
 
     /// `JSON.stringify` of an array of strings and nulls.
     static func jsonArray(_ elements: [String?]) -> String {

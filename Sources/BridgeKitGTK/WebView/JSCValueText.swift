@@ -22,22 +22,22 @@ enum JSCValueText {
     }
 
     /// The elements of `value` when it is an array of at most `limit` elements, each a string,
-    /// `null` or `undefined` (`nil` for those two); each string is read on its own
-    /// (`jsc_value_to_string_as_bytes`), never through JSON text. `nil` for any other value.
-    static func stringElements(of value: UnsafeMutablePointer<JSCValue>, limit: Int) -> [String?]? {
+    /// `null` or `undefined` (`nil` for those two); each string is read on its own as UTF-8
+    /// (`jsc_value_to_string_as_bytes`, kept without a copy), never through JSON text. `nil` for
+    /// any other value.
+    static func stringElements(of value: UnsafeMutablePointer<JSCValue>, limit: Int) -> [GTKScriptMessage.SharedBytes?]? {
         guard jsc_value_is_array(value) != 0, let lengthValue = jsc_value_object_get_property(value, "length") else { return nil }
         let length = Int(jsc_value_to_int32(lengthValue))
         g_object_unref(gRaw(lengthValue))
         guard length >= 0, length <= limit else { return nil }
-        var elements: [String?] = []
+        var elements: [GTKScriptMessage.SharedBytes?] = []
         elements.reserveCapacity(length)
         for index in 0..<length {
             guard let element = jsc_value_object_get_property_at_index(value, guint(index)) else { return nil }
             defer { g_object_unref(gRaw(element)) }
             if jsc_value_is_string(element) != 0 {
-                let bytes = jsc_value_to_string_as_bytes(element)
-                defer { if let bytes { g_bytes_unref(bytes) } }
-                elements.append(gBytesString(bytes))
+                guard let bytes = jsc_value_to_string_as_bytes(element) else { return nil }
+                elements.append(GTKScriptMessage.SharedBytes(taking: bytes))
             } else if jsc_value_is_null(element) != 0 || jsc_value_is_undefined(element) != 0 {
                 elements.append(nil)
             } else {
