@@ -1,8 +1,8 @@
 /*
  * BridgeKit WebBridge relay (protocol v1, docs/protocol.md): runs in an isolated script world in
  * every frame, where the native "webbridge" message handler lives. It forwards the page shim's
- * "webbridge:post" events to that handler and hands replies back as "webbridge:message" events.
- * Only strings cross between worlds. It defines nothing in the page world, is idempotent when
+ * "webbridge:post" events to that handler as [origin, "main" | "sub", body] and hands replies back
+ * as "webbridge:message" events. Only strings cross between worlds. It defines nothing in the page world, is idempotent when
  * evaluated twice and never throws. ES2017, no build step; `createRelay({window})` for tests.
  */
 (function (factory) {
@@ -50,7 +50,9 @@
           if (typeof body !== 'string' || !h) { return; }
           var origin = null;
           try { origin = win.location.origin; } catch (e) { origin = null; }
-          var result = h.postMessage(JSON.stringify({ origin: origin, mainFrame: win.top === win, body: body }));
+          // An array of three strings, not JSON text: the body crosses to native as its own
+          // string, never escaped into a second JSON text (docs/protocol.md, "Relay").
+          var result = h.postMessage([origin, win.top === win ? 'main' : 'sub', body]);
           if (result && typeof result.then === 'function') {
             result.then(function (reply) {
               if (typeof reply === 'string' && reply.length > 0) { dispatch(channel + ':message', reply); }

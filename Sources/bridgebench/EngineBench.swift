@@ -94,8 +94,10 @@ final class EngineBench {
     private(set) var lastCPU: (ui: Double, web: Double?) = (0, nil)
 
     /// Runs `count` calls of payload `key` through `mode` (a ``BenchPage`` call mode), `width` at a time.
+    /// With `verify` (the default) one more call comes first, whose answer is compared with the
+    /// payload in full; without it exactly `count` calls run (each answer still checked by size).
     /// - Returns: seconds per call, as the page measured them with `performance.now()`.
-    func run(_ mode: String, key: String, count: Int, width: Int = 1) async throws -> Double {
+    func run(_ mode: String, key: String, count: Int, width: Int = 1, verify: Bool = true) async throws -> Double {
         let web = MemoryProbe.webProcesses().first.map { MemoryProbe(pid: $0) }
         let ui0 = Measure.processCPUTime()
         let web0 = web?.cpuSeconds()
@@ -104,7 +106,7 @@ final class EngineBench {
             let webCPU = web0.flatMap { start in web?.cpuSeconds().map { ($0 - start) / calls } }
             lastCPU = ((Measure.processCPUTime() - ui0) / calls, webCPU)
         }
-        try await webView.evaluateJavaScript("window.__bench.start(\(Self.quoted(mode)), \(Self.quoted(key)), \(count), \(width))")
+        try await webView.evaluateJavaScript("window.__bench.start(\(Self.quoted(mode)), \(Self.quoted(key)), \(count), \(width), \(verify))")
         struct Outcome: Decodable {
             let ms: Double?
             let error: String?

@@ -81,10 +81,13 @@ extension GTKWrapperTests {
             let view = try GTKWebView()
             defer { finish(view) }
             let tricky = "a\u{0}b \"q\" it's \u{2028} 😀"
+            // Large replies are handed to WebKit from the string's own storage, not copied: every character still counts.
+            let large = String(repeating: "x\u{0}é✓😀<", count: 20_000) + "end"
             var dropped = 0
             try view.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) { message in
                 switch message.bodyJSONText {
                 case "value": message.reply?.returnValue(tricky)
+                case "large": message.reply?.returnValue(large)
                 case "error":
                     message.reply?.returnError("nope")
                     #expect(message.reply?.returnValue("late") == false, "a reply is one-shot")
@@ -96,18 +99,20 @@ extension GTKWrapperTests {
                 var h = window.webkit.messageHandlers.webbridge;
                 window.out = {};
                 h.postMessage('value').then(function (v) { window.out.value = v; });
+                h.postMessage('large').then(function (v) { window.out.large = v; });
                 h.postMessage('error').then(function () { window.out.error = 'resolved'; }, function (e) { window.out.error = e.message; });
                 h.postMessage('drop').then(function (v) { window.out.drop = v; });
                 """
             try await view.evaluateJavaScript(script, inWorld: "bridgekit")
             #expect(waitUntil { dropped == 1 })
             var out: [String: String?] = [:]
-            for _ in 0..<100 where out.count < 3 {
+            for _ in 0..<100 where out.count < 4 {
                 settle(.milliseconds(20))
                 let json = try await view.evaluateJavaScriptReturningJSON("window.out", inWorld: "bridgekit")
                 out = (try? JSONDecoder().decode([String: String?].self, from: Data((json ?? "{}").utf8))) ?? [:]
             }
             #expect(out["value"] == .some(tricky))
+            #expect(out["large"] == .some(large), "a large reply keeps every character")
             #expect(out["error"] == .some("nope"))
             #expect(out["drop"] == .some(nil))
         }
@@ -130,6 +135,38 @@ extension GTKWrapperTests {
             #expect(messages.last?.bodyJSONText == #"{"k":[1,"two"]}"#)
             #expect(messages.last?.isString == false)
             #expect(messages.allSatisfy { $0.reply == nil })
+        }
+
+        @Test("a short array of strings and nulls arrives as its elements; its JSON text is JSON.stringify's; other arrays as JSON")
+        func stringElements() async throws {
+            let view = try GTKWebView()
+            defer { finish(view) }
+            var messages: [GTKScriptMessage] = []
+            try view.registerScriptMessageHandler(name: "plain", withReply: false) { messages.append($0) }
+            try loadAndWait(view, html: "<title>elements</title>", title: "elements")
+            let tricky = #"q\"b\\ \u2028 ü 😀 <\/x> \n\t\u0001"#  // JavaScript source of the string
+            let expectedJSON = try await view.evaluateJavaScriptReturningJSON(
+                "JSON.stringify(['a', null, undefined, \"\(tricky)\"])")
+            _ = try await view.evaluateJavaScriptReturningJSON(
+                "var h = window.webkit.messageHandlers.plain; h.postMessage(['a', null, undefined, \"\(tricky)\"]); "
+                    + "h.postMessage(['a', 1]); h.postMessage(new Array(\(GTKScriptMessage.maxStringElements + 1)).fill('s')); "
+                    + "h.postMessage(['\\ud800x', '']); 0")
+            #expect(waitUntil { messages.count == 4 })
+            guard messages.count == 4 else { return }
+            #expect(messages[0].stringElements == ["a", nil, nil, "q\"b\\ \u{2028} ü 😀 </x> \n\t\u{01}"])
+            #expect(messages[0].isString == false)
+            let json = try JSONDecoder().decode(String.self, from: Data((expectedJSON ?? "").utf8))
+            #expect(messages[0].bodyJSONText == json, "the same text as JSON.stringify")
+            #expect(messages[1].stringElements == nil)
+            #expect(messages[1].bodyJSONText == #"["a",1]"#)
+            #expect(messages[2].stringElements == nil, "longer than maxStringElements")
+            #expect(messages[2].bodyJSONText.hasPrefix(#"["s","s""#))
+            // The UTF-8 as the engine wrote it, shared. A string with a lone surrogate has no UTF-8
+            // form: JavaScriptCore gives no bytes for it at all (WebKitGTK 2.50).
+            #expect(messages[0].utf8Elements == ["a", nil, nil, "q\"b\\ \u{2028} ü 😀 </x> \n\t\u{01}"].map { $0.map { Data($0.utf8) } })
+            #expect(messages[3].utf8Elements == [Data(), Data()])
+            #expect(messages[3].stringElements == ["", ""])
+            #expect(messages[1].utf8Elements == nil)
         }
 
         @Test("R24 registering a name twice never adds it twice, in any world; unregister then register works")

@@ -26,7 +26,7 @@ test('relay handshake, shim first: calls queue until the relay says ready, then 
   bridge.call('b', 2, () => {});
   assert.equal(handler.texts.length, 0);
   assert.equal(createRelay({ window: relay }), true);
-  const bodies = handler.messages.map((envelope) => JSON.parse(envelope.body));
+  const bodies = handler.messages.map((envelope) => JSON.parse(envelope[2]));
   assert.deepEqual(bodies.map((m) => m.task), ['a', 'b']);
   bridge.call('c', 3, () => {});
   assert.equal(handler.texts.length, 3, 'after ready, calls go straight through');
@@ -41,17 +41,17 @@ test('relay handshake, relay first: the shim hello gets an immediate ready, noth
   assert.equal(handler.texts.length, 1);
 });
 
-test('relay envelope: JSON text {origin, mainFrame, body} with body the page message text unchanged', () => {
+test('relay envelope: the array [origin, "main", body] with body the page message text unchanged', () => {
   const { page, relay, handler } = makeWorlds({ href: 'https://app.example/cart?x=1' });
   createRelay({ window: relay });
   const bridge = install(page);
   bridge.call('cart.add', { sku: 'A-1', qty: 2 }, () => {});
-  assert.equal(typeof handler.texts[0], 'string');
-  const envelope = handler.messages[0];
-  assert.deepEqual(Object.keys(envelope), ['origin', 'mainFrame', 'body']);
-  assert.equal(envelope.origin, 'https://app.example');
-  assert.equal(envelope.mainFrame, true);
-  const body = JSON.parse(envelope.body);
+  const envelope = handler.texts[0];
+  assert.ok(Array.isArray(envelope), 'an array, not JSON text');
+  assert.equal(envelope.length, 3);
+  assert.equal(envelope[0], 'https://app.example');
+  assert.equal(envelope[1], 'main');
+  const body = JSON.parse(envelope[2]);
   const fixture = readFixtures().find((f) => f.file === 'call.json').message;
   assert.deepEqual({ ...body, id: fixture.id }, fixture);
 });
@@ -63,21 +63,32 @@ test('relay envelope fixture (Tests/Fixtures/protocol/relay) matches what the re
   const fixture = JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, 'relay', 'relay-envelope.json'), 'utf8'));
   const { relay, handler, page } = makeWorlds();
   createRelay({ window: relay });
-  page.dispatchEvent(new CustomEvent('webbridge:post', { detail: fixture.message.body }));
+  page.dispatchEvent(new CustomEvent('webbridge:post', { detail: fixture.message[2] }));
   assert.deepEqual(handler.messages[0], fixture.message);
   assert.deepEqual(Object.keys(fixture), ['direction', 'kind', 'description', 'message']);
 });
 
-test('relay in a subframe reports mainFrame false', () => {
+test('relay in a subframe reports "sub"', () => {
   const { page, relay, handler } = makeWorlds({ subframe: true });
   createRelay({ window: relay });
   install(page).call('t', 1, () => {});
-  assert.equal(handler.messages[0].mainFrame, false);
+  assert.equal(handler.messages[0][1], 'sub');
+});
+
+test('relay posts the body string itself, never escaped into another JSON text', () => {
+  const { page, relay, handler } = makeWorlds({ href: 'https://app.example/' });
+  createRelay({ window: relay });
+  const detail = '{"v":1,"kind":"call","id":"q","task":"t","options":"\\"quoted\\" \\\\ \u2028 \u00fc \ud83d\ude00 <\/x>"}';
+  page.dispatchEvent(new CustomEvent('webbridge:post', { detail }));
+  const [origin, frame, body] = handler.texts[0];
+  assert.deepEqual([origin, frame], ['https://app.example', 'main']);
+  assert.equal(body, detail, 'the same string, character for character');
+  assert.ok(handler.texts[0].every((element) => typeof element === 'string'));
 });
 
 test('full round trip through the relay: a handler Promise reply string comes back as webbridge:message', async () => {
   const handler = recordingHandler((text) => {
-    const m = JSON.parse(JSON.parse(text).body);
+    const m = JSON.parse(text[2]);
     return Promise.resolve(JSON.stringify({ v: 1, kind: 'reply', id: m.id, ok: true, data: { echo: m.options } }));
   });
   const { page, relay, target } = makeWorlds({ handler });
@@ -99,7 +110,7 @@ test('native -> page through the relay: a webbridge:message event reaches _recei
   bridge.handle('page.title', () => 'Checkout');
   page.dispatchEvent(new CustomEvent('webbridge:message', { detail: '{"v":1,"kind":"call","id":"n-1","task":"page.title","options":null}' }));
   await settleMicrotasks();
-  assert.deepEqual(JSON.parse(handler.messages[0].body), { v: 1, kind: 'reply', id: 'n-1', ok: true, data: 'Checkout' });
+  assert.deepEqual(JSON.parse(handler.messages[0][2]), { v: 1, kind: 'reply', id: 'n-1', ok: true, data: 'Checkout' });
 });
 
 test('relay ignores posts whose detail is not a string and handler replies that are not non-empty strings', async () => {

@@ -118,7 +118,7 @@ function finishLoading(win) {
 
 /** A `webkit.messageHandlers.webbridge` stand-in that records what it was posted. */
 function recordingHandler(reply) {
-  const h = { texts: [], get messages() { return h.texts.map((t) => JSON.parse(t)); } };
+  const h = { texts: [], get messages() { return h.texts.map((t) => (typeof t === 'string' ? JSON.parse(t) : t)); } };
   h.postMessage = (text) => { h.texts.push(text); return reply ? reply(text) : undefined; };
   return h;
 }

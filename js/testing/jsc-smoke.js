@@ -44,10 +44,10 @@ function makeWorld() {
 }
 
 var relayWorld = makeWorld();
-relayWorld.webkit = { messageHandlers: { webbridge: { postMessage: function (text) {
-  var envelope = JSON.parse(text);
-  var m = JSON.parse(envelope.body);
-  log.push('native got ' + m.kind + ' ' + m.task + ' mainFrame=' + envelope.mainFrame + ' origin=' + envelope.origin);
+relayWorld.webkit = { messageHandlers: { webbridge: { postMessage: function (envelope) {
+  // The relay posts [origin, "main" | "sub", body].
+  var m = JSON.parse(envelope[2]);
+  log.push('native got ' + m.kind + ' ' + m.task + ' mainFrame=' + (envelope[1] === 'main') + ' origin=' + envelope[0]);
   if (m.kind === 'call' && m.id) {
     return Promise.resolve(JSON.stringify({ v: 1, kind: 'reply', id: m.id, ok: true, data: { echo: m.options } }));
   }

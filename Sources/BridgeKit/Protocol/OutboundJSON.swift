@@ -52,44 +52,34 @@ struct OutboundJSON: Sendable {
     /// above U+00FF makes the whole string two bytes per character (twice the memory for a large
     /// reply, and a conversion pass).
     var replyText: String {
-        var escaped = [UInt8]()
-        escaped.reserveCapacity(count + 16)
+        // Two passes over the pieces: one counts the output, one writes it straight into the
+        // string's storage, so the reply exists once (no intermediate array, no second copy).
+        var counter = EscapeCounter()
         for part in parts {
             part.withUnsafeBytes { raw in
-                JavaScriptEmbedding.appendJSON(fromJSON: raw.bindMemory(to: UInt8.self), to: &escaped)
+                JavaScriptEmbedding.appendASCIIJSON(fromJSON: raw.bindMemory(to: UInt8.self), to: &counter)
             }
         }
-        guard escaped.contains(where: { $0 >= 0x80 }) else { return String(decoding: escaped, as: UTF8.self) }
+        var overflowed = false
+        let text = String(unsafeUninitializedCapacity: counter.count) { buffer in
+            var writer = EscapeBufferWriter(buffer)
+            for part in parts {
+                part.withUnsafeBytes { raw in
+                    JavaScriptEmbedding.appendASCIIJSON(fromJSON: raw.bindMemory(to: UInt8.self), to: &writer)
+                }
+            }
+            overflowed = writer.overflowed
+            return writer.count
+        }
+        // Both passes write the same bytes; a mismatch would be a bug in the escaper. Fall back
+        // to a growing buffer rather than send a truncated reply.
+        guard overflowed || text.utf8.count != counter.count else { return text }
         var out = [UInt8]()
-        out.reserveCapacity(escaped.count + escaped.count / 8)
-        escaped.withUnsafeBufferPointer { Self.appendEscapingNonASCII($0, to: &out) }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Copies valid UTF-8 JSON text, replacing each non-ASCII character by `\uXXXX` escapes.
-    /// Non-ASCII bytes only occur inside JSON strings, where such an escape means the same.
-    private static func appendEscapingNonASCII(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        var index = 0
-        var flushed = 0
-        while index < bytes.count {
-            let lead = bytes[index]
-            guard lead >= 0x80 else {
-                index += 1
-                continue
+        for part in parts {
+            part.withUnsafeBytes { raw in
+                JavaScriptEmbedding.appendASCIIJSON(fromJSON: raw.bindMemory(to: UInt8.self), to: &out)
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[flushed..<index]))
-            let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2
-            var value = UInt32(lead) & (length == 4 ? 0x07 : length == 3 ? 0x0F : 0x1F)
-            for offset in 1..<length where index + offset < bytes.count {
-                value = value << 6 | UInt32(bytes[index + offset] & 0x3F)
-            }
-            let scalar = Unicode.Scalar(value) ?? "\u{FFFD}"
-            for unit in scalar.utf16 {
-                JavaScriptEmbedding.appendUnicodeEscape(unit, into: &out)
-            }
-            index += length
-            flushed = index
         }
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[min(flushed, bytes.count)..<bytes.count]))
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -39,7 +39,7 @@ public enum JavaScriptEmbedding {
     /// so a script can be built in one buffer without copying the payload again.
     static func appendExpression(fromJSON json: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
         let start = out.count
-        guard escape(json, into: &out) else { return }
+        guard escape(json, into: &out, asciiOnly: false) else { return }
         // A `__proto__` key: embed the text through `JSON.parse` instead (rare; see the type).
         out.removeSubrange(start...)
         out.append(contentsOf: "JSON.parse(".utf8)
@@ -52,7 +52,15 @@ public enum JavaScriptEmbedding {
     /// `JSON.parse`: the result is JSON text, for a reply the page reads with `JSON.parse`
     /// (where a `"__proto__"` key is an ordinary own property).
     static func appendJSON(fromJSON json: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-        _ = escape(json, into: &out)
+        _ = escape(json, into: &out, asciiOnly: false)
+    }
+
+    /// Writes the JSON text `json` with the escapes of ``appendJSON(fromJSON:to:)`` and, in the same
+    /// pass, every non-ASCII character as `\uXXXX` (a surrogate pair of escapes above U+FFFF), so
+    /// the output is pure ASCII. Non-ASCII bytes only occur inside JSON strings in valid JSON text,
+    /// where such an escape means the same character. Invalid UTF-8 becomes `\ufffd`.
+    static func appendASCIIJSON<Sink: EscapeSink>(fromJSON json: UnsafeBufferPointer<UInt8>, to out: inout Sink) {
+        _ = escape(json, into: &out, asciiOnly: true)
     }
 
     /// Returns a double-quoted JavaScript string literal for `text`, escaped like JSON and with
@@ -91,12 +99,17 @@ public enum JavaScriptEmbedding {
         byte == 0x22 || byte == 0x5C || byte == 0x3C || byte == 0xE2
     }
 
+    /// The same, plus every non-ASCII byte (for ``appendASCIIJSON(fromJSON:to:)``).
+    private static let stopsASCIIStringRun: [Bool] = (0...255).map { byte in
+        byte == 0x22 || byte == 0x5C || byte == 0x3C || byte >= 0x80
+    }
+
     /// Copies `bytes` into `out`, escaping as described on the type.
     ///
     /// Most JSON needs few or no changes, so the loop only finds the places that do and copies
     /// the unchanged runs between them in bulk (`flushed` marks how far the input was copied).
     /// - Returns: whether a `"__proto__"` object key was seen.
-    private static func escape(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) -> Bool {
+    private static func escape<Sink: EscapeSink>(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout Sink, asciiOnly: Bool) -> Bool {
         guard let base = bytes.baseAddress else { return false }
         let count = bytes.count
         var index = 0
@@ -109,7 +122,7 @@ public enum JavaScriptEmbedding {
                 flushed = end
             }
         }
-        stopsStringRun.withUnsafeBufferPointer { stops in
+        (asciiOnly ? stopsASCIIStringRun : stopsStringRun).withUnsafeBufferPointer { stops in
             while index < count {
                 let byte = base[index]
                 if byte == quote {
@@ -130,6 +143,15 @@ public enum JavaScriptEmbedding {
                             flush(upTo: index)
                             appendUnicodeEscape(0x3C, into: &out)
                             flushed = index + 1
+                        } else if asciiOnly {
+                            // Any non-ASCII character (U+2028 and U+2029 included) as `\u` escapes.
+                            flush(upTo: index)
+                            let (scalar, length) = decodeScalar(bytes, at: index)
+                            for unit in scalar.utf16 {
+                                appendUnicodeEscape(unit, into: &out)
+                            }
+                            index += length - 1
+                            flushed = index + 1
                         } else if index + 2 < count, base[index + 1] == 0x80, base[index + 2] == 0xA8 || base[index + 2] == 0xA9 {
                             flush(upTo: index)
                             appendUnicodeEscape(base[index + 2] == 0xA8 ? 0x2028 : 0x2029, into: &out)
@@ -146,7 +168,7 @@ public enum JavaScriptEmbedding {
                     let end = numberEnd(bytes, from: index)
                     if let quoted = quotedIfUnsafe(bytes, from: index, to: end) {
                         flush(upTo: index)
-                        out.append(contentsOf: quoted)
+                        quoted.withUnsafeBufferPointer { out.append(contentsOf: $0) }
                         flushed = end
                     }
                     index = end
@@ -207,9 +229,28 @@ public enum JavaScriptEmbedding {
     }
 
     /// Appends the JSON / JavaScript escape `\uXXXX` (lowercase hex) for one UTF-16 code unit.
-    static func appendUnicodeEscape(_ unit: UInt16, into out: inout [UInt8]) {
-        out += [backslash, UInt8(ascii: "u"),
-                hexDigits[Int(unit >> 12 & 0xF)], hexDigits[Int(unit >> 8 & 0xF)],
-                hexDigits[Int(unit >> 4 & 0xF)], hexDigits[Int(unit & 0xF)]]
+    static func appendUnicodeEscape<Sink: EscapeSink>(_ unit: UInt16, into out: inout Sink) {
+        out.append(backslash)
+        out.append(UInt8(ascii: "u"))
+        out.append(hexDigits[Int(unit >> 12 & 0xF)])
+        out.append(hexDigits[Int(unit >> 8 & 0xF)])
+        out.append(hexDigits[Int(unit >> 4 & 0xF)])
+        out.append(hexDigits[Int(unit & 0xF)])
+    }
+
+    /// The character whose UTF-8 sequence starts at `index` (a byte ≥ 0x80) and the sequence's
+    /// length; U+FFFD and a length of 1 for a byte that does not start a valid sequence.
+    private static func decodeScalar(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> (Unicode.Scalar, Int) {
+        let lead = bytes[index]
+        let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 0
+        guard length > 0, index + length <= bytes.count else { return ("\u{FFFD}", 1) }
+        var value = UInt32(lead) & (length == 4 ? 0x07 : length == 3 ? 0x0F : 0x1F)
+        for offset in 1..<length {
+            let next = bytes[index + offset]
+            guard next & 0xC0 == 0x80 else { return ("\u{FFFD}", 1) }
+            value = value << 6 | UInt32(next & 0x3F)
+        }
+        guard let scalar = Unicode.Scalar(value) else { return ("\u{FFFD}", 1) }
+        return (scalar, length)
     }
 }

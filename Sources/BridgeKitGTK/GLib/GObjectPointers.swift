@@ -84,6 +84,29 @@ func gBytes(_ text: String) -> OpaquePointer? {
     }
 }
 
+/// A `GBytes` over the UTF-8 storage of `text` itself, without copying it, for texts of at least
+/// `minimumShared` bytes (smaller ones are copied by ``gBytes(_:)``, and so is a text whose
+/// storage is not contiguous UTF-8). The `GBytes` keeps the string alive until it is freed.
+/// Transfer full: the caller unrefs it.
+///
+/// A native Swift string's UTF-8 storage is a heap object that neither moves nor changes while the
+/// string is alive and not mutated, so its address stays valid for as long as the box holds it.
+func gBytesSharing(_ text: String, minimumShared: Int = 64 * 1024) -> OpaquePointer? {
+    guard text.utf8.count >= minimumShared, text.isContiguousUTF8 else { return gBytes(text) }
+    let box = SharedTextBox(text)
+    guard let base = box.text.utf8.withContiguousStorageIfAvailable({ $0.baseAddress }) ?? nil else { return gBytes(text) }
+    let owner = Unmanaged.passRetained(box).toOpaque()
+    return g_bytes_new_with_free_func(base, gsize(box.text.utf8.count), { owner in
+        if let owner { Unmanaged<SharedTextBox>.fromOpaque(owner).release() }
+    }, owner)
+}
+
+/// Holds the string whose storage a `GBytes` from ``gBytesSharing(_:minimumShared:)`` points into.
+private final class SharedTextBox {
+    let text: String
+    init(_ text: String) { self.text = text }
+}
+
 /// Decodes a `GBytes` as UTF-8 (invalid sequences become U+FFFD); does not unref it.
 func gBytesString(_ bytes: OpaquePointer?) -> String {
     guard let bytes else { return "" }

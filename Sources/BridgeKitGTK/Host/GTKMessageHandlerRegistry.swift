@@ -34,7 +34,7 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
 
     /// Hands one relay message to the proxy, with a reply path back to the sending frame.
     static func forward(_ message: GTKScriptMessage, to proxy: MessageHandlerProxy) {
-        guard message.isString, let envelope = RelayEnvelope.parse(message.bodyJSONText) else {
+        guard let elements = message.utf8Elements, let envelope = RelayEnvelope.parse(elements) else {
             _ = message.reply?.returnValue("")
             return
         }
@@ -45,7 +45,7 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
         let replyHandler = message.reply.map { reply in
             ReplyHandler(carriesFinalReplies: true) { json in _ = reply.returnValue(json ?? "") }
         }
-        proxy.receive(.string(envelope.body), from: envelope.source, replyHandler: replyHandler)
+        proxy.receive(envelope.body, from: envelope.source, replyHandler: replyHandler)
     }
 }
 

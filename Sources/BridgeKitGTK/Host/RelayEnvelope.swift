@@ -2,31 +2,63 @@
 import BridgeKit
 import Foundation
 
-/// What `js/webbridge-relay.js` posts from the isolated script world: the page's message text,
-/// wrapped with the sender's origin and frame as the relay read them (`location.origin`,
-/// `window.top === window`). Page scripts cannot reach that world, so they cannot forge these.
-struct RelayEnvelope: Decodable {
+/// What `js/webbridge-relay.js` posts from the isolated script world: the array
+/// `[origin, "main" | "sub", body]`, the sender's origin and frame as the relay read them
+/// (`location.origin`, `window.top === window`) and the page's message text. Page scripts cannot
+/// reach that world, so they cannot forge the first two. The body arrives as its own string
+/// (``GTKScriptMessage/utf8Elements``), never escaped into JSON text, and is handed to the router
+/// in the engine's own UTF-8 buffer: it is neither unescaped nor copied here.
+struct RelayEnvelope {
     let origin: String
     let mainFrame: Bool
-    let body: String
+    let body: MessageBody
 
     /// The sender, as BridgeKit's policy sees it. `"null"` (opaque origins) becomes `nil`.
     var source: MessageSource {
         MessageSource(origin: SecurityOrigin(origin), isMainFrame: mainFrame)
     }
 
-    /// Parses the relay's JSON text; `nil` when it is not a relay envelope (the handler lives in a
-    /// world only the relay can post from, so that means a bug, never page input). The relay's
-    /// own format takes ``fastParse(_:)``; anything else goes through `JSONDecoder`.
-    static func parse(_ text: String) -> RelayEnvelope? {
-        var text = text
-        return text.withUTF8 { bytes in
-            if let envelope = fastParse(bytes) { return envelope }
-            guard let base = bytes.baseAddress else { return nil }
-            // No copy of the text: the decoder only reads it during this call.
-            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: bytes.count, deallocator: .none)
-            return try? JSONDecoder().decode(RelayEnvelope.self, from: data)
+    /// Reads the relay's array; `nil` for anything else (the handler lives in a world only the
+    /// relay can post from, so that means a bug, never page input).
+    /// - Parameter elements: the posted array's elements as UTF-8 (``GTKScriptMessage/utf8Elements``).
+    static func parse(_ elements: [Data?]) -> RelayEnvelope? {
+        guard elements.count == 3, let origin = elements[0], let frame = elements[1], let body = elements[2] else { return nil }
+        let mainFrame: Bool
+        switch frame {
+        case Data("main".utf8): mainFrame = true
+        case Data("sub".utf8): mainFrame = false
+        default: return nil
         }
+        return RelayEnvelope(origin: String(decoding: origin, as: UTF8.self), mainFrame: mainFrame, body: messageBody(body))
+    }
+
+    /// The body for the router, routed exactly as `.string` of its decoded text would be.
+    ///
+    /// `.json` hands the router the bytes themselves, and routes them like `.string` unless the
+    /// text starts with a JSON string (`.json` unwraps one) or is empty or blank, and as long as
+    /// they are valid UTF-8 (decoding to a `String` would replace invalid sequences with U+FFFD).
+    /// JavaScriptCore writes valid UTF-8 (a string with a lone surrogate, which the shim's
+    /// `JSON.stringify` never leaves in a message, comes out empty); should an engine write a
+    /// surrogate's 3-byte form instead, that body takes the `String` (one `memchr` pass).
+    static func messageBody(_ utf8: Data) -> MessageBody {
+        let routesAsJSON = utf8.withUnsafeBytes { raw -> Bool in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let first = bytes.first(where: { $0 > 0x20 }), first != UInt8(ascii: "\"") else { return false }
+            return !hasLoneSurrogate(bytes)
+        }
+        return routesAsJSON ? .json(utf8) : .string(String(decoding: utf8, as: UTF8.self))
+    }
+
+    /// Whether `bytes` holds the 3-byte form of a UTF-16 surrogate (`ED` followed by `A0`–`BF`).
+    static func hasLoneSurrogate(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = bytes.baseAddress else { return false }
+        var from = 0
+        while from < bytes.count, let found = memchr(base + from, 0xED, bytes.count - from) {
+            let index = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
+            if index + 1 < bytes.count, bytes[index + 1] >= 0xA0, bytes[index + 1] <= 0xBF { return true }
+            from = index + 1
+        }
+        return false
     }
 }
 #endif

@@ -39,8 +39,14 @@ extension GTKWebViewCore {
     /// - Returns: false when there is no such handler (WebKit then answers a reply with undefined).
     func deliver(name: String, value: UnsafeMutablePointer<JSCValue>, reply: OpaquePointer?) -> Bool {
         guard handlers[name] != nil else { return false }
-        let (text, isString) = JSCValueText.text(of: value)
-        let message = GTKScriptMessage(bodyJSONText: text, isString: isString, reply: reply.map { ScriptMessageReply($0, value: value) })
+        let reply = reply.map { ScriptMessageReply($0, value: value) }
+        let message: GTKScriptMessage
+        if let elements = JSCValueText.stringElements(of: value, limit: GTKScriptMessage.maxStringElements) {
+            message = GTKScriptMessage(body: .strings(elements), isString: false, reply: reply)
+        } else {
+            let (text, isString) = JSCValueText.text(of: value)
+            message = GTKScriptMessage(body: .text(text), isString: isString, reply: reply)
+        }
         post(.scriptMessage(name: name, message: message))
         return true
     }

@@ -96,15 +96,4 @@ public final class ScriptMessageReply: Sendable {
         }
     }
 }
-
-/// A message a page posted to a script message handler of a ``GTKWebView``.
-public struct GTKScriptMessage: Sendable {
-    /// The posted value as text: the raw characters when the page posted a string, otherwise the
-    /// value's JSON text (`jsc_value_to_json`; "null" when it has no JSON form, e.g. undefined).
-    public let bodyJSONText: String
-    /// True when the page posted a JavaScript string (then ``bodyJSONText`` is that string itself).
-    public let isString: Bool
-    /// The answer channel when the handler was registered with reply, else nil.
-    public let reply: ScriptMessageReply?
-}
 #endif

@@ -115,8 +115,10 @@ extension GTKWrapperTests.EndToEnd {
             #expect(reports["cross:open"]?.code == "forbidden")
             #expect(reports["cross:open"]?.details?.string("reason") == "origin_not_allowed")
 
-            // The main frame forges too: a fake envelope as a string, and as an object.
+            // The main frame forges too: a fake envelope as a string, and as an array like the relay's own.
             try await harness.run("""
+                window.dispatchEvent(new CustomEvent('webbridge:post', {detail: ['http://evil.example', 'main',
+                  JSON.stringify({v: 1, kind: 'call', id: 'forged-array', task: 'WhoAmI', options: {forged: true}})]}));
                 window.dispatchEvent(new CustomEvent('webbridge:post', {detail: JSON.stringify({
                   origin: 'http://evil.example', mainFrame: false,
                   body: JSON.stringify({v: 1, kind: 'call', id: 'forged-main', task: 'WhoAmI', options: {forged: true}})})}));

@@ -205,6 +205,29 @@ extension GTKWrapperTests.EndToEnd {
             #expect(try await harness.json("window.__rx") == [])
             await harness.close()
         }
+
+        @Test("bodies the shim never writes: a JSON string is no message, a lone surrogate drops the body, leading blanks are fine",
+              .timeLimit(.minutes(1)))
+        func unusualRelayBodies() async throws {
+            let (harness, server) = try await Self.open()
+            defer { server.stop() }
+            // Posted straight to the relay (not through the shim's JSON.stringify, which escapes lone surrogates).
+            try await harness.run("""
+                function post(text) { window.dispatchEvent(new CustomEvent('webbridge:post', {detail: text})); }
+                post('{"v":1,"kind":"call","id":"lone","task":"Record","options":{"s":"\\ud800x"}}');
+                post(JSON.stringify(JSON.stringify({v: 1, kind: 'call', id: 'quoted', task: 'Record', options: {}})));
+                post(' \\n{"v":1,"kind":"call","id":"blank","task":"Record","options":{"s":"ok"}}');
+                """)
+            #expect(await eventually { !harness.probe.runs(of: "Record").isEmpty })
+            await idle(.milliseconds(200))
+            let runs = harness.probe.runs(of: "Record")
+            #expect(runs.map(\.callID) == ["blank"])
+            #expect(runs.first?.options == ["s": "ok"])
+            // The engine has no UTF-8 for a string with a lone surrogate (it arrives empty, an invalid
+            // message without an id); a JSON string body is not unwrapped into a message.
+            #expect(!runs.contains { $0.callID == "lone" || $0.callID == "quoted" })
+            await harness.close()
+        }
     }
 }
 #endif
