@@ -25,7 +25,9 @@ extension BridgeRouter {
             guard let unwrapped = Self.unwrapJSONString(data) else {
                 return reject(id: nil, .invalidMessage("The body is not valid JSON."), bytes: data.count, source: source, replyHandler: replyHandler)
             }
-            unwrapped.withUnsafeBytes { handle($0.bindMemory(to: UInt8.self), from: source, replyHandler: replyHandler) }
+            unwrapped.withUnsafeBytes {
+                handle($0.bindMemory(to: UInt8.self), owner: unwrapped, from: source, replyHandler: replyHandler)
+            }
         }
     }
 
@@ -35,7 +37,11 @@ extension BridgeRouter {
     /// reads the envelope members in one pass and only the options go through `JSONDecoder`.
     /// Everything else, and every fast-path failure, takes the general path (``BodyScan``, then
     /// ``InboundEnvelope`` decoding the whole body), which produces every error.
-    private func handle(_ text: UnsafeBufferPointer<UInt8>, from source: MessageSource, replyHandler: ReplyHandler?) {
+    ///
+    /// `owner`, when given, is the `Data` whose bytes `text` are: a ``RawJSON`` task of a
+    /// ``SynchronousBridgeTask`` then keeps its options as a view of it instead of a copy.
+    private func handle(_ text: UnsafeBufferPointer<UInt8>, owner: Data? = nil, from source: MessageSource,
+                        replyHandler: ReplyHandler?) {
         let limits = configuration.limits
         if text.count <= limits.maxPayloadBytes, let scan = CallEnvelopeScan(text) {
             if scan.depth > limits.maxDepth {
@@ -51,7 +57,8 @@ extension BridgeRouter {
             // do not decode: then the general path below reports the error).
             if let id = scan.id, let task = tasks[scan.task], let respond = task.respond,
                (task.policy ?? configuration.policy).refusal(for: source) == nil,
-               respondSynchronously(respond, scan: scan, id: id, in: text, source: source, replyHandler: replyHandler) {
+               respondSynchronously(respond, task: task, scan: scan, id: id, in: text, owner: owner, source: source,
+                                    replyHandler: replyHandler) {
                 return
             }
             let context = InboundDecodingContext(tasks: tasks, source: source, policy: configuration.policy)

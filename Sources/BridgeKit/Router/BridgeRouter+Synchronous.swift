@@ -20,16 +20,25 @@ extension BridgeRouter {
     /// handed over directly when the channel has the completion-handler form
     /// (``PageChannel/init(post:)``), else from a new Swift task.
     ///
+    /// - Parameters:
+    ///   - text: the body; `owner`, when given, is the `Data` holding it (see `handle`).
     /// - Returns: `false` when the options do not decode into the task's type: nothing ran and
     ///   nothing was answered, and the caller takes the general path, which reports the error.
-    func respondSynchronously(_ respond: SynchronousResponder, scan: CallEnvelopeScan, id: String,
-                              in text: UnsafeBufferPointer<UInt8>, source: MessageSource,
+    func respondSynchronously(_ respond: SynchronousResponder, task: AnyBridgeTask, scan: CallEnvelopeScan, id: String,
+                              in text: UnsafeBufferPointer<UInt8>, owner: Data?, source: MessageSource,
                               replyHandler: ReplyHandler?) -> Bool {
         let options: Data
         if let range = scan.options, let base = text.baseAddress, !range.isEmpty {
-            // No copy: the responder only reads the body's own bytes while this call runs.
-            options = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base + range.lowerBound), count: range.count,
-                           deallocator: .none)
+            let start = UnsafeMutableRawPointer(mutating: base + range.lowerBound)
+            if !task.takesRawJSON {
+                // No copy: a decoder only reads the body's own bytes while this call runs.
+                options = Data(bytesNoCopy: start, count: range.count, deallocator: .none)
+            } else if let owner {
+                // RawJSON keeps its options: a view of the body's storage, which the view keeps alive.
+                options = Data(bytesNoCopy: start, count: range.count, deallocator: .custom { _, _ in _ = owner })
+            } else {
+                options = Data(UnsafeRawBufferPointer(start: start, count: range.count))
+            }
         } else {
             options = Self.nullOptions
         }

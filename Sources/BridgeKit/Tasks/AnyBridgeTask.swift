@@ -47,7 +47,7 @@ final class AnyBridgeTask: Sendable {
             let options: T.Options
             if takesRawJSON {
                 let valid = text.withUnsafeBytes { JSONValidator.isValid($0.bindMemory(to: UInt8.self), maxDepth: .max) }
-                guard valid, let raw = RawJSON(checked: Data(text)) as? T.Options else { return .undecodable }
+                guard valid, let raw = RawJSON(checked: text) as? T.Options else { return .undecodable }
                 options = raw
             } else {
                 do {
@@ -74,7 +74,8 @@ final class AnyBridgeTask: Sendable {
 }
 
 /// Runs one call of a ``SynchronousBridgeTask`` from the JSON text of its options (`null` when
-/// absent, only read during the call): decodes them, asks `admit` for the call's context (`nil`:
+/// absent; only read during the call, except by a task whose options are ``RawJSON``, which keeps
+/// it: the router hands such a task a `Data` that owns its bytes): decodes them, asks `admit` for the call's context (`nil`:
 /// the router refused the call and answers it itself), runs the task and encodes its result.
 typealias SynchronousResponder = @Sendable (_ options: Data, _ admit: () -> CallContext?) -> SynchronousOutcome
 

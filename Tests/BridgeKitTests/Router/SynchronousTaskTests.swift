@@ -193,4 +193,24 @@ struct SynchronousTaskTests {
             #expect(await page.call("now", options: true, id: id)["id"] == .string(id))
         }
     }
+
+    @Test("a RawJSON task keeps its options from a .json body after the engine's buffer is released")
+    func rawOptionsOutliveTheBody() throws {
+        let kept = Locked<RawJSON?>(nil)
+        let task = SynchronousClosureTask(name: "keep") { (options: RawJSON, _) -> NoResult in
+            kept.set(options)
+            return NoResult()
+        }
+        let page = InMemoryPage(router: try makeRouter([task]))
+        let options = #"{"b": [1, 2.5e3, "é✓😀"], "a": null}"#
+        do {
+            // A body the engine owns, released (and overwritten) as soon as receive returns.
+            var body = Data((#"{"v":1,"kind":"call","id":"k","task":"keep","options":"# + options + "}").utf8)
+            page.post(body: .json(body))
+            body.resetBytes(in: 0..<body.count)
+        }
+        #expect(page.messages(for: "k").first?["ok"] == true)
+        #expect(kept.value.map { String(decoding: $0.data, as: UTF8.self) } == options)
+        #expect(kept.value?.data.first == UInt8(ascii: "{"))  // indexed from zero, like any Data
+    }
 }
