@@ -93,15 +93,38 @@ public enum JavaScriptEmbedding {
     private static let hexDigits = Array("0123456789abcdef".utf8)
     private static let protoKey = Array("\"__proto__\"".utf8)
 
-    /// Bytes that end a run of plain string content: `"`, `\\`, `<` and 0xE2 (the first byte of
-    /// U+2028 and U+2029).
-    private static let stopsStringRun: [Bool] = (0...255).map { byte in
-        byte == 0x22 || byte == 0x5C || byte == 0x3C || byte == 0xE2
+    /// Whether `byte` ends a run of plain string content: `"`, `\\`, `<`, and 0xE2 (the first
+    /// byte of U+2028 and U+2029) or, in ASCII mode, any byte of a non-ASCII character.
+    @inline(__always)
+    private static func stopsStringRun(_ byte: UInt8, asciiOnly: Bool) -> Bool {
+        byte == quote || byte == backslash || byte == UInt8(ascii: "<") || (asciiOnly ? byte >= 0x80 : byte == 0xE2)
     }
 
-    /// The same, plus every non-ASCII byte (for ``appendASCIIJSON(fromJSON:to:)``).
-    private static let stopsASCIIStringRun: [Bool] = (0...255).map { byte in
-        byte == 0x22 || byte == 0x5C || byte == 0x3C || byte >= 0x80
+    /// The index of the first byte at or after `index` that ends a run of plain string content
+    /// (``stopsStringRun(_:asciiOnly:)``), or `count`. Reads eight bytes at a time: a byte equal
+    /// to `c` in the word `x` sets the high bit of its lane in `(y - 0x01…) & ~y & 0x80…` with
+    /// `y = x ^ (c × 0x01…)`; the lowest set lane is exact (borrows only run upwards), and it
+    /// is the first byte in memory order once the word is read as little-endian.
+    @inline(__always)
+    private static func nextStop(_ base: UnsafePointer<UInt8>, from index: Int, count: Int, asciiOnly: Bool) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func lanes(_ x: UInt64, equalTo byte: UInt8) -> UInt64 {
+            let y = x ^ (ones &* UInt64(byte))
+            return (y &- ones) & ~y & highs
+        }
+        var index = index
+        while count - index >= 8 {
+            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            var found = lanes(word, equalTo: quote) | lanes(word, equalTo: backslash) | lanes(word, equalTo: UInt8(ascii: "<"))
+            found |= asciiOnly ? word & highs : lanes(word, equalTo: 0xE2)
+            if found != 0 { return index + found.trailingZeroBitCount / 8 }
+            index += 8
+        }
+        while index < count, !stopsStringRun(base[index], asciiOnly: asciiOnly) {
+            index += 1
+        }
+        return index
     }
 
     /// Copies `bytes` into `out`, escaping as described on the type.
@@ -122,18 +145,16 @@ public enum JavaScriptEmbedding {
                 flushed = end
             }
         }
-        (asciiOnly ? stopsASCIIStringRun : stopsStringRun).withUnsafeBufferPointer { stops in
+        do {
             while index < count {
                 let byte = base[index]
                 if byte == quote {
                     let start = index
                     index += 1
                     while index < count {
+                        index = nextStop(base, from: index, count: count, asciiOnly: asciiOnly)
+                        guard index < count else { break }
                         let b = base[index]
-                        if !stops[Int(b)] {
-                            index += 1
-                            continue
-                        }
                         if b == quote { break }
                         if b == backslash {
                             index += 2
