@@ -39,9 +39,23 @@ extension BridgeRouter {
     /// and one that cannot be encoded by `invalid_result`.
     func deliverFinal(_ message: OutboundMessage, id: String, call: PendingCall, via channel: PageChannel? = nil,
                       generation: UInt64, refused: Bool = false) async {
+        let hasChannel = state.withLock { $0.channel != nil } || channel != nil
+        var message = message
+        if !refused, call.source.isMainFrame, hasChannel, call.replyHandler?.carriesFinalReplies != true,
+           case .reply(_, .success(let value)) = message, let result = Self.resultJSON(value) {
+            // The common case, a result for a script: written in one buffer (PageScript.successReply).
+            if let built = PageScript.successReply(id: id, result: result, limit: configuration.limits.maxPayloadBytes) {
+                call.replyHandler?.reply(nil)
+                await deliver(script: built.script, bytes: built.messageBytes, kind: "reply", id: id, task: call.taskName,
+                              outcome: "ok", generation: generation, channel: channel)
+                return
+            }
+            // An id that needs escapes, or a result over the limit: the general path, without
+            // encoding the result a second time.
+            message = .reply(id: id, result: .success(RawJSON(checked: result)))
+        }
         let json = encodeBounded(message, id: id)
         let outcome = Self.outcome(of: json.message)
-        let hasChannel = state.withLock { $0.channel != nil } || channel != nil
         if let replyHandler = call.replyHandler, refused || !call.source.isMainFrame || !hasChannel || replyHandler.carriesFinalReplies {
             let answered = replyHandler.reply(json.data.replyText)
             record(.outbound, "reply", id: id, task: call.taskName, outcome: outcome,
@@ -72,6 +86,17 @@ extension BridgeRouter {
     @discardableResult
     func deliver(_ json: OutboundJSON, kind: String, id: String?, task: String?, outcome: String? = nil,
                  generation: UInt64, channel explicitChannel: PageChannel? = nil) async -> Bool {
+        await deliver(script: PageScript.build(calling: .receive, jsonParts: json.parts), bytes: json.count, kind: kind,
+                      id: id, task: task, outcome: outcome, generation: generation, channel: explicitChannel)
+    }
+
+    /// Evaluates a script already built by ``PageScript`` (carrying a message of `bytes` bytes),
+    /// with the same page check and log as the ``OutboundJSON`` overload. A final reply on a
+    /// channel with the completion-handler form is handed over without waiting (the return
+    /// value then says it was handed over; the log gets the engine's answer).
+    @discardableResult
+    func deliver(script: String, bytes: Int, kind: String, id: String?, task: String?, outcome: String? = nil,
+                 generation: UInt64, channel explicitChannel: PageChannel? = nil) async -> Bool {
         let (channel, current) = state.withLock { ($0.channel, $0.generation) }
         guard generation == current else {
             record(.outbound, kind, id: id, task: task, outcome: outcome, reason: "navigated")
@@ -81,14 +106,27 @@ extension BridgeRouter {
             record(.outbound, kind, id: id, task: task, outcome: outcome, reason: "no_channel")
             return false
         }
+        if kind == "reply", let post = channel.post {
+            // Nothing waits for a final reply's evaluation (progress before it was awaited).
+            handOver(script, to: post, observer: state.withLock { $0.observer }, id: id, task: task, outcome: outcome,
+                     bytes: bytes)
+            return true
+        }
         do {
-            try await channel.evaluate(PageScript.build(calling: .receive, jsonParts: json.parts))
-            record(.outbound, kind, id: id, task: task, outcome: outcome, bytes: json.count)
+            try await channel.evaluate(script)
+            record(.outbound, kind, id: id, task: task, outcome: outcome, bytes: bytes)
             return true
         } catch {
-            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: "evaluate_failed: \(error)", bytes: json.count)
+            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: "evaluate_failed: \(error)", bytes: bytes)
             return false
         }
+    }
+
+    /// The JSON text of a task's result: a ``RawJSON``'s own bytes, or ``BridgeJSON``'s encoding;
+    /// `nil` when it cannot be encoded (the general path then replies `invalid_result`).
+    static func resultJSON(_ value: any Encodable & Sendable) -> Data? {
+        if let raw = value as? RawJSON { return raw.data }
+        return try? BridgeJSON.encode(value)
     }
 
     /// Encodes `message`, replacing a reply that cannot be encoded or exceeds

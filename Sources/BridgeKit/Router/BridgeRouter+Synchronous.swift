@@ -127,20 +127,26 @@ extension BridgeRouter {
     }
 
     /// Hands a final reply script to the connected channel's ``PageChannel/post``, unless the
-    /// page changed since `generation` (pages change: a reply never reaches another page); the
-    /// traffic log records the engine's answer.
+    /// page changed since `generation` (pages change: a reply never reaches another page).
     private func postReply(_ script: String, generation: UInt64, id: String, taskName: String, outcome: String?, bytes: Int) {
         let (current, post, observer) = state.withLock { ($0.generation, $0.channel?.post, $0.observer) }
         guard current == generation, let post else {
             return record(.outbound, "reply", id: id, task: taskName, outcome: outcome,
                           reason: current == generation ? "no_channel" : "navigated")
         }
+        handOver(script, to: post, observer: observer, id: id, task: taskName, outcome: outcome, bytes: bytes)
+    }
+
+    /// Hands a final reply script to a channel's completion-handler form without waiting; the
+    /// traffic log gets the engine's answer when it comes.
+    func handOver(_ script: String, to post: PageChannel.Post, observer: (@Sendable (TrafficRecord) -> Void)?,
+                  id: String?, task: String?, outcome: String?, bytes: Int) {
         guard let observer else {
             // Nobody reads the log: a completion without captures allocates nothing.
             return post(script, Self.ignoreCompletion)
         }
         post(script) { error in
-            observer(TrafficRecord(direction: .outbound, kind: "reply", id: id, task: taskName, outcome: outcome,
+            observer(TrafficRecord(direction: .outbound, kind: "reply", id: id, task: task, outcome: outcome,
                                    reason: error.map { "evaluate_failed: \($0)" }, bytes: bytes))
         }
     }
