@@ -40,36 +40,69 @@ extension BridgeRouter {
     func deliverFinal(_ message: OutboundMessage, id: String, call: PendingCall, via channel: PageChannel? = nil,
                       generation: UInt64, refused: Bool = false) async {
         let hasChannel = state.withLock { $0.channel != nil } || channel != nil
+        switch Self.finalReplyRoute(call.replyHandler, source: call.source, hasChannel: hasChannel, refused: refused) {
+        case .replyHandler(let replyHandler):
+            answer(message, id: id, task: call.taskName, through: replyHandler)
+        case .none:
+            noReplyPath(message, id: id, task: call.taskName)
+        case .script:
+            call.replyHandler?.reply(nil)
+            let built = finalReplyScript(message, id: id)
+            await deliver(script: built.script, bytes: built.bytes, kind: "reply", id: id, task: call.taskName,
+                          outcome: built.outcome, generation: generation, channel: channel)
+        }
+    }
+
+    /// Where a final reply goes (see ``deliverFinal(_:id:call:via:generation:refused:)``).
+    enum FinalReplyRoute {
+        /// Through the message's reply handler.
+        case replyHandler(ReplyHandler)
+        /// As a script in the main frame, through the page channel.
+        case script
+        /// Nowhere: a refused sender or a subframe without a reply handler (only a log record).
+        case none
+    }
+
+    /// The route of a final reply: the reply handler for refused senders, subframes, when no
+    /// channel is connected and when it carries final replies; a script for the main frame
+    /// otherwise; never a script for a refused sender or a subframe (it would settle the main
+    /// frame's call of the same id, field case R27).
+    static func finalReplyRoute(_ replyHandler: ReplyHandler?, source: MessageSource, hasChannel: Bool,
+                                refused: Bool) -> FinalReplyRoute {
+        if let replyHandler, refused || !source.isMainFrame || !hasChannel || replyHandler.carriesFinalReplies {
+            return .replyHandler(replyHandler)
+        }
+        return refused || !source.isMainFrame ? .none : .script
+    }
+
+    /// Answers a final reply through `replyHandler` and logs it.
+    func answer(_ message: OutboundMessage, id: String, task: String, through replyHandler: ReplyHandler) {
+        let json = encodeBounded(message, id: id)
+        let answered = replyHandler.reply(json.data.replyText)
+        record(.outbound, "reply", id: id, task: task, outcome: Self.outcome(of: json.message),
+               reason: answered ? nil : "no_reply_path", bytes: answered ? json.data.count : 0)
+    }
+
+    /// Logs a final reply that has no way to the page.
+    func noReplyPath(_ message: OutboundMessage, id: String, task: String) {
+        record(.outbound, "reply", id: id, task: task, outcome: Self.outcome(of: encodeBounded(message, id: id).message),
+               reason: "no_reply_path")
+    }
+
+    /// The script of a final reply, the length of its message in bytes and its outcome for the
+    /// log. A result is written in one buffer (``PageScript/successReply(id:result:limit:)``); an
+    /// id that needs escapes, a result over the limit, an unencodable result and an error take
+    /// the general encoder (``encodeBounded(_:id:)``), without encoding a result twice.
+    func finalReplyScript(_ message: OutboundMessage, id: String) -> (script: String, bytes: Int, outcome: String?) {
         var message = message
-        if !refused, call.source.isMainFrame, hasChannel, call.replyHandler?.carriesFinalReplies != true,
-           case .reply(_, .success(let value)) = message, let result = Self.resultJSON(value) {
-            // The common case, a result for a script: written in one buffer (PageScript.successReply).
+        if case .reply(_, .success(let value)) = message, let result = Self.resultJSON(value) {
             if let built = PageScript.successReply(id: id, result: result, limit: configuration.limits.maxPayloadBytes) {
-                call.replyHandler?.reply(nil)
-                await deliver(script: built.script, bytes: built.messageBytes, kind: "reply", id: id, task: call.taskName,
-                              outcome: "ok", generation: generation, channel: channel)
-                return
+                return (built.script, built.messageBytes, "ok")
             }
-            // An id that needs escapes, or a result over the limit: the general path, without
-            // encoding the result a second time.
             message = .reply(id: id, result: .success(RawJSON(checked: result)))
         }
         let json = encodeBounded(message, id: id)
-        let outcome = Self.outcome(of: json.message)
-        if let replyHandler = call.replyHandler, refused || !call.source.isMainFrame || !hasChannel || replyHandler.carriesFinalReplies {
-            let answered = replyHandler.reply(json.data.replyText)
-            record(.outbound, "reply", id: id, task: call.taskName, outcome: outcome,
-                   reason: answered ? nil : "no_reply_path", bytes: answered ? json.data.count : 0)
-            return
-        }
-        if refused || !call.source.isMainFrame {
-            // A script reaches the main frame only: never answer a refused sender or a subframe
-            // that way (it would settle the main frame's call of the same id).
-            record(.outbound, "reply", id: id, task: call.taskName, outcome: outcome, reason: "no_reply_path")
-            return
-        }
-        call.replyHandler?.reply(nil)
-        await deliver(json.data, kind: "reply", id: id, task: call.taskName, outcome: outcome, generation: generation, channel: channel)
+        return (PageScript.build(calling: .receive, jsonParts: json.data.parts), json.data.count, Self.outcome(of: json.message))
     }
 
     /// Evaluates the script carrying `json` in the page (see the ``OutboundJSON`` overload).

@@ -77,53 +77,40 @@ extension BridgeRouter {
             result = .failure(error)
         }
         deliverSynchronousReply(result, id: id, taskName: taskName, source: source, replyHandler: replyHandler,
-                                generation: generation, channel: channel, observer: observer)
+                                generation: generation, channel: channel)
         return true
     }
 
     private static let nullOptions = Data("null".utf8)
     private static let ignoreCompletion: @Sendable ((any Error)?) -> Void = { _ in }
 
-    /// Delivers the final reply of a synchronous call (see ``respondSynchronously``).
+    /// Delivers the final reply of a synchronous call (see ``respondSynchronously``): the same
+    /// route as ``deliverFinal(_:id:call:via:generation:refused:)``, without a Swift task unless
+    /// the channel only has the `async` form.
     private func deliverSynchronousReply(_ result: Result<Data, BridgeError>, id: String, taskName: String,
                                          source: MessageSource, replyHandler: ReplyHandler?, generation: UInt64,
-                                         channel: PageChannel?, observer: (@Sendable (TrafficRecord) -> Void)?) {
-        // The reply handler carries the reply where a script cannot (see deliverFinal).
-        let reply = replyHandler.flatMap { !source.isMainFrame || channel == nil || $0.carriesFinalReplies ? $0 : nil }
-        // The common case: a result, for a script, on a channel that takes one without a task.
-        if reply == nil, source.isMainFrame, channel?.post != nil, case .success(let data) = result,
-           let built = PageScript.successReply(id: id, result: data, limit: configuration.limits.maxPayloadBytes) {
-            replyHandler?.reply(nil)
-            return postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: "ok", bytes: built.messageBytes)
-        }
-
+                                         channel: PageChannel?) {
         let message: OutboundMessage = switch result {
         case .success(let data): .reply(id: id, result: .success(RawJSON(checked: data)))
         case .failure(let error): .reply(id: id, result: .failure(error))
         }
-        let json = encodeBounded(message, id: id)
-        let outcome = Self.outcome(of: json.message)
-        if let reply {
-            let answered = reply.reply(json.data.replyText)
-            observer?(TrafficRecord(direction: .outbound, kind: "reply", id: id, task: taskName, outcome: outcome,
-                                    reason: answered ? nil : "no_reply_path", bytes: answered ? json.data.count : 0))
-            return
+        switch Self.finalReplyRoute(replyHandler, source: source, hasChannel: channel != nil, refused: false) {
+        case .replyHandler(let replyHandler):
+            answer(message, id: id, task: taskName, through: replyHandler)
+        case .none:
+            noReplyPath(message, id: id, task: taskName)
+        case .script:
+            replyHandler?.reply(nil)
+            let built = finalReplyScript(message, id: id)
+            guard channel?.post != nil else {
+                Task {
+                    await deliver(script: built.script, bytes: built.bytes, kind: "reply", id: id, task: taskName,
+                                  outcome: built.outcome, generation: generation)
+                }
+                return
+            }
+            postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: built.outcome, bytes: built.bytes)
         }
-        replyHandler?.reply(nil)
-        guard source.isMainFrame, let channel else {
-            // A script reaches the main frame only (see deliverFinal); with no reply path left,
-            // the log is all that can say what happened.
-            let reason = source.isMainFrame ? "no_channel" : "no_reply_path"
-            observer?(TrafficRecord(direction: .outbound, kind: "reply", id: id, task: taskName, outcome: outcome,
-                                    reason: reason, bytes: 0))
-            return
-        }
-        guard channel.post != nil else {
-            Task { await deliver(json.data, kind: "reply", id: id, task: taskName, outcome: outcome, generation: generation) }
-            return
-        }
-        postReply(PageScript.build(calling: .receive, jsonParts: json.data.parts), generation: generation, id: id,
-             taskName: taskName, outcome: outcome, bytes: json.data.count)
     }
 
     /// Hands a final reply script to the connected channel's ``PageChannel/post``, unless the

@@ -43,6 +43,10 @@ public final class WebKitGTKBridgeHost {
     private var attachment: BridgeAttachment?
     private var registry: GTKMessageHandlerRegistry?
 
+    /// The weak message-handler proxy installed by ``attach()``, `nil` before it and after
+    /// ``close()``. For checks that tearing down frees everything: hold it weakly.
+    public var messageHandlerProxy: MessageHandlerProxy? { attachment?.messageHandlerProxy }
+
     /// Creates a host for `router` in `webView`. Call ``attach()`` before the first load.
     /// - Parameters:
     ///   - router: the router; owned by the host from now on.

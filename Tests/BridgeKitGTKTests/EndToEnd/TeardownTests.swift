@@ -9,11 +9,9 @@ extension GTKWrapperTests.EndToEnd {
     @MainActor
     @Suite("Teardown")
     struct Teardown {
-        /// The proxy the host installed. The host keeps its attachment private; the test reads it
-        /// through reflection so that it holds nothing the host does not.
+        /// The proxy the host installed (``WebKitGTKBridgeHost/messageHandlerProxy``).
         static func installedProxy(of host: WebKitGTKBridgeHost) -> MessageHandlerProxy? {
-            let attachment = Mirror(reflecting: host).children.first { $0.label == "attachment" }?.value
-            return (attachment as? BridgeAttachment)?.messageHandlerProxy
+            host.messageHandlerProxy
         }
 
         /// Opens a harness on `/page`, makes one call, and leaves one call pending.
