@@ -90,9 +90,11 @@ extension BridgeRouter {
     private func deliverSynchronousReply(_ result: Result<Data, BridgeError>, id: String, taskName: String,
                                          source: MessageSource, replyHandler: ReplyHandler?, generation: UInt64,
                                          channel: PageChannel?) {
-        let message: OutboundMessage = switch result {
-        case .success(let data): .reply(id: id, result: .success(RawJSON(checked: data)))
-        case .failure(let error): .reply(id: id, result: .failure(error))
+        var message: OutboundMessage {
+            switch result {
+            case .success(let data): .reply(id: id, result: .success(RawJSON(checked: data)))
+            case .failure(let error): .reply(id: id, result: .failure(error))
+            }
         }
         switch Self.finalReplyRoute(replyHandler, source: source, hasChannel: channel != nil, refused: false) {
         case .replyHandler(let replyHandler):
@@ -101,7 +103,14 @@ extension BridgeRouter {
             noReplyPath(message, id: id, task: taskName)
         case .script:
             replyHandler?.reply(nil)
-            let built = finalReplyScript(message, id: id)
+            let built: (script: String, bytes: Int, outcome: String?)
+            if case .success(let data) = result,
+               let fast = PageScript.successReply(id: id, result: data, limit: configuration.limits.maxPayloadBytes) {
+                // The common case, without making the message first (finalReplyScript would).
+                built = (fast.script, fast.messageBytes, "ok")
+            } else {
+                built = finalReplyScript(message, id: id)
+            }
             guard channel?.post != nil else {
                 Task {
                     await deliver(script: built.script, bytes: built.bytes, kind: "reply", id: id, task: taskName,
