@@ -40,6 +40,7 @@ enum BenchPage {
           }
           function routerCall(data) { return window.WebBridge.call('BenchEcho', data); }
           function routerNowCall(data) { return window.WebBridge.call('BenchEchoNow', data); }
+          function routerSyncCall(data) { return window.WebBridge.call('BenchEchoSync', data); }
           function routerRawCall(data) { return window.WebBridge.call('Echo', data); }
           function check(sent, got) {
             if (!got || got.label.length !== sent.label.length || got.records.length !== sent.records.length) {
@@ -57,7 +58,7 @@ enum BenchPage {
           async function run(mode, key, count, width, verify) {
             var payload = payloads[key];
             if (!payload) { throw new Error('no payload ' + key); }
-            var call = { router: routerCall, 'router-now': routerNowCall, 'router-raw': routerRawCall,
+            var call = { router: routerCall, 'router-now': routerNowCall, 'router-raw': routerRawCall, 'router-sync': routerSyncCall,
                          bare: function (data) { return bareCall(data, 'bareecho'); },
                          'bare-typed': function (data) { return bareCall(data, 'baretyped'); } }[mode];
             if (!call) { throw new Error('no mode ' + mode); }

@@ -22,6 +22,14 @@ struct BenchSettings: Sendable {
         ("router", "bare-typed", "typed task vs bare echo + codec"),
     ]
 
+    /// Pairs measured for the round-trip rates only: the typed task written as a
+    /// ``SynchronousBridgeTask``, which, like the bare echo + codec, decodes and encodes on the
+    /// thread that delivered the message (the concurrent typed task above hops to a worker thread
+    /// and back).
+    static let ratePairs: [(mode: String, bare: String, label: String)] = enginePairs + [
+        ("router-sync", "bare-typed", "typed synchronous task vs bare echo + codec"),
+    ]
+
     static let usage = """
         usage: bridgebench [--smoke] [--only native|e2e|large] [--profile SIDE BYTES COUNT]
           --smoke   a few seconds in total: tiny counts and small payloads; checks the benchmark runs

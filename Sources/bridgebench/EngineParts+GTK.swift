@@ -21,13 +21,13 @@ extension BenchRun {
     }
 
     /// Round trips per second with a small payload, one at a time and many in flight, for each
-    /// of the pairs in ``BenchSettings/enginePairs``.
+    /// of the pairs in ``BenchSettings/ratePairs``.
     @MainActor
     private func runRates(_ engine: EngineBench, into table: inout ResultTable) async throws {
         for (label, payload, count) in settings.ratePlan {
             let key = "rate \(label)"
             try await engine.setPayload(payload, key: key)
-            for (routerMode, bareMode, task) in BenchSettings.enginePairs {
+            for (routerMode, bareMode, task) in BenchSettings.ratePairs {
                 for (mode, width) in [("sequential", 1), ("pipelined ×\(settings.pipelineWidth)", settings.pipelineWidth)] {
                     // Warm-up: code paths, JIT, caches.
                     _ = try await engine.run(bareMode, key: key, count: max(count / 10, 2), width: width)

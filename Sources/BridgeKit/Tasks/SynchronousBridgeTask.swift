@@ -32,7 +32,7 @@
 ///   already uses is refused with `invalid_message`, as for any call.
 /// - Fire-and-forget calls (no id) still run in arrival order with the other notices.
 ///
-/// The router also starts the call through ``run(_:context:)`` where it needs a Swift task (a
+/// The router also starts the call through ``BridgeTask/run(_:context:)`` where it needs a Swift task (a
 /// fire-and-forget call); the default implementation calls ``runSynchronously(_:context:)``.
 ///
 /// ## Implementation requirements
