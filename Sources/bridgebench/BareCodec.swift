@@ -42,7 +42,9 @@ struct BareCodec {
                 }
                 posted += now
                 left -= now
-                await sink.wait(untilDelivered: posted)
+                if sink.deliveredCount < posted {
+                    await sink.wait(untilDelivered: posted)
+                }
             }
         }
     }

@@ -44,6 +44,9 @@ final class ScriptSink: Sendable {
         waiter?.resume()
     }
 
+    /// The number of scripts that have arrived.
+    var deliveredCount: Int { delivered.load(ordering: .sequentiallyConsistent) }
+
     /// Waits until `count` scripts in total have arrived.
     func wait(untilDelivered count: Int) async {
         await withCheckedContinuation { continuation in
