@@ -2,13 +2,16 @@ import Foundation
 
 /// The bare side of the native path: Foundation's `JSONDecoder` and `JSONEncoder` on the same
 /// `BenchPayload` the router's task takes and returns, options text in, result text out.
+///
+/// The encoder writes what BridgeKit's encoder writes (``BareCodec/makeEncoder()``: sorted keys),
+/// so both sides produce the same JSON text and the ratio is what the bridge adds around it.
 struct BareCodec {
     let optionsText: String
     let side: NativePathBench.BareSide
     /// Calls in flight at once for ``NativePathBench/BareSide/codecWithHop``, as on the router's side.
     let batch: Int
     private let decoder = JSONDecoder()
-    private let encoder = JSONEncoder()
+    private let encoder = BareCodec.makeEncoder()
     private let sink = ScriptSink()
     private var posted = 0
 
@@ -26,6 +29,25 @@ struct BareCodec {
             for _ in 0..<count {
                 let options = try decoder.decode(BenchPayload.self, from: Data(optionsText.utf8))
                 keep(String(decoding: try encoder.encode(options), as: UTF8.self))
+            }
+        case .codecImmediate:
+            // As the router with an immediate task: decode on this thread, then encode in a Swift
+            // task started on this thread (`Task.immediate`), which an `async` handler needs.
+            for _ in 0..<count {
+                let options = try decoder.decode(BenchPayload.self, from: Data(optionsText.utf8))
+                let operation: @Sendable () async -> Void = { [encoder, sink] in
+                    let text = (try? encoder.encode(options)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+                    sink.keep(text)
+                }
+                if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+                    Task.immediate(operation: operation)
+                } else {
+                    Task(operation: operation)
+                }
+            }
+            posted += count
+            if sink.deliveredCount < posted {
+                await sink.wait(untilDelivered: posted)
             }
         case .codecWithHop:
             // As the router with a concurrent task: decode on this thread, then encode in a new
@@ -47,5 +69,13 @@ struct BareCodec {
                 }
             }
         }
+    }
+
+    /// The encoder of the bare side: `JSONEncoder` with BridgeKit's output formatting
+    /// (`.sortedKeys`, see `BridgeJSON`), so the bare side writes the same bytes as the router.
+    static func makeEncoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        return encoder
     }
 }

@@ -49,7 +49,11 @@ struct BenchRun {
 
     /// The native rows for the bench task of `kind`.
     private func runNative(_ kind: BenchTaskKind, into table: inout ResultTable) async throws {
-        let how = kind == .concurrent ? "\(kind.label) (bare side: same hop)" : kind.label
+        let how = switch kind {
+        case .concurrent: "\(kind.label) (bare side: same hop)"
+        case .immediate: "\(kind.label) (bare side: Task.immediate)"
+        case .synchronous: kind.label
+        }
         var outcomes: [NativePathBench.Outcome] = []
         for (size, iterations) in settings.nativePlan {
             let outcome = try await NativePathBench(size: size, iterations: iterations, rounds: settings.nativeRounds,

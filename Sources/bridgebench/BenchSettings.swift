@@ -39,7 +39,8 @@ struct BenchSettings: Sendable {
           --profile run COUNT native-path calls of BYTES through one side only, for
                     valgrind --tool=callgrind. SIDE: router (a concurrent task), router-immediate,
                     router-sync (a synchronous task), bare (the codec), bare-hop (the codec, encoding
-                    in a new Swift task like a concurrent task)
+                    in a new Swift task like a concurrent task), bare-immediate (the codec, encoding
+                    in a Swift task started on the calling thread, like an immediate task)
         """
 
     enum ParseError: Error {

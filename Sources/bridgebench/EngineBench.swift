@@ -54,9 +54,10 @@ final class EngineBench {
             Task { @MainActor in try? await webView.evaluateJavaScript(script) }
         }
         // The bare echo with the typed task's work: decodes the same `BenchPayload` with
-        // `JSONDecoder` and encodes it with `JSONEncoder`, then echoes it like the bare echo.
+        // `JSONDecoder` and encodes it with `JSONEncoder` (sorted keys, as BridgeKit's encoder),
+        // then echoes it like the bare echo.
         let decoder = JSONDecoder()
-        let encoder = JSONEncoder()
+        let encoder = BareCodec.makeEncoder()
         try webView.registerScriptMessageHandler(name: "baretyped", world: nil, withReply: false) { [weak webView] message in
             guard let webView,
                   let call = try? decoder.decode(BareTypedCall.self, from: Data(message.bodyJSONText.utf8)),

@@ -6,11 +6,13 @@ import Foundation
 /// page script. Compared with a bare `JSONDecoder` + `JSONEncoder` doing the same conversion
 /// (options text in, result text out) on the same types.
 ///
-/// The bare side does what the router's side does around the codec, no more: for a
-/// ``BenchTaskKind/concurrent`` task, whose calls the router decodes on the calling thread and
-/// answers from a new Swift task, the bare side also decodes on the calling thread and encodes in
-/// a new Swift task (``BareSide/codecWithHop``); for the other kinds everything stays on the calling
-/// thread (``BareSide/codec``).
+/// The bare side does what the router's side does around the codec, no more, and writes the same
+/// JSON text (sorted keys, as BridgeKit's encoder): for a ``BenchTaskKind/concurrent`` task, whose
+/// calls the router decodes on the calling thread and answers from a new Swift task, the bare side
+/// also decodes on the calling thread and encodes in a new Swift task (``BareSide/codecWithHop``);
+/// for an ``BenchTaskKind/immediate`` task, whose `async` run starts on the calling thread, it
+/// encodes in a Swift task started there (``BareSide/codecImmediate``); for a synchronous task
+/// everything stays on the calling thread (``BareSide/codec``).
 struct NativePathBench {
     let size: PayloadSize
     let iterations: Int
@@ -31,9 +33,15 @@ struct NativePathBench {
         case codec = "bare"
         /// Decode on the calling thread, encode in a new Swift task, `batch` calls in flight.
         case codecWithHop = "bare-hop"
+        /// Decode on the calling thread, encode in a Swift task started on it (`Task.immediate`).
+        case codecImmediate = "bare-immediate"
 
         init(for kind: BenchTaskKind) {
-            self = kind == .concurrent ? .codecWithHop : .codec
+            switch kind {
+            case .concurrent: self = .codecWithHop
+            case .immediate: self = .codecImmediate
+            case .synchronous: self = .codec
+            }
         }
     }
 

@@ -48,6 +48,11 @@ extension BridgeRouter {
         case .script:
             call.replyHandler?.reply(nil)
             let built = finalReplyScript(message, id: id)
+            // The connected channel's completion-handler form takes the script without a suspension.
+            if channel == nil, postReply(built.script, generation: generation, id: id, taskName: call.taskName,
+                                         outcome: built.outcome, bytes: built.bytes) {
+                return
+            }
             await deliver(script: built.script, bytes: built.bytes, kind: "reply", id: id, task: call.taskName,
                           outcome: built.outcome, generation: generation, channel: channel)
         }
@@ -158,7 +163,8 @@ extension BridgeRouter {
     /// The JSON text of a task's result: a ``RawJSON``'s own bytes, or ``BridgeJSON``'s encoding;
     /// `nil` when it cannot be encoded (the general path then replies `invalid_result`).
     static func resultJSON(_ value: any Encodable & Sendable) -> Data? {
-        if let raw = value as? RawJSON { return raw.data }
+        // Comparing the dynamic type first spares every typed result a dynamic cast.
+        if type(of: value) == RawJSON.self, let raw = value as? RawJSON { return raw.data }
         return try? BridgeJSON.encode(value)
     }
 

@@ -111,26 +111,35 @@ extension BridgeRouter {
             } else {
                 built = finalReplyScript(message, id: id)
             }
-            guard channel?.post != nil else {
-                Task {
-                    await deliver(script: built.script, bytes: built.bytes, kind: "reply", id: id, task: taskName,
-                                  outcome: built.outcome, generation: generation)
-                }
+            if channel?.post != nil,
+               postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: built.outcome,
+                         bytes: built.bytes) {
                 return
             }
-            postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: built.outcome, bytes: built.bytes)
+            Task {
+                await deliver(script: built.script, bytes: built.bytes, kind: "reply", id: id, task: taskName,
+                              outcome: built.outcome, generation: generation)
+            }
         }
     }
 
     /// Hands a final reply script to the connected channel's ``PageChannel/post``, unless the
-    /// page changed since `generation` (pages change: a reply never reaches another page).
-    private func postReply(_ script: String, generation: UInt64, id: String, taskName: String, outcome: String?, bytes: Int) {
-        let (current, post, observer) = state.withLock { ($0.generation, $0.channel?.post, $0.observer) }
-        guard current == generation, let post else {
-            return record(.outbound, "reply", id: id, task: taskName, outcome: outcome,
-                          reason: current == generation ? "no_channel" : "navigated")
+    /// page changed since `generation` (pages change: a reply never reaches another page) or no
+    /// channel is connected; either way the traffic log says what happened.
+    ///
+    /// - Returns: `false` when the connected channel has only the `async` form: nothing was done
+    ///   and the caller delivers the script with ``deliver(script:bytes:kind:id:task:outcome:generation:channel:)``.
+    func postReply(_ script: String, generation: UInt64, id: String, taskName: String, outcome: String?,
+                   bytes: Int) -> Bool {
+        let (current, channel, observer) = state.withLock { ($0.generation, $0.channel, $0.observer) }
+        guard current == generation, let channel else {
+            record(.outbound, "reply", id: id, task: taskName, outcome: outcome,
+                   reason: current == generation ? "no_channel" : "navigated")
+            return true
         }
+        guard let post = channel.post else { return false }
         handOver(script, to: post, observer: observer, id: id, task: taskName, outcome: outcome, bytes: bytes)
+        return true
     }
 
     /// Hands a final reply script to a channel's completion-handler form without waiting; the
