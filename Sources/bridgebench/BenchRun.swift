@@ -56,8 +56,8 @@ struct BenchRun {
         }
         var outcomes: [NativePathBench.Outcome] = []
         for (size, iterations) in settings.nativePlan {
-            let outcome = try await NativePathBench(size: size, iterations: iterations, rounds: settings.nativeRounds,
-                                                    kind: kind).run()
+            let rounds = settings.nativeRounds(forBytes: size.bytes)
+            let outcome = try await NativePathBench(size: size, iterations: iterations, rounds: rounds, kind: kind).run()
             outcomes.append(outcome)
             progress("native \(size.label), \(how): router \(ResultTable.duration(outcome.router.wall)) (cpu \(ResultTable.duration(outcome.router.cpu))), bare \(ResultTable.duration(outcome.bare.wall)) (cpu \(ResultTable.duration(outcome.bare.cpu)))")
             table.add("native path", "\(size.label) call, \(how), CPU time per call", bridge: ResultTable.duration(outcome.router.cpu),

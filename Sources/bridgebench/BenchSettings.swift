@@ -84,7 +84,9 @@ struct BenchSettings: Sendable {
         smoke ? [(.b100, 20), (.kb10, 5)]
             : [(.b100, 20_000), (.kb10, 1_000), (.mb1, 10), (.mb8, 2)]
     }
-    var nativeRounds: Int { smoke ? 1 : 7 }
+    /// Rounds per side for a payload of `bytes`: the 100 B rows, a few microseconds per call and
+    /// the most exposed to the shared machine's noise, take more rounds (they cost little).
+    func nativeRounds(forBytes bytes: Int) -> Int { smoke ? 1 : bytes < 1024 ? 15 : 7 }
 
     /// End-to-end rates: payloads (label, value) and calls per round.
     var ratePlan: [(String, BenchPayload, Int)] {

@@ -51,17 +51,16 @@ struct RouterState: Sendable {
     /// - Returns: `false` when the call has already settled (or its id was reused): the caller
     ///   must cancel `work` itself, because whoever settled the call could not.
     mutating func attach(_ work: Task<Void, Never>, to id: String, serial: UInt64) -> Bool {
-        guard var entry = calls[id], entry.serial == serial else { return false }
-        entry.work = work
-        calls[id] = entry
+        // One hash of the id, and the entry changed in place.
+        guard let index = calls.index(forKey: id), calls.values[index].serial == serial else { return false }
+        calls.values[index].work = work
         return true
     }
 
     /// Removes and returns the call `id` if it is still pending in `generation`.
     mutating func take(_ id: String, generation: UInt64) -> PendingCall? {
-        guard let entry = calls[id], entry.generation == generation else { return nil }
-        calls[id] = nil
-        return entry
+        guard let index = calls.index(forKey: id), calls.values[index].generation == generation else { return nil }
+        return calls.remove(at: index).value
     }
 
     /// Removes and returns every call; used on navigation and close.
