@@ -7,13 +7,15 @@ extension InboundEnvelope {
     /// - Parameters:
     ///   - scan: the scanned envelope.
     ///   - body: the body bytes the scan ran over; only read during the call.
-    ///   - context: the router's tasks, the sender and the policy.
+    ///   - task: the task registered under the scanned name, if any.
+    ///   - source: the sending frame.
+    ///   - policy: the router's policy, for a task without its own.
     /// - Returns: the prepared call, or `nil` when the options do not decode: the caller then
     ///   decodes the whole body the general way, which reports the error exactly as before
     ///   (`invalid_options` with its path, or `invalid_message` for text that is not JSON).
-    static func fastCall(_ scan: CallEnvelopeScan, in body: UnsafeBufferPointer<UInt8>,
-                         context: InboundDecodingContext) -> InboundMessage? {
-        try? prepareCall(id: scan.id, name: scan.task, context: context) { task in
+    static func fastCall(_ scan: CallEnvelopeScan, in body: UnsafeBufferPointer<UInt8>, task: AnyBridgeTask?,
+                         source: MessageSource, policy: AccessPolicy) -> InboundMessage? {
+        try? prepareCall(id: scan.id, name: scan.task, task: task, source: source, policy: policy) { task in
             if task.takesRawJSON {
                 return try rawOptions(scan, in: body)
             }

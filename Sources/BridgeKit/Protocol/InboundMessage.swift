@@ -108,7 +108,8 @@ struct InboundEnvelope: Decodable {
             return .invalid(id: id, error: .unavailable("The router is not decoding."))
         }
         do {
-            return try prepareCall(id: id, name: name, context: context) { task in
+            return try prepareCall(id: id, name: name, task: context.tasks[name], source: context.source,
+                                   policy: context.policy) { task in
                 try task.decodeOptions(container.superDecoder(forKey: .options))
             }
         } catch let error as DecodingError {
@@ -122,15 +123,13 @@ struct InboundEnvelope: Decodable {
     }
 
     /// The call `name` prepared for running: refused by the policy (the task's own, else the
-    /// router's) before anything else, `unknown_task` when no task has that name, otherwise the
-    /// task with the options `decodeOptions` produced for it.
+    /// router's `policy`) before anything else, `unknown_task` when no task has that name
+    /// (`task` is `nil`), otherwise the task with the options `decodeOptions` produced for it.
     /// - Throws: what `decodeOptions` throws; the caller maps it to `invalid_options`.
-    static func prepareCall(id: String?, name: String, context: InboundDecodingContext,
+    static func prepareCall(id: String?, name: String, task: AnyBridgeTask?, source: MessageSource, policy: AccessPolicy,
                             decodeOptions: (AnyBridgeTask) throws -> any Sendable) throws -> InboundMessage {
-        let task = context.tasks[name]
-        let policy = task?.policy ?? context.policy
-        if let reason = policy.refusal(for: context.source) {
-            let error = BridgeError.forbidden(reason: reason, origin: context.source.origin?.description)
+        if let reason = (task?.policy ?? policy).refusal(for: source) {
+            let error = BridgeError.forbidden(reason: reason, origin: source.origin?.description)
             return .call(InboundCall(id: id, taskName: name, prepared: .failure(error), refusal: reason))
         }
         guard let task else {

@@ -48,21 +48,21 @@ extension BridgeRouter {
                 return rejectUnreadable(id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source,
                                         replyHandler: replyHandler)
             }
-            let (tasks, isClosed) = state.withLock { ($0.tasks, $0.isClosed) }
+            let (task, isClosed) = state.withLock { ($0.tasks[scan.task], $0.isClosed) }
             if isClosed {
                 return reject(id: scan.id, .unavailable("The router was closed."), bytes: text.count, source: source,
                               replyHandler: replyHandler, task: scan.task)
             }
             // A synchronous task answers in one step, before this returns (unless its options
             // do not decode: then the general path below reports the error).
-            if let id = scan.id, let task = tasks[scan.task], let respond = task.respond,
+            if let id = scan.id, let task, let respond = task.respond,
                (task.policy ?? configuration.policy).refusal(for: source) == nil,
                respondSynchronously(respond, task: task, scan: scan, id: id, in: text, owner: owner, source: source,
                                     replyHandler: replyHandler) {
                 return
             }
-            let context = InboundDecodingContext(tasks: tasks, source: source, policy: configuration.policy)
-            if case .call(let call)? = InboundEnvelope.fastCall(scan, in: text, context: context) {
+            if case .call(let call)? = InboundEnvelope.fastCall(scan, in: text, task: task, source: source,
+                                                                policy: configuration.policy) {
                 return start(call, from: source, replyHandler: replyHandler, bytes: text.count)
             }
         }

@@ -44,7 +44,7 @@ extension BridgeRouter {
         }
         var refusal: BridgeError?
         var generation: UInt64 = 0
-        var channel: PageChannel?
+        var hasChannel = false
         var observer: (@Sendable (TrafficRecord) -> Void)?
         let taskName = scan.task
         let bytes = text.count
@@ -53,7 +53,7 @@ extension BridgeRouter {
                 if state.isClosed { return .unavailable("The router was closed.") }
                 if state.calls[id] != nil { return .invalidMessage("The id \"\(id)\" is already in use.") }
                 generation = state.generation
-                channel = state.channel
+                hasChannel = state.channel != nil
                 observer = state.observer
                 return nil
             }
@@ -77,7 +77,7 @@ extension BridgeRouter {
             result = .failure(error)
         }
         deliverSynchronousReply(result, id: id, taskName: taskName, source: source, replyHandler: replyHandler,
-                                generation: generation, channel: channel)
+                                generation: generation, hasChannel: hasChannel)
         return true
     }
 
@@ -89,14 +89,14 @@ extension BridgeRouter {
     /// the channel only has the `async` form.
     private func deliverSynchronousReply(_ result: Result<Data, BridgeError>, id: String, taskName: String,
                                          source: MessageSource, replyHandler: ReplyHandler?, generation: UInt64,
-                                         channel: PageChannel?) {
+                                         hasChannel: Bool) {
         var message: OutboundMessage {
             switch result {
             case .success(let data): .reply(id: id, result: .success(RawJSON(checked: data)))
             case .failure(let error): .reply(id: id, result: .failure(error))
             }
         }
-        switch Self.finalReplyRoute(replyHandler, source: source, hasChannel: channel != nil, refused: false) {
+        switch Self.finalReplyRoute(replyHandler, source: source, hasChannel: hasChannel, refused: false) {
         case .replyHandler(let replyHandler):
             answer(message, id: id, task: taskName, through: replyHandler)
         case .none:
@@ -111,8 +111,7 @@ extension BridgeRouter {
             } else {
                 built = finalReplyScript(message, id: id)
             }
-            if channel?.post != nil,
-               postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: built.outcome,
+            if postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: built.outcome,
                          bytes: built.bytes) {
                 return
             }
