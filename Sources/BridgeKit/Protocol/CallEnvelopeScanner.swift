@@ -53,12 +53,11 @@ struct CallEnvelopeScan {
                 guard let value = reader.plainString(), Self.equals(value, "call") else { return nil }
             case .id:
                 member = 4
-                guard let value = reader.plainString(), let text = String(validating: value, as: UTF8.self) else { return nil }
+                guard let value = reader.plainString(), let text = Self.string(value) else { return nil }
                 id = text
             case .task:
                 member = 8
-                guard let value = reader.plainString(), !value.isEmpty,
-                      let text = String(validating: value, as: UTF8.self) else { return nil }
+                guard let value = reader.plainString(), !value.isEmpty, let text = Self.string(value) else { return nil }
                 task = text
             case .options:
                 member = 16
@@ -89,6 +88,15 @@ struct CallEnvelopeScan {
     }
 
     private enum Member { case v, kind, id, task, options }
+
+    /// The string of a member's bytes; `nil` when they are not valid UTF-8 (the general path then
+    /// reports the body). ASCII, the usual id and task name, skips the generic validation of
+    /// `String(validating:as:)` (there is nothing to repair, so `String(decoding:as:)` is exact).
+    private static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var high: UInt8 = 0
+        for byte in bytes { high |= byte }
+        return high < 0x80 ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
+    }
 
     /// The start of every call the shim sends (`JSON.stringify` of `{v: 1, kind: "call", …}`).
     private static let shimPrefix: StaticString = #"{"v":1,"kind":"call","#
