@@ -65,6 +65,25 @@ struct WordScanningTests {
         }
     }
 
+    @Test("invalid UTF-8 in an id or a task name makes the scan give up; valid non-ASCII text is read exactly")
+    func invalidUTF8() {
+        let invalid: [[UInt8]] = [[0xFF], [0x80], [0xC3], [0xC3, 0x28], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80]]
+        for bytes in invalid {
+            for offset in [0, 5, 11] {
+                var text = [UInt8](repeating: UInt8(ascii: "a"), count: 12)
+                text.insert(contentsOf: bytes, at: offset)
+                for body in [Array(#"{"v":1,"kind":"call","id":""#.utf8) + text + Array(#"","task":"t"}"#.utf8),
+                             Array(#"{"v":1,"kind":"call","id":"x","task":""#.utf8) + text + Array(#""}"#.utf8)] {
+                    #expect(body.withUnsafeBufferPointer { CallEnvelopeScan($0) } == nil, "\(bytes) at \(offset)")
+                }
+            }
+        }
+        let body = Array(#"{"v":1,"kind":"call","id":"é✓😀","task":"Grüße"}"#.utf8)
+        let scan = body.withUnsafeBufferPointer { CallEnvelopeScan($0) }
+        #expect(scan?.id == "é✓😀")
+        #expect(scan?.task == "Grüße")
+    }
+
     @Test("after the shim's prefix a second v or kind is still a duplicate, and anything else is read as before")
     func shimPrefix() {
         let cases: [(String, Bool)] = [
