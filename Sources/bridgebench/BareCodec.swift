@@ -3,7 +3,7 @@ import Foundation
 /// The bare side of the native path: Foundation's `JSONDecoder` and `JSONEncoder` on the same
 /// `BenchPayload` the router's task takes and returns, options text in, result text out.
 ///
-/// The encoder writes what BridgeKit's encoder writes (``BareCodec/makeEncoder()``: sorted keys),
+/// The encoder writes what BridgeKit's encoder writes (``BareCodec/makeEncoder()``: sorted keys, raw `/`),
 /// so both sides produce the same JSON text and the ratio is what the bridge adds around it.
 struct BareCodec {
     let optionsText: String
@@ -72,10 +72,11 @@ struct BareCodec {
     }
 
     /// The encoder of the bare side: `JSONEncoder` with BridgeKit's output formatting
-    /// (`.sortedKeys`, see `BridgeJSON`), so the bare side writes the same bytes as the router.
+    /// (`.sortedKeys`, `.withoutEscapingSlashes`, see `BridgeJSON`), so the bare side writes the
+    /// same bytes as the router.
     static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
     }
 }

@@ -54,7 +54,7 @@ final class EngineBench {
             Task { @MainActor in try? await webView.evaluateJavaScript(script) }
         }
         // The bare echo with the typed task's work: decodes the same `BenchPayload` with
-        // `JSONDecoder` and encodes it with `JSONEncoder` (sorted keys, as BridgeKit's encoder),
+        // `JSONDecoder` and encodes it with `JSONEncoder` (BridgeKit's output formatting),
         // then echoes it like the bare echo.
         let decoder = JSONDecoder()
         let encoder = BareCodec.makeEncoder()

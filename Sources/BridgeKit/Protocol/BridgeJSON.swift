@@ -22,8 +22,8 @@ public enum BridgeJSON {
     /// One encoder and one decoder for every message: Foundation's coders are `Sendable` and
     /// safe to use from several threads at once (their settings are read under a lock), and
     /// making one per message cost about 3,000 instructions per call (docs/performance.md).
-    static let sharedEncoder = makeEncoder()
-    static let sharedDecoder = makeDecoder()
+    @usableFromInline static let sharedEncoder = makeEncoder()
+    @usableFromInline static let sharedDecoder = makeDecoder()
 
     /// Encodes `value` as UTF-8 JSON text. Top-level scalars are allowed. Any thread.
     /// - Throws: `EncodingError.invalidValue` for values JSON cannot hold (NaN, ±infinity).

@@ -10,8 +10,10 @@
 /// nothing above U+10FFFF). Rejected: everything else, including control characters inside
 /// strings, a byte order mark, `NaN`, leading zeros, trailing commas and a second value. Escaped
 /// lone surrogates (`"\ud800"`) are accepted, as `JSON.parse` accepts them.
+@usableFromInline
 enum JSONValidator {
     /// Whether `bytes` are one JSON value, nested no deeper than `maxDepth` arrays and objects.
+    @usableFromInline
     static func isValid(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) -> Bool {
         var reader = Reader(bytes: bytes, maxDepth: maxDepth)
         guard reader.value(depth: 0) else { return false }

@@ -62,6 +62,7 @@ public struct RawJSON: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// Text already checked by the caller (the router's fast path).
+    @usableFromInline
     init(checked data: Data) {
         self.data = data
     }

@@ -227,6 +227,7 @@ extension BridgeRouter {
     }
 
     /// Maps any error a task throws to the code the page sees.
+    @usableFromInline
     static func bridgeError(_ error: any Error) -> BridgeError {
         if let bridgeError = error as? BridgeError { return bridgeError }
         if error is CancellationError { return .cancelled() }

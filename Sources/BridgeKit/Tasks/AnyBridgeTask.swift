@@ -38,38 +38,10 @@ final class AnyBridgeTask: Sendable {
         respond = (task as? any SynchronousBridgeTask).map { Self.responder(for: $0) }
     }
 
-    /// The one-pass step of a ``SynchronousBridgeTask``: decode, admit, run, encode, on the
-    /// task's own types, so the options never become an existential (`any Sendable`).
+    /// The one-pass step of a ``SynchronousBridgeTask``: its own
+    /// ``SynchronousBridgeTask/_respond(toOptions:admit:)``, compiled with the task's type.
     private static func responder<T: SynchronousBridgeTask>(for task: T) -> SynchronousResponder {
-        let takesRawJSON = T.Options.self == RawJSON.self
-        let returnsRawJSON = T.Result.self == RawJSON.self
-        return { text, admit in
-            let options: T.Options
-            if takesRawJSON {
-                let valid = text.withUnsafeBytes { JSONValidator.isValid($0.bindMemory(to: UInt8.self), maxDepth: .max) }
-                guard valid, let raw = RawJSON(checked: text) as? T.Options else { return .undecodable }
-                options = raw
-            } else {
-                do {
-                    options = try BridgeJSON.sharedDecoder.decode(T.Options.self, from: text)
-                } catch {
-                    return .undecodable
-                }
-            }
-            guard let context = admit() else { return .notAdmitted }
-            let result: T.Result
-            do {
-                result = try task.runSynchronously(options, context: context)
-            } catch {
-                return .failure(BridgeRouter.bridgeError(error))
-            }
-            if returnsRawJSON, let raw = result as? RawJSON { return .result(raw.data) }
-            do {
-                return .result(try BridgeJSON.encode(result))
-            } catch {
-                return .failure(.invalidResult("The result could not be encoded as JSON: \(error)"))
-            }
-        }
+        { text, admit in task._respond(toOptions: text, admit: admit) }
     }
 }
 
@@ -77,17 +49,5 @@ final class AnyBridgeTask: Sendable {
 /// absent; only read during the call, except by a task whose options are ``RawJSON``, which keeps
 /// it: the router hands such a task a `Data` that owns its bytes): decodes them, asks `admit` for the call's context (`nil`:
 /// the router refused the call and answers it itself), runs the task and encodes its result.
-typealias SynchronousResponder = @Sendable (_ options: Data, _ admit: () -> CallContext?) -> SynchronousOutcome
+typealias SynchronousResponder = @Sendable (_ options: Data, _ admit: () -> CallContext?) -> _SynchronousOutcome
 
-/// What a ``SynchronousResponder`` did.
-enum SynchronousOutcome {
-    /// The options do not decode into the task's type: nothing ran; the router takes the
-    /// general path, which reports the error.
-    case undecodable
-    /// `admit` refused the call: nothing ran.
-    case notAdmitted
-    /// The JSON text of the task's result.
-    case result(Data)
-    /// The task threw, or its result cannot be encoded.
-    case failure(BridgeError)
-}

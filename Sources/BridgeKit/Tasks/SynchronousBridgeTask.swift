@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A task that answers at once, without suspending: the router decodes the call, runs it,
 /// encodes the result and hands the reply to the engine before
 /// ``BridgeRouter/receive(_:from:replyHandler:)`` returns, on the thread that delivered the
@@ -56,6 +58,31 @@ public protocol SynchronousBridgeTask: BridgeTask {
     /// - Returns: the result to send to the page.
     /// - Throws: a ``BridgeError`` to reply with its code; any other error replies `task_failed`.
     func runSynchronously(_ options: Options, context: CallContext) throws -> Result
+
+    /// BridgeKit's one step for a call of this task: decodes `options`, asks `admit` for the
+    /// call's context, runs ``runSynchronously(_:context:)`` and encodes its result. **Do not
+    /// implement it**: the default implementation is the router's. It is a requirement so that
+    /// it is compiled with each task's own types (specialised) instead of looking them up at
+    /// run time on every call.
+    ///
+    /// - Parameters:
+    ///   - options: the JSON text of the call's `options` member (`null` when absent).
+    ///   - admit: returns the call's context, or `nil` when the router refuses the call.
+    /// - Returns: what happened (``_SynchronousOutcome``).
+    func _respond(toOptions options: Data, admit: () -> CallContext?) -> _SynchronousOutcome
+}
+
+/// What ``SynchronousBridgeTask/_respond(toOptions:admit:)`` did. BridgeKit's own; not for apps.
+public enum _SynchronousOutcome {
+    /// The options do not decode into the task's type: nothing ran; the router takes the
+    /// general path, which reports the error.
+    case undecodable
+    /// `admit` refused the call: nothing ran.
+    case notAdmitted
+    /// The JSON text of the task's result.
+    case result(Data)
+    /// The task threw, or its result cannot be encoded.
+    case failure(BridgeError)
 }
 
 extension SynchronousBridgeTask {
@@ -67,4 +94,36 @@ extension SynchronousBridgeTask {
     /// ``TaskExecution/immediate``: where the router needs a Swift task for a call, it starts on
     /// the delivering thread too.
     public var execution: TaskExecution { .immediate }
+
+    /// The router's step for one call (see the requirement), written here so that it is
+    /// specialised for each task. RawJSON options keep `options` itself (the router hands
+    /// such a task a `Data` that owns its bytes).
+    @inlinable
+    public func _respond(toOptions text: Data, admit: () -> CallContext?) -> _SynchronousOutcome {
+        let options: Options
+        if Options.self == RawJSON.self {
+            let valid = text.withUnsafeBytes { JSONValidator.isValid($0.bindMemory(to: UInt8.self), maxDepth: .max) }
+            guard valid, let raw = RawJSON(checked: text) as? Options else { return .undecodable }
+            options = raw
+        } else {
+            do {
+                options = try BridgeJSON.sharedDecoder.decode(Options.self, from: text)
+            } catch {
+                return .undecodable
+            }
+        }
+        guard let context = admit() else { return .notAdmitted }
+        let result: Result
+        do {
+            result = try runSynchronously(options, context: context)
+        } catch {
+            return .failure(BridgeRouter.bridgeError(error))
+        }
+        if Result.self == RawJSON.self, let raw = result as? RawJSON { return .result(raw.data) }
+        do {
+            return .result(try BridgeJSON.sharedEncoder.encode(result))
+        } catch {
+            return .failure(.invalidResult("The result could not be encoded as JSON: \(error)"))
+        }
+    }
 }
