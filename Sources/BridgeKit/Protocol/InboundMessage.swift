@@ -22,11 +22,19 @@ struct InboundCall: Sendable {
     let refusal: String?
 }
 
-struct PreparedCall: @unchecked Sendable {
-    // `options` is created by the task's own `Decodable` init and only handed back to that
-    // task's `run`; it is `Sendable` by the `BridgeTask.Options` requirement.
+/// A call whose options decoded, ready to run.
+struct PreparedCall: Sendable {
     let task: AnyBridgeTask
-    let options: any Sendable
+    /// The options, created by the task's own `Decodable` init and only handed back to that
+    /// task's `run` (`Sendable` by the `BridgeTask.Options` requirement). In a box that the work
+    /// empties when it starts the task, so no copy of this call (the router's callers still hold
+    /// one while an immediate task runs) keeps a large payload alive after the task is done.
+    let options: TakeOnce<any Sendable>
+
+    init(task: AnyBridgeTask, options: any Sendable) {
+        self.task = task
+        self.options = TakeOnce(options)
+    }
 }
 
 /// One decoded page-to-native message (protocol v1, see docs/protocol.md).

@@ -16,16 +16,21 @@ extension BridgeRouter {
     /// Settles call `id` of `generation` with `outcome`, if it is still pending; the first of
     /// reply, error, cancel and timeout wins and every later one does nothing. The call's other
     /// tasks are cancelled; the settling task itself never is, so its delivery is not interrupted.
-    func finish(_ id: String, generation: UInt64, _ outcome: Result<any Encodable & Sendable, BridgeError>, by settler: Settler) async {
+    ///
+    /// Takes `outcome` over: passed with `consume`, the result is released as soon as its reply
+    /// is encoded (``answer(_:id:task:through:)``, ``finalReplyScript(_:id:)``).
+    func finish(_ id: String, generation: UInt64, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
+                by settler: Settler) async {
         guard let call = state.withLock({ $0.take(id, generation: generation) }) else { return }
         if settler != .timer { call.timer?.cancel() }
         if settler == .timer || settler == .other { call.work?.cancel() }
         if settler == .workStopping {
-            Task { await deliverFinal(.reply(id: id, result: outcome), id: id, call: call, generation: generation) }
+            let message = OutboundMessage.reply(id: id, result: outcome)
+            Task { await deliverFinal(message, id: id, call: call, generation: generation) }
             call.work?.cancel()
             return
         }
-        await deliverFinal(.reply(id: id, result: outcome), id: id, call: call, generation: generation)
+        await deliverFinal(.reply(id: id, result: consume outcome), id: id, call: call, generation: generation)
     }
 
     /// Encodes and delivers a final reply.
@@ -37,17 +42,20 @@ extension BridgeRouter {
     /// reply at all (only a log record); otherwise it goes as a script through the page channel,
     /// so it arrives after the call's progress messages. A reply that is too large is replaced by `payload_too_large`,
     /// and one that cannot be encoded by `invalid_result`.
-    func deliverFinal(_ message: OutboundMessage, id: String, call: PendingCall, via channel: PageChannel? = nil,
+    ///
+    /// Takes `message` over (see ``finish(_:generation:_:by:)``): its result is released once
+    /// encoded, before the engine gets the reply.
+    func deliverFinal(_ message: consuming OutboundMessage, id: String, call: PendingCall, via channel: PageChannel? = nil,
                       generation: UInt64, refused: Bool = false) async {
         let hasChannel = state.withLock { $0.channel != nil } || channel != nil
         switch Self.finalReplyRoute(call.replyHandler, source: call.source, hasChannel: hasChannel, refused: refused) {
         case .replyHandler(let replyHandler):
-            answer(message, id: id, task: call.taskName, through: replyHandler)
+            answer(consume message, id: id, task: call.taskName, through: replyHandler)
         case .none:
-            noReplyPath(message, id: id, task: call.taskName)
+            noReplyPath(consume message, id: id, task: call.taskName)
         case .script:
             call.replyHandler?.reply(nil)
-            let built = finalReplyScript(message, id: id)
+            let built = finalReplyScript(consume message, id: id)
             // The connected channel's completion-handler form takes the script without a suspension.
             if channel == nil, postReply(built.script, generation: generation, id: id, taskName: call.taskName,
                                          outcome: built.outcome, bytes: built.bytes) {
@@ -81,33 +89,53 @@ extension BridgeRouter {
     }
 
     /// Answers a final reply through `replyHandler` and logs it.
-    func answer(_ message: OutboundMessage, id: String, task: String, through replyHandler: ReplyHandler) {
-        let json = encodeBounded(message, id: id)
-        let answered = replyHandler.reply(json.data.replyText)
-        record(.outbound, "reply", id: id, task: task, outcome: Self.outcome(of: json.message),
-               reason: answered ? nil : "no_reply_path", bytes: answered ? json.data.count : 0)
+    ///
+    /// Takes `message` over: with the caller's copy passed by `consume`, each form of a large
+    /// result lives only as long as the next is built from it (the value until its JSON is
+    /// written, the JSON until the reply text is), so the engine's copies of the reply do not
+    /// add to them.
+    func answer(_ message: consuming OutboundMessage, id: String, task: String, through replyHandler: ReplyHandler) {
+        let (outcome, encoded) = encodeBounded(consume message, id: id)
+        let bytes = encoded.count
+        let text = encoded.replyText
+        _ = consume encoded  // the JSON is not needed once the text exists
+        let answered = replyHandler.reply(text)
+        record(.outbound, "reply", id: id, task: task, outcome: outcome, reason: answered ? nil : "no_reply_path",
+               bytes: answered ? bytes : 0)
     }
 
     /// Logs a final reply that has no way to the page.
-    func noReplyPath(_ message: OutboundMessage, id: String, task: String) {
-        record(.outbound, "reply", id: id, task: task, outcome: Self.outcome(of: encodeBounded(message, id: id).message),
+    func noReplyPath(_ message: consuming OutboundMessage, id: String, task: String) {
+        record(.outbound, "reply", id: id, task: task, outcome: encodeBounded(consume message, id: id).outcome,
                reason: "no_reply_path")
     }
 
     /// The script of a final reply, the length of its message in bytes and its outcome for the
-    /// log. A result is written in one buffer (``PageScript/successReply(id:result:limit:)``); an
-    /// id that needs escapes, a result over the limit, an unencodable result and an error take
-    /// the general encoder (``encodeBounded(_:id:)``), without encoding a result twice.
-    func finalReplyScript(_ message: OutboundMessage, id: String) -> (script: String, bytes: Int, outcome: String?) {
-        var message = message
-        if case .reply(_, .success(let value)) = message, let result = Self.resultJSON(value) {
+    /// log. A result is written straight into the script string
+    /// (``PageScript/successReply(id:result:limit:)``); an id that needs escapes, a result over
+    /// the limit, an unencodable result and an error take the general encoder
+    /// (``encodeBounded(_:id:)``), without encoding a result twice.
+    ///
+    /// Takes `message` over: a result value is released once its JSON is written, before the
+    /// script is built, and the JSON when this returns, before the caller hands the script to
+    /// the engine.
+    func finalReplyScript(_ message: consuming OutboundMessage, id: String) -> (script: String, bytes: Int, outcome: String?) {
+        if let result = Self.successJSON(message) {
+            // The JSON replaces the value (released here); it is released when this returns.
+            message = .reply(id: id, result: .success(RawJSON(checked: result)))
             if let built = PageScript.successReply(id: id, result: result, limit: configuration.limits.maxPayloadBytes) {
                 return (built.script, built.messageBytes, "ok")
             }
-            message = .reply(id: id, result: .success(RawJSON(checked: result)))
         }
         let json = encodeBounded(message, id: id)
-        return (PageScript.build(calling: .receive, jsonParts: json.data.parts), json.data.count, Self.outcome(of: json.message))
+        return (PageScript.build(calling: .receive, jsonParts: json.data.parts), json.data.count, json.outcome)
+    }
+
+    /// The JSON text of the result of a successful reply (``resultJSON(_:)``); `nil` for any other
+    /// message and for a result that cannot be encoded.
+    private static func successJSON(_ message: borrowing OutboundMessage) -> Data? {
+        guard case .reply(_, .success(let value)) = copy message else { return nil }
+        return resultJSON(value)
     }
 
     /// Evaluates the script carrying `json` in the page (see the ``OutboundJSON`` overload).
@@ -170,19 +198,22 @@ extension BridgeRouter {
 
     /// Encodes `message`, replacing a reply that cannot be encoded or exceeds
     /// ``BridgeLimits/maxPayloadBytes`` by the matching error reply.
-    func encodeBounded(_ message: OutboundMessage, id: String) -> (message: OutboundMessage, data: OutboundJSON) {
+    /// - Returns: the outcome of the message sent, for the log (``outcome(of:)``), and its JSON
+    ///   text. The message itself is not returned, so a caller that passes it with `consume`
+    ///   holds the result only as JSON text once this returns.
+    func encodeBounded(_ message: borrowing OutboundMessage, id: String) -> (outcome: String?, data: OutboundJSON) {
         let limit = configuration.limits.maxPayloadBytes
         let replacement: BridgeError
         do {
             let data = try message.encodedParts()
             let count = data.count
-            if count <= limit { return (message, data) }
+            if count <= limit { return (Self.outcome(of: message), data) }
             replacement = .payloadTooLarge(bytes: count, limit: limit)
         } catch {
             replacement = .invalidResult("The result could not be encoded as JSON: \(error)")
         }
         let fallback = OutboundMessage.reply(id: id, result: .failure(replacement))
-        return (fallback, OutboundJSON((try? BridgeJSON.encode(fallback)) ?? Data()))
+        return (Self.outcome(of: fallback), OutboundJSON((try? BridgeJSON.encode(fallback)) ?? Data()))
     }
 
     static func outcome(of message: OutboundMessage) -> String? {

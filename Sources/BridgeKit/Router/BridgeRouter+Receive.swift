@@ -145,7 +145,8 @@ extension BridgeRouter {
             // Weak: a task that never ends must not keep the router (and its page) alive.
             let queued = fireAndForget.yield { [weak self] in
                 do {
-                    _ = try await prepared.task.run(prepared.options, context)
+                    guard let options = prepared.options.take() else { return }
+                    _ = try await prepared.task.run(options, context)
                 } catch {
                     self?.record(.outbound, "reply", id: nil, task: call.taskName, outcome: Self.bridgeError(error).code,
                                  reason: "fire_and_forget")
@@ -199,17 +200,27 @@ extension BridgeRouter {
 
     /// Starts the work of an admitted call where its task asks (``TaskExecution``); the work
     /// settles the call with the task's result or error.
+    ///
+    /// The work takes the options out of the call (``PreparedCall/options``) when it starts the
+    /// task and hands the result on to ``finish(_:generation:_:by:)`` without keeping a copy, so
+    /// neither outlives the encoding of the reply: a large payload is not kept alive while the
+    /// engine copies the reply.
     private func startWork(_ prepared: PreparedCall, id: String, task: String, source: MessageSource,
                            generation: UInt64) -> Task<Void, Never> {
         let context = makeContext(id: id, task: task, source: source, generation: generation)
+        let runner = prepared.task
+        let options = prepared.options
         let operation: @Sendable () async -> Void = { [weak self] in
             let outcome: Result<any Encodable & Sendable, BridgeError>
             do {
-                outcome = .success(try await prepared.task.run(prepared.options, context))
+                // Only `run` holds the options from here on (taken out, not copied).
+                guard let taken = options.take() else { throw BridgeError.cancelled("The call has already run.") }
+                outcome = .success(try await runner.run(taken, context))
             } catch {
                 outcome = .failure(Self.bridgeError(error))
             }
-            await self?.finish(id, generation: generation, outcome, by: .work)
+            guard let self else { return }
+            await finish(id, generation: generation, consume outcome, by: .work)
         }
         if prepared.task.execution == .immediate,
            #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {

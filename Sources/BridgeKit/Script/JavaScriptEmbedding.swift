@@ -47,6 +47,17 @@ public enum JavaScriptEmbedding {
         out.append(UInt8(ascii: ")"))
     }
 
+    /// Writes the expression for the JSON text `json` (see ``expression(fromJSON:)``) to `out`
+    /// when it has no `"__proto__"` key: the text with the escapes, not wrapped. Works with any
+    /// sink, so a caller can count the output exactly and then write it into storage of that size.
+    /// - Returns: whether a `"__proto__"` object key was seen; `out` then holds text that is not
+    ///   the expression (it needs `JSON.parse`, ``appendExpression(fromJSON:to:)``) and must be
+    ///   discarded.
+    static func appendExpressionUnlessProtoKey<Sink: EscapeSink>(fromJSON json: UnsafeBufferPointer<UInt8>,
+                                                                 to out: inout Sink) -> Bool {
+        escape(json, into: &out, asciiOnly: false)
+    }
+
     /// Appends the JSON text `json` with the same escapes as ``expression(fromJSON:)`` (U+2028,
     /// U+2029 and `<` as `\u` escapes, unsafe integers as strings) but never wrapped in
     /// `JSON.parse`: the result is JSON text, for a reply the page reads with `JSON.parse`

@@ -63,51 +63,8 @@ public enum PageScript {
         return String(decoding: script, as: UTF8.self)
     }
 
-    private static let ending: [UInt8] = Array(");void 0".utf8)
-
-    /// Builds the script of a successful reply, `{"data":<result>,"id":<id>,"kind":"reply","ok":true,"v":1}`
-    /// handed to ``PageFunction/receive``, in one buffer: the same text as encoding
-    /// ``OutboundMessage/reply(id:result:)`` with ``BridgeJSON`` and building the script from it
-    /// (sorted keys; the result escaped by ``JavaScriptEmbedding``), without the message, its
-    /// pieces or a second copy of the result.
-    ///
-    /// - Parameters:
-    ///   - id: the call id.
-    ///   - result: the result's JSON text, as ``BridgeJSON`` wrote it or as ``RawJSON`` checked it.
-    ///   - limit: the largest reply message allowed, in bytes of UTF-8
-    ///     (``BridgeLimits/maxPayloadBytes``).
-    /// - Returns: the script and the length of the reply message in bytes; `nil` when the id
-    ///   needs an escape in JSON (the general encoder writes it) or the message is over `limit`
-    ///   (the caller replies `payload_too_large`).
-    static func successReply(id: String, result: Data, limit: Int) -> (script: String, messageBytes: Int)? {
-        let idBytes = id.utf8.count
-        let messageBytes = replyHead.count + result.count + replyIDStart.count + idBytes + 1 + replyTail.count
-        guard messageBytes <= limit else { return nil }
-        var script = [UInt8]()
-        // Room for the escapes of a result with many `<` (6 bytes each) without growing.
-        script.reserveCapacity(replyStart.count + messageBytes + result.count / 8 + 16 + ending.count)
-        script.append(contentsOf: replyStart)
-        result.withUnsafeBytes { raw in
-            JavaScriptEmbedding.appendExpression(fromJSON: raw.bindMemory(to: UInt8.self), to: &script)
-        }
-        script.append(contentsOf: replyIDStart)
-        for byte in id.utf8 {
-            // Printable ASCII other than `"` and `\` needs no escape, in JSON and in a script.
-            guard byte >= 0x20, byte < 0x7F, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"),
-                  byte != UInt8(ascii: "<") else { return nil }
-            script.append(byte)
-        }
-        script.append(UInt8(ascii: "\""))
-        script.append(contentsOf: replyTail)
-        script.append(contentsOf: ending)
-        return (String(decoding: script, as: UTF8.self), messageBytes)
-    }
-
-    private static let replyHead: [UInt8] = Array(#"{"data":"#.utf8)
-    /// `<receive function>({"data":`.
-    private static let replyStart: [UInt8] = Array(PageFunction.receive.source.utf8) + [UInt8(ascii: "(")] + replyHead
-    private static let replyIDStart: [UInt8] = Array(#","id":""#.utf8)
-    private static let replyTail: [UInt8] = Array(#","kind":"reply","ok":true,"v":1}"#.utf8)
+    /// `);void 0`: the end of every script.
+    static let ending: [UInt8] = Array(");void 0".utf8)
 
     /// Encodes `value` with ``BridgeJSON/encode(_:)`` and builds the script calling `function`.
     ///

@@ -38,13 +38,19 @@ public final class ScriptMessageReply: Sendable {
     public var isSettled: Bool { reply.withLock { $0 == nil } }
 
     /// Resolves the page's Promise with `text` as a JavaScript string (all characters kept, NUL too).
+    ///
+    /// This object stops referring to `text` once JavaScriptCore has its own copy, before WebKit
+    /// serializes the value for the page, so a large reply is not held three times at once (the
+    /// string, JavaScriptCore's copy, WebKit's serialization) by this path; a caller that
+    /// released its own reference leaves that memory free for WebKit's copies.
     /// - Parameter text: the string the Promise resolves with (BridgeKit sends message JSON text).
     /// - Returns: true when this was the first answer.
     @discardableResult
     public func returnValue(_ text: String) -> Bool {
         guard let reply = take() else { return false }
+        let handoff = TextHandoff(text)
         GTKThread.post { [self] in
-            if let value = JSCValueText.makeString(text, in: jscContext) {
+            if let value = handoff.take().flatMap({ JSCValueText.makeString($0, in: jscContext) }) {
                 webkit_script_message_reply_return_value(reply.pointer, value)
                 g_object_unref(gRaw(value))
             }
@@ -69,6 +75,21 @@ public final class ScriptMessageReply: Sendable {
             webkit_script_message_reply_unref(reply.pointer)
         }
         return true
+    }
+
+    /// A reply's text on its way to the GTK thread, given up once taken (see ``returnValue(_:)``).
+    private final class TextHandoff: Sendable {
+        private let text: Mutex<String?>
+
+        init(_ text: String) { self.text = Mutex(text) }
+
+        /// The text on the first call, `nil` afterwards.
+        func take() -> String? {
+            text.withLock { stored in
+                defer { stored = nil }
+                return stored
+            }
+        }
     }
 
     private func take() -> GOpaque? {

@@ -1,0 +1,96 @@
+import Foundation
+
+extension PageScript {
+    /// Builds the script of a successful reply, `{"data":<result>,"id":<id>,"kind":"reply","ok":true,"v":1}`
+    /// handed to ``PageFunction/receive``: the same text as encoding
+    /// ``OutboundMessage/reply(id:result:)`` with ``BridgeJSON`` and building the script from it
+    /// (sorted keys; the result escaped by ``JavaScriptEmbedding``), without the message, its
+    /// pieces or a second copy of the result.
+    ///
+    /// The script is written straight into the string's own storage
+    /// (``successReplyInPlace(id:result:)``: one pass counts the escaped result, a second writes
+    /// it into a string of exactly that length), so the result exists twice at most (its JSON and
+    /// the script), never three times (an intermediate buffer). A result with a `"__proto__"` key
+    /// (embedded through `JSON.parse`, rare) is built in a growing buffer instead
+    /// (``successReplyInBuffer(id:result:)``). Any thread; the time is linear in the result's length.
+    ///
+    /// - Parameters:
+    ///   - id: the call id.
+    ///   - result: the result's JSON text, as ``BridgeJSON`` wrote it or as ``RawJSON`` checked it.
+    ///   - limit: the largest reply message allowed, in bytes of UTF-8
+    ///     (``BridgeLimits/maxPayloadBytes``).
+    /// - Returns: the script and the length of the reply message in bytes; `nil` when the id
+    ///   needs an escape in JSON (the general encoder writes it) or the message is over `limit`
+    ///   (the caller replies `payload_too_large`).
+    static func successReply(id: String, result: Data, limit: Int) -> (script: String, messageBytes: Int)? {
+        let idBytes = id.utf8.count
+        let messageBytes = replyHead.count + result.count + replyIDStart.count + idBytes + 1 + replyTail.count
+        guard messageBytes <= limit, id.utf8.allSatisfy(isPlainIDByte) else { return nil }
+        let script = successReplyInPlace(id: id, result: result) ?? successReplyInBuffer(id: id, result: result)
+        return (script, messageBytes)
+    }
+
+    /// ``successReply(id:result:limit:)`` written straight into the string's storage (count, then
+    /// write), or `nil` when the result has a `"__proto__"` key, or when the two passes disagree
+    /// or the text is not valid UTF-8 (neither happens for JSON from `JSONEncoder` or `RawJSON`;
+    /// the caller then builds it in a buffer rather than send a damaged reply). The id must be
+    /// plain (``isPlainIDByte(_:)``).
+    static func successReplyInPlace(id: String, result: Data) -> String? {
+        var counter = EscapeCounter()
+        let sawProtoKey = result.withUnsafeBytes { raw in
+            JavaScriptEmbedding.appendExpressionUnlessProtoKey(fromJSON: raw.bindMemory(to: UInt8.self), to: &counter)
+        }
+        guard !sawProtoKey else { return nil }
+        let length = replyStart.count + counter.count + replyIDStart.count + id.utf8.count + 1 + replyTail.count + ending.count
+        var written = -1
+        let script = String(unsafeUninitializedCapacity: length) { buffer in
+            var writer = EscapeBufferWriter(buffer)
+            replyStart.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
+            result.withUnsafeBytes { raw in
+                _ = JavaScriptEmbedding.appendExpressionUnlessProtoKey(fromJSON: raw.bindMemory(to: UInt8.self), to: &writer)
+            }
+            replyIDStart.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
+            var id = id
+            id.withUTF8 { writer.append(contentsOf: $0) }
+            writer.append(UInt8(ascii: "\""))
+            replyTail.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
+            ending.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
+            if !writer.overflowed { written = writer.count }
+            return writer.count
+        }
+        // The string repairs invalid UTF-8, which changes its length.
+        guard written == length, script.utf8.count == length else { return nil }
+        return script
+    }
+
+    /// ``successReply(id:result:limit:)`` built in a growing byte array and then copied into a
+    /// string (the result's bytes three times at once); for what ``successReplyInPlace(id:result:)``
+    /// leaves. The id must be plain (``isPlainIDByte(_:)``).
+    static func successReplyInBuffer(id: String, result: Data) -> String {
+        var script = [UInt8]()
+        // Room for the escapes of a result with many `<` (6 bytes each) without growing.
+        script.reserveCapacity(replyStart.count + result.count + result.count / 8 + id.utf8.count + replyTail.count + 32)
+        script.append(contentsOf: replyStart)
+        result.withUnsafeBytes { raw in
+            JavaScriptEmbedding.appendExpression(fromJSON: raw.bindMemory(to: UInt8.self), to: &script)
+        }
+        script.append(contentsOf: replyIDStart)
+        script.append(contentsOf: id.utf8)
+        script.append(UInt8(ascii: "\""))
+        script.append(contentsOf: replyTail)
+        script.append(contentsOf: ending)
+        return String(decoding: script, as: UTF8.self)
+    }
+
+    /// Whether an id byte needs no escape, in JSON and in a script: printable ASCII other than
+    /// `"`, `\` and `<`.
+    static func isPlainIDByte(_ byte: UInt8) -> Bool {
+        byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != UInt8(ascii: "<")
+    }
+
+    private static let replyHead: [UInt8] = Array(#"{"data":"#.utf8)
+    /// `<receive function>({"data":`.
+    private static let replyStart: [UInt8] = Array(PageFunction.receive.source.utf8) + [UInt8(ascii: "(")] + replyHead
+    private static let replyIDStart: [UInt8] = Array(#","id":""#.utf8)
+    private static let replyTail: [UInt8] = Array(#","kind":"reply","ok":true,"v":1}"#.utf8)
+}
