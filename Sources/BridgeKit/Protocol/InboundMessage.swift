@@ -29,7 +29,7 @@ struct PreparedCall: Sendable {
     /// task's `run` (`Sendable` by the `BridgeTask.Options` requirement). In a box that the work
     /// empties when it starts the task, so no copy of this call (the router's callers still hold
     /// one while an immediate task runs) keeps a large payload alive after the task is done.
-    let options: TakeOnce<any Sendable>
+    let options: TakeOnce
 
     init(task: AnyBridgeTask, options: any Sendable) {
         self.task = task

@@ -5,7 +5,11 @@ import Synchronization
 ///
 /// The router hands a call's options to the task's work through one, so the work's closure does
 /// not keep a large payload alive after the task has run (its captures live until the work ends).
-final class TakeOnce<Value: Sendable>: Sendable {
+final class TakeOnce: Sendable {
+    /// The kind of value it holds: a call's options. Not generic, so that making one per call
+    /// does not look up generic metadata at run time.
+    typealias Value = any Sendable
+
     private let value: Mutex<Value?>
 
     /// A box holding `value`.

@@ -30,25 +30,35 @@ extension PageScript {
         return (script, messageBytes)
     }
 
-    /// ``successReply(id:result:limit:)`` written straight into the string's storage (count, then
-    /// write), or `nil` when the result has a `"__proto__"` key, or when the two passes disagree
+    /// ``successReply(id:result:limit:)`` written straight into the string's storage (for a result
+    /// over ``singlePassLimit`` bytes: count, then write), or `nil` when the result has a `"__proto__"` key, or when the two passes disagree
     /// or the text is not valid UTF-8 (neither happens for JSON from `JSONEncoder` or `RawJSON`;
     /// the caller then builds it in a buffer rather than send a damaged reply). The id must be
     /// plain (``isPlainIDByte(_:)``).
     static func successReplyInPlace(id: String, result: Data) -> String? {
-        var counter = EscapeCounter()
-        let sawProtoKey = result.withUnsafeBytes { raw in
-            JavaScriptEmbedding.appendExpressionUnlessProtoKey(fromJSON: raw.bindMemory(to: UInt8.self), to: &counter)
+        let fixed = replyStart.count + replyIDStart.count + id.utf8.count + 1 + replyTail.count + ending.count
+        let counted = result.count > singlePassLimit
+        let length: Int
+        if !counted {
+            // Small: no counting pass; room for the longest escaping (6 bytes for each byte, `<`
+            // as `\u003c`), which the string gives back when it is freed moments later.
+            length = fixed + result.count * 6
+        } else {
+            var counter = EscapeCounter()
+            let sawProtoKey = result.withUnsafeBytes { raw in
+                JavaScriptEmbedding.appendExpressionUnlessProtoKey(fromJSON: raw.bindMemory(to: UInt8.self), to: &counter)
+            }
+            guard !sawProtoKey else { return nil }
+            length = fixed + counter.count
         }
-        guard !sawProtoKey else { return nil }
-        let length = replyStart.count + counter.count + replyIDStart.count + id.utf8.count + 1 + replyTail.count + ending.count
         var written = -1
         let script = String(unsafeUninitializedCapacity: length) { buffer in
             var writer = EscapeBufferWriter(buffer)
             replyStart.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
-            result.withUnsafeBytes { raw in
-                _ = JavaScriptEmbedding.appendExpressionUnlessProtoKey(fromJSON: raw.bindMemory(to: UInt8.self), to: &writer)
+            let sawProtoKey = result.withUnsafeBytes { raw in
+                JavaScriptEmbedding.appendExpressionUnlessProtoKey(fromJSON: raw.bindMemory(to: UInt8.self), to: &writer)
             }
+            guard !sawProtoKey else { return 0 }
             replyIDStart.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
             var id = id
             id.withUTF8 { writer.append(contentsOf: $0) }
@@ -59,9 +69,14 @@ extension PageScript {
             return writer.count
         }
         // The string repairs invalid UTF-8, which changes its length.
-        guard written == length, script.utf8.count == length else { return nil }
+        guard written >= 0, !counted || written == length, script.utf8.count == written else { return nil }
         return script
     }
+
+    /// Results up to this many bytes are written in one pass into a string with room for any
+    /// escaping (at most 6 times their length); longer ones are counted first, so that the
+    /// string is exactly as long as the script (memory: the result then exists twice at most).
+    static let singlePassLimit = 4096
 
     /// ``successReply(id:result:limit:)`` built in a growing byte array and then copied into a
     /// string (the result's bytes three times at once); for what ``successReplyInPlace(id:result:)``

@@ -74,6 +74,24 @@ struct SuccessReplyScriptTests {
         #expect(inPlace == (try Self.generalScript(id: "big", result: result)))
     }
 
+    @Test("results around the one-pass limit, in one pass and counted first: identical bytes")
+    func singlePassLimit() throws {
+        let limit = PageScript.singlePassLimit
+        for filler in ["x", "<", "\u{2028}"] {
+            // JSON text of `limit - 2 ... limit + 2` bytes: a string of n characters and its quotes.
+            let unit = filler.utf8.count
+            for bytes in (limit - 2)...(limit + 2) where (bytes - 2) % unit == 0 {
+                let result = try Self.json(String(repeating: filler, count: (bytes - 2) / unit))
+                #expect(result.count == bytes)
+                let inPlace = try #require(PageScript.successReplyInPlace(id: "edge", result: result))
+                #expect(inPlace == (try Self.generalScript(id: "edge", result: result)), "\(bytes) bytes of \(filler)")
+            }
+        }
+        let proto = Data((#"{"__proto__":{"a":""# + String(repeating: "<", count: limit) + #""}}"#).utf8)
+        #expect(PageScript.successReplyInPlace(id: "p", result: proto) == nil)
+        #expect(PageScript.successReply(id: "p", result: proto, limit: .max)?.script == (try Self.generalScript(id: "p", result: proto)))
+    }
+
     @Test("a __proto__ key: not in place; successReply still matches the general path (JSON.parse)")
     func protoKey() throws {
         let result = Data(#"{"__proto__":{"polluted":"<"}}"#.utf8)
