@@ -20,7 +20,7 @@ public import Foundation
 /// ```
 ///
 /// How its calls differ from an asynchronous task's (``BridgeTask/run(_:context:)``):
-/// - **Cost.** About half the router's own work of a call with a ``TaskExecution/concurrent``
+/// - **Cost.** About a third of the router's own work of a call with a ``TaskExecution/concurrent``
 ///   task (no task creation, no thread hop, no bookkeeping: docs/performance.md).
 /// - **The delivering thread runs it.** That is the UI thread in an app (the main thread for
 ///   WKWebView, the GTK thread for WebKitGTK): keep the work short, and never block on I/O.
