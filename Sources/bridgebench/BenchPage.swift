@@ -7,7 +7,10 @@
 ///   `window.__bareReceive(<the same text>)`; the page resolves the call by id;
 /// - **bare-typed**: the same, through the `baretyped` handler, which decodes the text into
 ///   ``BenchPayload`` with `JSONDecoder` and encodes it again with `JSONEncoder` (the typed
-///   task's codec work without BridgeKit).
+///   task's codec work without BridgeKit);
+/// - **bare-typed-hop**: the same through the `baretypedhop` handler, which decodes on the GTK
+///   thread, encodes in a Swift task on the global executor and evaluates from the main actor:
+///   the thread hop a concurrent task (``BenchEchoTask``) makes, without BridgeKit.
 ///
 /// `__bench.start(mode, key, count, width, verify)` runs `count` calls of the payload `key`, one at
 /// a time (`width` 1) or `width` at a time through `Promise.all`, checks every answer (by size; and,
@@ -60,7 +63,8 @@ enum BenchPage {
             if (!payload) { throw new Error('no payload ' + key); }
             var call = { router: routerCall, 'router-now': routerNowCall, 'router-raw': routerRawCall, 'router-sync': routerSyncCall,
                          bare: function (data) { return bareCall(data, 'bareecho'); },
-                         'bare-typed': function (data) { return bareCall(data, 'baretyped'); } }[mode];
+                         'bare-typed': function (data) { return bareCall(data, 'baretyped'); },
+                         'bare-typed-hop': function (data) { return bareCall(data, 'baretypedhop'); } }[mode];
             if (!call) { throw new Error('no mode ' + mode); }
             // One full comparison before the timing: the echo must be the same value, every character
             // (left out when only the calls themselves are measured, e.g. their peak memory).

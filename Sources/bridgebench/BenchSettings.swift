@@ -14,12 +14,14 @@ struct BenchSettings: Sendable {
     ///
     /// - The stock `Echo` task passes ``RawJSON`` through and starts immediately: it parses
     ///   nothing, like the bare echo (`bare`), so the ratio is what the bridge itself adds.
-    /// - The typed task (``BenchEchoTask``) decodes its options and encodes its result with
-    ///   Foundation's coders, as a real task does; its bare side (`bare-typed`) decodes the same
-    ///   `BenchPayload` with `JSONDecoder` and encodes it with `JSONEncoder` before echoing.
+    /// - The typed task (``BenchEchoTask``, concurrent) decodes its options and encodes its result
+    ///   with Foundation's coders, as a real task does; its bare side (`bare-typed-hop`) decodes
+    ///   the same `BenchPayload` with `JSONDecoder` on the GTK thread and encodes it with
+    ///   `JSONEncoder` in a Swift task on the global executor before echoing: the same thread hop,
+    ///   as on the native path (`bare-hop`).
     static let enginePairs: [(mode: String, bare: String, label: String)] = [
         ("router-raw", "bare", "Echo task (RawJSON) vs bare echo"),
-        ("router", "bare-typed", "typed task vs bare echo + codec"),
+        ("router", "bare-typed-hop", "typed task vs bare echo + codec (same hop)"),
     ]
 
     /// Pairs measured for the round-trip rates only: the typed task written as a

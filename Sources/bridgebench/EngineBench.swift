@@ -65,6 +65,18 @@ final class EngineBench {
             let script = "window.__bareReceive(" + String(decoding: json, as: UTF8.self) + ")"
             Task { @MainActor in try? await webView.evaluateJavaScript(script) }
         }
+        // The same with the thread hop of a concurrent task: decodes here (the GTK thread),
+        // encodes in a Swift task on the global executor, evaluates from the main actor.
+        try webView.registerScriptMessageHandler(name: "baretypedhop", world: nil, withReply: false) { [weak webView] message in
+            guard let webView, let call = try? decoder.decode(BareTypedCall.self, from: Data(message.bodyJSONText.utf8)) else {
+                return
+            }
+            Task.detached { [encoder] in
+                guard let json = try? encoder.encode(call) else { return }
+                let script = "window.__bareReceive(" + String(decoding: json, as: UTF8.self) + ")"
+                Task { @MainActor in try? await webView.evaluateJavaScript(script) }
+            }
+        }
         host.page.onLoadEvent = { [weak self] event in
             if event == .finished { self?.loaded = true }
         }
