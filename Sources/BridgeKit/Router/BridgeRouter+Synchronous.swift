@@ -12,7 +12,8 @@ extension BridgeRouter {
     /// what differs from an asynchronous call). The caller has checked the access policy.
     ///
     /// No pending-call entry is made: the call settles here, exactly once, so no cancel,
-    /// timeout, navigation or ``close()`` can reach it. The admission still refuses a call after
+    /// timeout, navigation or ``close()`` can reach it; its reply goes through the channel that was
+    /// connected when it was admitted, so a ``close()`` while the task runs does not lose it. The admission still refuses a call after
     /// ``close()`` (`unavailable`) and an id a pending call uses (`invalid_message`), under the
     /// lock `close()` takes. The reply takes the same path as an asynchronous call's final reply
     /// (``deliverFinal(_:id:call:via:generation:refused:)``): the reply handler when it carries
@@ -44,7 +45,9 @@ extension BridgeRouter {
         }
         var refusal: BridgeError?
         var generation: UInt64 = 0
-        var hasChannel = false
+        // The channel connected when the call was admitted: the reply goes to the page that asked,
+        // even if close() drops the channel while the task runs.
+        var channel: PageChannel?
         var observer: (@Sendable (TrafficRecord) -> Void)?
         let taskName = scan.task
         let bytes = text.count
@@ -53,7 +56,7 @@ extension BridgeRouter {
                 if state.isClosed { return .unavailable("The router was closed.") }
                 if state.calls[id] != nil { return .invalidMessage("The id \"\(id)\" is already in use.") }
                 generation = state.generation
-                hasChannel = state.channel != nil
+                channel = state.channel
                 observer = state.observer
                 return nil
             }
@@ -77,7 +80,7 @@ extension BridgeRouter {
             result = .failure(error)
         }
         deliverSynchronousReply(result, id: id, taskName: taskName, source: source, replyHandler: replyHandler,
-                                generation: generation, hasChannel: hasChannel)
+                                generation: generation, channel: channel)
         return true
     }
 
@@ -86,17 +89,18 @@ extension BridgeRouter {
 
     /// Delivers the final reply of a synchronous call (see ``respondSynchronously``): the same
     /// route as ``deliverFinal(_:id:call:via:generation:refused:)``, without a Swift task unless
-    /// the channel only has the `async` form.
+    /// the channel only has the `async` form. `channel` is the one connected when the call was
+    /// admitted (see ``postReply(_:generation:id:taskName:outcome:bytes:channel:)``).
     private func deliverSynchronousReply(_ result: Result<Data, BridgeError>, id: String, taskName: String,
                                          source: MessageSource, replyHandler: ReplyHandler?, generation: UInt64,
-                                         hasChannel: Bool) {
+                                         channel: PageChannel?) {
         var message: OutboundMessage {
             switch result {
             case .success(let data): .reply(id: id, result: .success(RawJSON(checked: data)))
             case .failure(let error): .reply(id: id, result: .failure(error))
             }
         }
-        switch Self.finalReplyRoute(replyHandler, source: source, hasChannel: hasChannel, refused: false) {
+        switch Self.finalReplyRoute(replyHandler, source: source, hasChannel: channel != nil, refused: false) {
         case .replyHandler(let replyHandler):
             answer(message, id: id, task: taskName, through: replyHandler)
         case .none:
@@ -112,26 +116,30 @@ extension BridgeRouter {
                 built = finalReplyScript(message, id: id)
             }
             if postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: built.outcome,
-                         bytes: built.bytes) {
+                         bytes: built.bytes, channel: channel) {
                 return
             }
             Task {
                 await deliver(script: built.script, bytes: built.bytes, kind: "reply", id: id, task: taskName,
-                              outcome: built.outcome, generation: generation)
+                              outcome: built.outcome, generation: generation, channel: channel)
             }
         }
     }
 
-    /// Hands a final reply script to the connected channel's ``PageChannel/post``, unless the
-    /// page changed since `generation` (pages change: a reply never reaches another page) or no
-    /// channel is connected; either way the traffic log says what happened.
+    /// Hands a final reply script to the channel's ``PageChannel/post``, unless the page changed
+    /// since `generation` (pages change: a reply never reaches another page) or there is no
+    /// channel; either way the traffic log says what happened.
     ///
-    /// - Returns: `false` when the connected channel has only the `async` form: nothing was done
-    ///   and the caller delivers the script with ``deliver(script:bytes:kind:id:task:outcome:generation:channel:)``.
+    /// - Parameter explicitChannel: the channel to use instead of the connected one: a
+    ///   synchronous call's, read when it was admitted, so that its reply still reaches its page
+    ///   when ``close()`` drops the channel while the task runs (the call then settles with its
+    ///   result, as an asynchronous call in flight settles with `unavailable`).
+    /// - Returns: `false` when the channel has only the `async` form: nothing was done and the
+    ///   caller delivers the script with ``deliver(script:bytes:kind:id:task:outcome:generation:channel:)``.
     func postReply(_ script: String, generation: UInt64, id: String, taskName: String, outcome: String?,
-                   bytes: Int) -> Bool {
-        let (current, channel, observer) = state.withLock { ($0.generation, $0.channel, $0.observer) }
-        guard current == generation, let channel else {
+                   bytes: Int, channel explicitChannel: PageChannel? = nil) -> Bool {
+        let (current, connected, observer) = state.withLock { ($0.generation, $0.channel, $0.observer) }
+        guard current == generation, let channel = explicitChannel ?? connected else {
             record(.outbound, "reply", id: id, task: taskName, outcome: outcome,
                    reason: current == generation ? "no_channel" : "navigated")
             return true

@@ -213,4 +213,34 @@ struct SynchronousTaskTests {
         #expect(kept.value.map { String(decoding: $0.data, as: UTF8.self) } == options)
         #expect(kept.value?.data.first == UInt8(ascii: "{"))  // indexed from zero, like any Data
     }
+
+    @Test("a call running when close() drops the channel still gets its result, through the channel it came in on")
+    func closeWhileRunning() async throws {
+        let router = try makeRouter()
+        let page = InMemoryPage(router: router)
+        try router.register(SynchronousClosureTask(name: "closing") { (_: NoOptions, _) -> String in
+            // close() runs to the end (channel dropped) while this task is still running.
+            let closed = DispatchSemaphore(value: 0)
+            Task.detached {
+                await router.close()
+                closed.signal()
+            }
+            closed.wait()
+            return "done"
+        })
+        // From a thread of its own: close() needs Swift's pool (which Dispatch's global queues
+        // share on Linux) while this one waits.
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            Thread {
+                page.send("closing", id: "c")
+                finished.resume()
+            }.start()
+        }
+        #expect(page.messages(for: "c") == [["v": 1, "kind": "reply", "id": "c", "ok": true, "data": "done"]])
+        // Closed: a later call is refused (through its reply handler, the only path left), and the
+        // call that was running was answered once.
+        page.send("closing", id: "d", replyHandler: true)
+        #expect(await page.reply(for: "d")["error"]?.string("code") == "unavailable")
+        #expect(page.messages(for: "c").count == 1)
+    }
 }
