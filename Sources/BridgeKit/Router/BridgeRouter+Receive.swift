@@ -141,19 +141,26 @@ extension BridgeRouter {
         guard let id = call.id else {
             replyHandler?.reply(nil)
             record(.inbound, "call", id: nil, task: call.taskName, bytes: bytes)
-            let context = CallContext(callID: nil, taskName: call.taskName, source: source, pageGeneration: pageGeneration)
+            let generation = pageGeneration
+            let context = CallContext(callID: nil, taskName: call.taskName, source: source, pageGeneration: generation)
+            let name = call.taskName
             // Weak: a task that never ends must not keep the router (and its page) alive.
-            let queued = fireAndForget.yield { [weak self] in
+            let job = FireAndForgetQueue.Job(generation: generation) { [weak self] in
+                // Its page may be gone by the time its turn comes (navigation, close()).
+                if let gone = self?.fireAndForgetRefusal(generation: generation) {
+                    self?.record(.outbound, "reply", id: nil, task: name, outcome: gone, reason: "fire_and_forget")
+                    return
+                }
                 do {
                     guard let options = prepared.options.take() else { return }
                     _ = try await prepared.task.run(options, context)
                 } catch {
-                    self?.record(.outbound, "reply", id: nil, task: call.taskName, outcome: Self.bridgeError(error).code,
+                    self?.record(.outbound, "reply", id: nil, task: name, outcome: Self.bridgeError(error).code,
                                  reason: "fire_and_forget")
                 }
             }
-            if case .dropped = queued {
-                record(.outbound, "reply", id: nil, task: call.taskName, outcome: "too_many_pending_calls", reason: "fire_and_forget")
+            if !fireAndForget.enqueue(job) {
+                record(.outbound, "reply", id: nil, task: name, outcome: "too_many_pending_calls", reason: "fire_and_forget")
             }
             return
         }
@@ -227,6 +234,14 @@ extension BridgeRouter {
             return Task.immediate(operation: operation)
         }
         return Task(operation: operation)
+    }
+
+    /// Why a fire-and-forget call of page `generation` must not start now: `navigated` when the
+    /// page changed, `unavailable` after ``close()``; `nil` when it may.
+    private func fireAndForgetRefusal(generation: UInt64) -> String? {
+        state.withLock { state in
+            state.isClosed ? "unavailable" : state.generation != generation ? "navigated" : nil
+        }
     }
 
     private func cancelCall(_ id: String, from source: MessageSource) {

@@ -29,34 +29,12 @@ public final class BridgeRouter: Sendable {
     /// - Parameter configuration: policy, limits and default timeout.
     public init(configuration: BridgeConfiguration = BridgeConfiguration()) {
         self.configuration = configuration
-        let (jobs, continuation) = AsyncStream.makeStream(
-            of: (@Sendable () async -> Void).self, bufferingPolicy: .bufferingOldest(configuration.limits.maxPendingCalls))
-        fireAndForget = continuation
-        Task { await Self.runInOrder(jobs) }
+        fireAndForget = FireAndForgetQueue(limit: configuration.limits.maxPendingCalls)
     }
 
-    /// Fire-and-forget calls (history notices, analytics), started one at a time in the order
-    /// they arrived, so a later notice never overtakes an earlier one. Bounded by
-    /// ``BridgeLimits/maxPendingCalls``.
-    let fireAndForget: AsyncStream<@Sendable () async -> Void>.Continuation
-
-    /// How long a fire-and-forget call may hold up the next one before it is left to finish on
-    /// its own.
-    static let fireAndForgetTurn: Duration = .seconds(1)
-
-    /// Runs each job to completion before the next, but never waits longer than
-    /// ``fireAndForgetTurn`` for one: a call that never ends cannot block the calls after it.
-    private static func runInOrder(_ jobs: AsyncStream<@Sendable () async -> Void>) async {
-        for await job in jobs {
-            let running = Task { await job() }
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await running.value }
-                group.addTask { try? await Task.sleep(for: fireAndForgetTurn) }
-                await group.next()
-                group.cancelAll()
-            }
-        }
-    }
+    /// Fire-and-forget calls, started one at a time in arrival order and cancelled when their
+    /// page is gone (``FireAndForgetQueue``). Bounded by ``BridgeLimits/maxPendingCalls``.
+    let fireAndForget: FireAndForgetQueue
 
     deinit {
         fireAndForget.finish()
@@ -132,11 +110,14 @@ public final class BridgeRouter: Sendable {
     ///
     /// Every pending call of the old page settles with `navigated` (not delivered: the page that
     /// asked is gone) and its task is cancelled; every native-to-page call throws `navigated`.
+    /// Fire-and-forget calls of the old page that are running are cancelled, and queued ones
+    /// never start.
     public func pageDidStartNavigation() {
-        let (calls, pageCalls) = state.withLock { state in
+        let (calls, pageCalls, generation) = state.withLock { state in
             state.generation &+= 1
-            return (state.takeAllCalls(), state.takeAllPageCalls())
+            return (state.takeAllCalls(), state.takeAllPageCalls(), state.generation)
         }
+        fireAndForget.cancel(before: generation)
         for (id, call) in calls {
             call.work?.cancel()
             call.timer?.cancel()
@@ -150,8 +131,9 @@ public final class BridgeRouter: Sendable {
     }
 
     /// Closes the router: pending calls settle with `unavailable` (delivered while the channel
-    /// is still connected), tasks are cancelled, the channel is dropped, and later messages are
-    /// answered with `unavailable`. Idempotent.
+    /// is still connected), tasks are cancelled (fire-and-forget calls too; queued ones never
+    /// start), the channel is dropped, and later messages are answered with `unavailable`.
+    /// Idempotent.
     public func close() async {
         let (calls, pageCalls, channel, generation) = state.withLock { state in
             let result = (state.takeAllCalls(), state.takeAllPageCalls(), state.channel, state.generation)
@@ -159,6 +141,7 @@ public final class BridgeRouter: Sendable {
             state.channel = nil
             return result
         }
+        fireAndForget.finish()
         for call in pageCalls {
             call.timer?.cancel()
             call.continuation.resume(throwing: BridgeError.unavailable("The router was closed."))

@@ -29,8 +29,8 @@ public final class ScriptMessageReply: Sendable {
         }
     }
 
-    /// The context answers are created in (GTK thread only).
-    private var jscContext: UnsafeMutablePointer<JSCContext>? {
+    /// The context answers are created in (use on the GTK thread only).
+    private static func jscContext(_ context: GOpaque?) -> UnsafeMutablePointer<JSCContext>? {
         context.map { UnsafeMutablePointer<JSCContext>($0.pointer) }
     }
 
@@ -49,12 +49,18 @@ public final class ScriptMessageReply: Sendable {
     public func returnValue(_ text: String) -> Bool {
         guard let reply = take() else { return false }
         let handoff = TextHandoff(text)
-        GTKThread.post { [self] in
-            if let value = handoff.take().flatMap({ JSCValueText.makeString($0, in: jscContext) }) {
+        let context = self.context
+        // Captures neither `self` nor anything the deinit needs: the answer releases the reply and
+        // the context itself, so an answered object's deinit, on whatever thread it runs, has
+        // nothing left to post to the GTK thread (no second wake-up per reply).
+        GTKThread.post {
+            let jsc = Self.jscContext(context)
+            if let value = handoff.take().flatMap({ JSCValueText.makeString($0, in: jsc) }) {
                 webkit_script_message_reply_return_value(reply.pointer, value)
                 g_object_unref(gRaw(value))
             }
             webkit_script_message_reply_unref(reply.pointer)
+            if let jsc { g_object_unref(gRaw(jsc)) }
         }
         return true
     }
@@ -70,9 +76,11 @@ public final class ScriptMessageReply: Sendable {
             safe = String(String.UnicodeScalarView(message.unicodeScalars.map { $0 == "\0" ? "\u{FFFD}" : $0 }))
         }
         let text = safe
+        let context = self.context
         GTKThread.post {
             webkit_script_message_reply_return_error_message(reply.pointer, text)
             webkit_script_message_reply_unref(reply.pointer)
+            if let jsc = Self.jscContext(context) { g_object_unref(gRaw(jsc)) }
         }
         return true
     }
@@ -100,19 +108,17 @@ public final class ScriptMessageReply: Sendable {
     }
 
     deinit {
-        // Unanswered: resolve with null. Either way, release the context once, after every answer
-        // posted earlier (the GTK thread runs posted work in order).
-        let reply = take()
+        // Answered: the answer released the reply and the context. Unanswered: resolve with null
+        // and release both, on the GTK thread.
+        guard let reply = take() else { return }
         let context = self.context
         GTKThread.post {
-            let jsc = context.map { UnsafeMutablePointer<JSCContext>($0.pointer) }
-            if let reply {
-                if let null = JSCValueText.makeNull(in: jsc) {
-                    webkit_script_message_reply_return_value(reply.pointer, null)
-                    g_object_unref(gRaw(null))
-                }
-                webkit_script_message_reply_unref(reply.pointer)
+            let jsc = Self.jscContext(context)
+            if let null = JSCValueText.makeNull(in: jsc) {
+                webkit_script_message_reply_return_value(reply.pointer, null)
+                g_object_unref(gRaw(null))
             }
+            webkit_script_message_reply_unref(reply.pointer)
             if let jsc { g_object_unref(gRaw(jsc)) }
         }
     }

@@ -1,0 +1,109 @@
+import Synchronization
+
+/// The fire-and-forget calls of one router (history notices, analytics): started one at a time
+/// in the order they arrived, so a later notice never overtakes an earlier one, and cancelled
+/// when their page is gone.
+///
+/// A job holds up the next one for at most ``turn``: a call that never ends cannot block the
+/// calls after it (it goes on running on its own). Navigation cancels the jobs of the old page
+/// that are still running (``cancel(before:)``); ``finish()`` cancels every running job and
+/// drops the queued ones. A job also checks, when its turn comes, that its page is still the
+/// current one (the router's job closure does), so a queued job of an old page never starts.
+///
+/// Thread safety: every method may be called from any thread.
+final class FireAndForgetQueue: Sendable {
+    /// One queued call: the page generation it came from and its work.
+    struct Job: Sendable {
+        let generation: UInt64
+        let run: @Sendable () async -> Void
+    }
+
+    /// How long a job may hold up the next one before it is left to finish on its own.
+    static let turn: Duration = .seconds(1)
+
+    private let jobs: AsyncStream<Job>.Continuation
+    /// The jobs started and not yet finished.
+    private let running = Mutex(Running())
+
+    private struct Running: ~Copyable {
+        var next: UInt64 = 0
+        /// Running jobs by start number, with their page generation.
+        var tasks: [UInt64: (generation: UInt64, task: Task<Void, Never>)] = [:]
+        /// Jobs that finished before the runner recorded them (whichever comes second cleans up).
+        var finishedEarly: Set<UInt64> = []
+    }
+
+    /// Creates the queue and the Swift task that runs it.
+    /// - Parameter limit: how many jobs may wait; ``enqueue(_:)`` drops a job beyond it.
+    init(limit: Int) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .bufferingOldest(limit))
+        jobs = continuation
+        // The runner holds the queue until the stream ends (finish(), or the router's deinit).
+        Task { [self] in await runInOrder(stream) }
+    }
+
+    /// Queues `job`.
+    /// - Returns: `false` when the queue is full or finished: the job was dropped.
+    func enqueue(_ job: Job) -> Bool {
+        if case .enqueued = jobs.yield(job) { return true }
+        return false
+    }
+
+    /// Cancels the running jobs that came from a page generation older than `generation`
+    /// (navigation: their page is gone).
+    func cancel(before generation: UInt64) {
+        let stale = running.withLock { state in state.tasks.values.filter { $0.generation < generation }.map(\.task) }
+        for task in stale { task.cancel() }
+    }
+
+    /// Ends the queue: later jobs are dropped, queued ones never start, running ones are cancelled.
+    func finish() {
+        jobs.finish()
+        let all = running.withLock { state in state.tasks.values.map(\.task) }
+        for task in all { task.cancel() }
+    }
+
+    private func runInOrder(_ stream: AsyncStream<Job>) async {
+        for await job in stream {
+            let number = running.withLock { state in
+                state.next += 1
+                return state.next
+            }
+            // The next job's turn comes when this one ends or its turn is over, whichever is first.
+            // (Awaiting the job's `value` in a task group would not do: a group waits for all its
+            // children, and a child awaiting `value` ignores cancellation.)
+            await withCheckedContinuation { (next: CheckedContinuation<Void, Never>) in
+                let turn = Turn(next)
+                let timer = Task {
+                    try? await Task.sleep(for: Self.turn)
+                    turn.end()
+                }
+                let task = Task { [self] in
+                    await job.run()
+                    timer.cancel()
+                    turn.end()
+                    running.withLock { state in
+                        if state.tasks.removeValue(forKey: number) == nil { state.finishedEarly.insert(number) }
+                    }
+                }
+                running.withLock { state in
+                    if state.finishedEarly.remove(number) == nil { state.tasks[number] = (job.generation, task) }
+                }
+            }
+        }
+    }
+
+    /// One job's turn: ends once, by the job or by its timer.
+    private final class Turn: Sendable {
+        private let next: Mutex<CheckedContinuation<Void, Never>?>
+
+        init(_ next: CheckedContinuation<Void, Never>) { self.next = Mutex(next) }
+
+        func end() {
+            next.withLock { next in
+                defer { next = nil }
+                return next
+            }?.resume()
+        }
+    }
+}

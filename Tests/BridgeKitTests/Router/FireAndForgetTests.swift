@@ -1,0 +1,83 @@
+import BridgeKit
+import BridgeKitTesting
+import Foundation
+import Testing
+
+/// Kind of fault: work of a page that is gone goes on (a stale history notice applied after the
+/// page changed, a job that outlives close()), or a later page's work is held up or dropped.
+@Suite("Fire-and-forget calls: cancelled with their page")
+struct FireAndForgetTests {
+    /// A fire-and-forget task that runs until cancelled, and one that records its runs.
+    struct Tasks {
+        let started = Counter()
+        let cancelled = Counter()
+        let notes = Locked<[Int]>([])
+
+        func register(in router: BridgeRouter) throws {
+            let (started, cancelled, notes) = (started, cancelled, notes)
+            try router.register(ClosureTask(name: "hold") { (_: NoOptions, _: CallContext) -> NoResult in
+                started.increment()
+                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(1)) }
+                cancelled.increment()
+                return NoResult()
+            })
+            try router.register(SynchronousClosureTask(name: "note") { (options: Int, _) -> NoResult in
+                notes.set(notes.value + [options])
+                return NoResult()
+            })
+        }
+    }
+
+    @Test("a navigation cancels the old page's running call and drops its queued ones; the new page's run")
+    func navigationCancels() async throws {
+        let router = try makeRouter()
+        let tasks = Tasks()
+        try tasks.register(in: router)
+        let log = TrafficLog(router)
+        let page = InMemoryPage(router: router)
+        page.send("hold", fireAndForget: true)
+        page.send("note", options: 1, fireAndForget: true)  // queued behind "hold"
+        #expect(await eventually { tasks.started.value == 1 })
+
+        page.navigate()
+        #expect(await eventually { tasks.cancelled.value == 1 })
+        page.send("note", options: 2, fireAndForget: true)
+        #expect(await eventually { tasks.notes.value == [2] })
+        #expect(log.all.contains { $0.task == "note" && $0.outcome == "navigated" && $0.reason == "fire_and_forget" })
+        #expect(tasks.notes.value == [2])
+        #expect(page.deliveries.isEmpty)
+    }
+
+    @Test("close() cancels a running call and drops the queued ones")
+    func closeCancels() async throws {
+        let router = try makeRouter()
+        let tasks = Tasks()
+        try tasks.register(in: router)
+        let log = TrafficLog(router)
+        let page = InMemoryPage(router: router)
+        page.send("hold", fireAndForget: true)
+        for index in 1...3 { page.send("note", options: .int(Int64(index)), fireAndForget: true) }
+        #expect(await eventually { tasks.started.value == 1 })
+
+        await router.close()
+        #expect(await eventually { tasks.cancelled.value == 1 })
+        #expect(await eventually { log.all.filter { $0.outcome == "unavailable" && $0.reason == "fire_and_forget" }.count == 3 })
+        #expect(tasks.notes.value.isEmpty)
+    }
+
+    @Test("a call that outlives its turn is still cancelled by a navigation, while later calls go on")
+    func slowCallCancelledLater() async throws {
+        let router = try makeRouter()
+        let tasks = Tasks()
+        try tasks.register(in: router)
+        let page = InMemoryPage(router: router)
+        page.send("hold", fireAndForget: true)
+        page.send("note", options: 1, fireAndForget: true)
+        // "hold" never ends by itself: after its turn (one second) the queue moves on without it.
+        #expect(await eventually(3_000) { tasks.notes.value == [1] })
+        #expect(tasks.cancelled.value == 0)
+
+        page.navigate()
+        #expect(await eventually { tasks.cancelled.value == 1 })
+    }
+}
