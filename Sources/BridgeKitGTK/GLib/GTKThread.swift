@@ -18,7 +18,11 @@ import Synchronization
 ///
 /// Code reaches it with ``perform(_:)`` (run and wait) or ``post(_:)`` (run later); both call the
 /// body directly when already on the GTK thread. Hops from other threads attach a GLib idle source
-/// (at default priority) to the default main context, which wakes it; nothing polls.
+/// (at default priority) to the default main context, which wakes it; nothing polls. In
+/// ``GLibMainLoop/Mode/integrated`` mode a ``post(_:)`` goes through the main dispatch queue
+/// instead, which the GLib loop drains on the same thread (``DispatchMainQueueSource``): a reply
+/// answered from a worker thread reached the page sooner that way (measured with bridgebench:
+/// about 10% more round trips per second for a concurrent task).
 /// The GTK thread itself never waits for another thread, so hops cannot deadlock.
 enum GTKThread {
     /// Kernel thread id (gettid) of the GTK thread; 0 until ``GLibMainLoop/start()``.
@@ -50,11 +54,23 @@ enum GTKThread {
         }
     }
 
+    /// Whether ``post(_:)`` hops through the main dispatch queue: set in integrated mode, where the
+    /// GLib loop drains that queue on the GTK thread.
+    static let postsThroughMainQueue = Atomic<Bool>(false)
+
     /// Runs `body` on the GTK thread later (at once when already there), without waiting.
-    /// Usable from any thread, e.g. from a `deinit`.
+    /// Usable from any thread, e.g. from a `deinit`. Work posted from one thread runs in the order
+    /// it was posted.
+    ///
+    /// In integrated mode it runs as main-queue work, so, like any main-actor job, not while a
+    /// main-actor job blocks in ``GLibMainLoop/iterate(until:timeout:)``.
     static func post(_ body: @escaping @Sendable () -> Void) {
         if isCurrent {
             body()
+            return
+        }
+        if postsThroughMainQueue.load(ordering: .acquiring) {
+            DispatchQueue.main.async(execute: body)
             return
         }
         let hop = Hop()
