@@ -82,6 +82,34 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
+        @Test("R11 integers beyond ±(2^53−1) reach the page as exact strings, in a reply (WebKit's reply path) and in an event (a script); safe ones as numbers",
+              .timeLimit(.minutes(1)))
+        func unsafeIntegers() async throws {
+            let (harness, server) = try await Self.open()
+            defer { server.stop() }
+            let values: JSONValue = ["big": .int(9_007_199_254_740_993), "negative": .int(-9_007_199_254_740_993),
+                                     "max": .int(Int64.max), "safe": .int(9_007_199_254_740_991), "list": [.int(1), .int(Int64.min)]]
+            try harness.router.register(ClosureTask(name: "Big") { (_: NoOptions, _: CallContext) in values })
+            let expected = """
+                {big: '9007199254740993', negative: '-9007199254740993', max: '9223372036854775807',
+                 safe: 9007199254740991, list: [1, '-9223372036854775808']}
+                """
+            try await harness.run("""
+                window.__bigEvents = [];
+                WebBridge.on('big', function (d) { window.__bigEvents.push(d); });
+                e2eCall('big', 'Big', {});
+                """)
+            try await harness.waitForSettled(["big"])
+            let reply = try await harness.json("window.__settled.big")
+            #expect(try await harness.isTrue("window.__settled.big.ok && e2eEqual(window.__settled.big.data, \(expected))"),
+                    "the reply: \(reply)")
+            try await withDeadline("emit big") { try await harness.router.emit("big", data: values) }
+            try await harness.waitFor("window.__bigEvents.length === 1")
+            let event = try await harness.json("window.__bigEvents[0]")
+            #expect(try await harness.isTrue("e2eEqual(window.__bigEvents[0], \(expected))"), "the event: \(event)")
+            await harness.close()
+        }
+
         @Test("R01 R04 R05 native -> page call -> native: the page handler sees equal values, native gets them back byte-exact",
               .timeLimit(.minutes(1)))
         func nativeCallsPage() async throws {
