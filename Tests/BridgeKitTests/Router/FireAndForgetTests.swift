@@ -28,13 +28,17 @@ struct FireAndForgetTests {
         }
     }
 
-    @Test("a navigation cancels the old page's running call and drops its queued ones; the new page's run")
-    func navigationCancels() async throws {
+    /// A router with ``Tasks``, its traffic log and a page.
+    static func open() throws -> (BridgeRouter, Tasks, TrafficLog, InMemoryPage) {
         let router = try makeRouter()
         let tasks = Tasks()
         try tasks.register(in: router)
-        let log = TrafficLog(router)
-        let page = InMemoryPage(router: router)
+        return (router, tasks, TrafficLog(router), InMemoryPage(router: router))
+    }
+
+    @Test("a navigation cancels the old page's running call and drops its queued ones; the new page's run")
+    func navigationCancels() async throws {
+        let (_, tasks, log, page) = try Self.open()
         page.send("hold", fireAndForget: true)
         page.send("note", options: 1, fireAndForget: true)  // queued behind "hold"
         #expect(await eventually { tasks.started.value == 1 })
@@ -50,11 +54,7 @@ struct FireAndForgetTests {
 
     @Test("close() cancels a running call and drops the queued ones")
     func closeCancels() async throws {
-        let router = try makeRouter()
-        let tasks = Tasks()
-        try tasks.register(in: router)
-        let log = TrafficLog(router)
-        let page = InMemoryPage(router: router)
+        let (router, tasks, log, page) = try Self.open()
         page.send("hold", fireAndForget: true)
         for index in 1...3 { page.send("note", options: .int(Int64(index)), fireAndForget: true) }
         #expect(await eventually { tasks.started.value == 1 })
@@ -67,10 +67,7 @@ struct FireAndForgetTests {
 
     @Test("a call that outlives its turn is still cancelled by a navigation, while later calls go on")
     func slowCallCancelledLater() async throws {
-        let router = try makeRouter()
-        let tasks = Tasks()
-        try tasks.register(in: router)
-        let page = InMemoryPage(router: router)
+        let (_, tasks, _, page) = try Self.open()
         page.send("hold", fireAndForget: true)
         page.send("note", options: 1, fireAndForget: true)
         // "hold" never ends by itself: after its turn (one second) the queue moves on without it.
