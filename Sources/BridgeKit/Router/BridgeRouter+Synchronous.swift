@@ -12,10 +12,10 @@ extension BridgeRouter {
     /// what differs from an asynchronous call). The caller has checked the access policy.
     ///
     /// No pending-call entry is made: the call settles here, exactly once, so no cancel,
-    /// timeout, navigation or ``close()`` can reach it; its reply goes through the channel that was
-    /// connected when it was admitted, so a ``close()`` while the task runs does not lose it. The admission still refuses a call after
-    /// ``close()`` (`unavailable`) and an id a pending call uses (`invalid_message`), under the
-    /// lock `close()` takes. The reply takes the same path as an asynchronous call's final reply
+    /// timeout, navigation or ``close()`` can reach it; its reply goes through the channel that
+    /// was connected when it was admitted, so a ``close()`` while the task runs does not lose it.
+    /// The admission still refuses a call after ``close()`` (`unavailable`) and an id a pending
+    /// call uses (`invalid_message`), under the lock `close()` takes. The reply takes the same path as an asynchronous call's final reply
     /// (``deliverFinal(_:id:call:via:generation:refused:)``): the reply handler when it carries
     /// final replies, the call is from a subframe or no channel is connected; otherwise a script,
     /// handed over directly when the channel has the completion-handler form
