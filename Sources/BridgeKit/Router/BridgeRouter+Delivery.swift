@@ -1,93 +1,6 @@
 import Foundation
 
 extension BridgeRouter {
-    /// Which task settles a call: the one that must not be cancelled before it delivers.
-    enum Settler {
-        /// The call's own work task, with its result.
-        case work
-        /// The call's timer task, on timeout.
-        case timer
-        /// The work task, stopping itself (progress limit): delivery moves to a new task.
-        case workStopping
-        /// Any other task (a page cancel).
-        case other
-    }
-
-    /// Settles call `id` of `generation` with `outcome`, if it is still pending; the first of
-    /// reply, error, cancel and timeout wins and every later one does nothing. The call's other
-    /// tasks are cancelled; the settling task itself never is, so its delivery is not interrupted.
-    ///
-    /// Takes `outcome` over: passed with `consume`, the result is released as soon as its reply
-    /// is encoded (``answer(_:id:task:through:)``, ``finalReplyScript(_:id:)``).
-    func finish(_ id: String, generation: UInt64, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
-                by settler: Settler) async {
-        guard let call = state.withLock({ $0.take(id, generation: generation) }) else { return }
-        if settler != .timer { call.timer?.cancel() }
-        if settler == .timer || settler == .other { call.work?.cancel() }
-        if settler == .workStopping {
-            let message = OutboundMessage.reply(id: id, result: outcome)
-            Task { await deliverFinal(message, id: id, call: call, generation: generation) }
-            call.work?.cancel()
-            return
-        }
-        await deliverFinal(.reply(id: id, result: consume outcome), id: id, call: call, generation: generation)
-    }
-
-    /// Encodes and delivers a final reply.
-    ///
-    /// The reply goes through the call's ``ReplyHandler``, when it has one, for subframe calls,
-    /// for calls the policy refused (no script is evaluated for a refused sender, field case
-    /// R27), when no channel is connected, and when the path carries final replies
-    /// (``ReplyHandler/carriesFinalReplies``: one engine round trip instead of two); a subframe or refused sender without one gets no
-    /// reply at all (only a log record); otherwise it goes as a script through the page channel,
-    /// so it arrives after the call's progress messages. A reply that is too large is replaced by `payload_too_large`,
-    /// and one that cannot be encoded by `invalid_result`.
-    ///
-    /// Takes `message` over (see ``finish(_:generation:_:by:)``): its result is released once
-    /// encoded, before the engine gets the reply.
-    func deliverFinal(_ message: consuming OutboundMessage, id: String, call: PendingCall, via channel: PageChannel? = nil,
-                      generation: UInt64, refused: Bool = false) async {
-        let hasChannel = state.withLock { $0.channel != nil } || channel != nil
-        switch Self.finalReplyRoute(call.replyHandler, source: call.source, hasChannel: hasChannel, refused: refused) {
-        case .replyHandler(let replyHandler):
-            answer(consume message, id: id, task: call.taskName, through: replyHandler)
-        case .none:
-            noReplyPath(consume message, id: id, task: call.taskName)
-        case .script:
-            call.replyHandler?.reply(nil)
-            let built = finalReplyScript(consume message, id: id)
-            // The connected channel's completion-handler form takes the script without a suspension.
-            if channel == nil, postReply(built.script, generation: generation, id: id, taskName: call.taskName,
-                                         outcome: built.outcome, bytes: built.bytes) {
-                return
-            }
-            await deliver(script: built.script, bytes: built.bytes, kind: "reply", id: id, task: call.taskName,
-                          outcome: built.outcome, generation: generation, channel: channel)
-        }
-    }
-
-    /// Where a final reply goes (see ``deliverFinal(_:id:call:via:generation:refused:)``).
-    enum FinalReplyRoute {
-        /// Through the message's reply handler.
-        case replyHandler(ReplyHandler)
-        /// As a script in the main frame, through the page channel.
-        case script
-        /// Nowhere: a refused sender or a subframe without a reply handler (only a log record).
-        case none
-    }
-
-    /// The route of a final reply: the reply handler for refused senders, subframes, when no
-    /// channel is connected and when it carries final replies; a script for the main frame
-    /// otherwise; never a script for a refused sender or a subframe (it would settle the main
-    /// frame's call of the same id, field case R27).
-    static func finalReplyRoute(_ replyHandler: ReplyHandler?, source: MessageSource, hasChannel: Bool,
-                                refused: Bool) -> FinalReplyRoute {
-        if let replyHandler, refused || !source.isMainFrame || !hasChannel || replyHandler.carriesFinalReplies {
-            return .replyHandler(replyHandler)
-        }
-        return refused || !source.isMainFrame ? .none : .script
-    }
-
     /// Answers a final reply through `replyHandler` and logs it.
     ///
     /// Takes `message` over: with the caller's copy passed by `consume`, each form of a large
@@ -236,10 +149,9 @@ extension BridgeRouter {
         let limit = configuration.limits.maxProgressPerCall
         enum Admission { case gone, overLimit, ok(PendingCall) }
         let admission: Admission = state.withLock { state in
-            guard var call = state.calls[id], call.generation == generation else { return .gone }
+            guard let call = state.calls[id], call.generation == generation else { return .gone }
             guard call.progressCount < limit else { return .overLimit }
             call.progressCount += 1
-            state.calls[id] = call
             return .ok(call)
         }
         switch admission {

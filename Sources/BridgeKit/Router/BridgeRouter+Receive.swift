@@ -168,37 +168,48 @@ extension BridgeRouter {
         let timeout = prepared.task.timeout ?? configuration.defaultTimeout
         // Decided under the lock that close() takes too: a call admitted after close() would never
         // settle, and a reply handler released here must be answered here (race with close()).
-        let admitted: Result<(serial: UInt64, generation: UInt64, keepsReplyHandler: Bool), BridgeError> = state.withLock { state in
-            if state.isClosed { return .failure(.unavailable("The router was closed.")) }
-            if state.calls[id] != nil { return .failure(.invalidMessage("The id \"\(id)\" is already in use.")) }
-            if state.calls.count >= limits.maxPendingCalls { return .failure(.tooManyPendingCalls(limit: limits.maxPendingCalls)) }
+        // A concrete enum, not a `Result` of a tuple: that one goes through the runtime's
+        // generic metadata and value witnesses on every call.
+        enum Admission {
+            case admitted(PendingCall, keepsReplyHandler: Bool, observer: (@Sendable (TrafficRecord) -> Void)?)
+            case refused(BridgeError)
+        }
+        let admission: Admission = state.withLock { state in
+            if state.isClosed { return .refused(.unavailable("The router was closed.")) }
             let generation = state.generation
             // Main-frame replies go by script, in order after progress; other calls, any call
             // while no channel is connected, and paths that carry final replies keep the
             // structured reply path for the final reply.
             let keepsReplyHandler = !source.isMainFrame || state.channel == nil || replyHandler?.carriesFinalReplies == true
-            var entry = PendingCall(taskName: call.taskName, generation: generation, source: source,
+            let entry = PendingCall(taskName: call.taskName, generation: generation, source: source,
                                     replyHandler: keepsReplyHandler ? replyHandler : nil)
+            switch state.admit(entry, as: id, limit: limits.maxPendingCalls) {
+            case .duplicateID?: return .refused(.invalidMessage("The id \"\(id)\" is already in use."))
+            case .tooManyPendingCalls?: return .refused(.tooManyPendingCalls(limit: limits.maxPendingCalls))
+            case nil: break
+            }
             if let timeout {
                 entry.timer = Task { [weak self] in
                     guard (try? await Task.sleep(for: timeout)) != nil else { return }
                     await self?.finish(id, generation: generation, .failure(.timeout(seconds: timeout.seconds)), by: .timer)
                 }
             }
-            return .success((state.admit(entry, as: id), generation, keepsReplyHandler))
+            return .admitted(entry, keepsReplyHandler: keepsReplyHandler, observer: state.observer)
         }
-        let admission: (serial: UInt64, generation: UInt64, keepsReplyHandler: Bool)
-        switch admitted {
-        case .failure(let error):
+        let entry: PendingCall
+        switch admission {
+        case .refused(let error):
             return reject(id: id, error, bytes: bytes, source: source, replyHandler: replyHandler, task: call.taskName)
-        case .success(let value):
-            admission = value
+        case .admitted(let admitted, let keepsReplyHandler, let observer):
+            entry = admitted
+            if !keepsReplyHandler { replyHandler?.reply(nil) }
+            observer?(TrafficRecord(direction: .inbound, kind: "call", id: id, task: call.taskName, outcome: nil,
+                                    reason: nil, bytes: bytes))
         }
-        if !admission.keepsReplyHandler { replyHandler?.reply(nil) }
-        record(.inbound, "call", id: id, task: call.taskName, bytes: bytes)
         // Started outside the lock: an immediate task runs (and may settle) before it returns.
-        let work = startWork(prepared, id: id, task: call.taskName, source: source, generation: admission.generation)
-        if !state.withLock({ $0.attach(work, to: id, serial: admission.serial) }) {
+        let work = startWork(prepared, id: id, task: call.taskName, source: source, generation: entry.generation)
+        // A call that settled already (an immediate task that never suspended) needs no lock.
+        if entry.settled.load(ordering: .acquiring) || !state.withLock({ $0.attach(work, to: entry) }) {
             // Settled already: by the work itself (cancelling it is harmless), or by a cancel,
             // a timeout, a navigation or close() that found no work to cancel yet.
             work.cancel()
@@ -226,14 +237,31 @@ extension BridgeRouter {
             } catch {
                 outcome = .failure(Self.bridgeError(error))
             }
-            guard let self else { return }
-            await finish(id, generation: generation, consume outcome, by: .work)
+            // Settled without a further `async` frame; only a channel with just the `async` form waits.
+            if let pending = self?.settle(id, generation: generation, consume outcome, by: .work) {
+                await self?.deliver(pending)
+            }
         }
         if prepared.task.execution == .immediate,
            #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-            return Task.immediate(operation: operation)
+            return Self.startImmediately(operation)
         }
         return Task(operation: operation)
+    }
+
+    /// Starts `operation` with `Task.immediate` (SE-0472) in a form the optimizer inlines.
+    ///
+    /// With Swift 6.3, a call of `Task.immediate` that is not inlined goes through a shared
+    /// specialization that gives the new task a task-executor-preference record even for the
+    /// default `executorPreference: nil`; each executor switch of the task then takes the task's
+    /// status-record lock (callgrind: about 2,000 instructions of a 100 B call, 3 %; see
+    /// docs/performance.md). Inlined, the `nil` folds away and no record is made. The optimizer
+    /// inlines the call when it sits in a loop, hence the one-pass loop.
+    @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
+    private static func startImmediately(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        var task: Task<Void, Never>?
+        for _ in 0..<1 { task = Task.immediate(operation: operation) }
+        return task ?? Task(operation: operation)
     }
 
     /// Why a fire-and-forget call of page `generation` must not start now: `navigated` when the

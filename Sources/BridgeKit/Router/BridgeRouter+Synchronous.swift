@@ -16,7 +16,7 @@ extension BridgeRouter {
     /// was connected when it was admitted, so a ``close()`` while the task runs does not lose it.
     /// The admission still refuses a call after ``close()`` (`unavailable`) and an id a pending
     /// call uses (`invalid_message`), under the lock `close()` takes. The reply takes the same path as an asynchronous call's final reply
-    /// (``deliverFinal(_:id:call:via:generation:refused:)``): the reply handler when it carries
+    /// (``deliverFinal(_:id:call:via:generation:refused:hasChannel:)``): the reply handler when it carries
     /// final replies, the call is from a subframe or no channel is connected; otherwise a script,
     /// handed over directly when the channel has the completion-handler form
     /// (``PageChannel/init(post:)``), else from a new Swift task.
@@ -88,7 +88,7 @@ extension BridgeRouter {
     private static let ignoreCompletion: @Sendable ((any Error)?) -> Void = { _ in }
 
     /// Delivers the final reply of a synchronous call (see ``respondSynchronously``): the same
-    /// route as ``deliverFinal(_:id:call:via:generation:refused:)``, without a Swift task unless
+    /// route as ``deliverFinal(_:id:call:via:generation:refused:hasChannel:)``, without a Swift task unless
     /// the channel only has the `async` form. `channel` is the one connected when the call was
     /// admitted (see ``postReply(_:generation:id:taskName:outcome:bytes:channel:)``).
     private func deliverSynchronousReply(_ result: Result<Data, BridgeError>, id: String, taskName: String,

@@ -1,7 +1,13 @@
 import Foundation
+import Synchronization
 
 /// A page call in flight.
-struct PendingCall: Sendable {
+///
+/// A class, so that the router's table, the settling task and the log hand one reference
+/// around instead of copying eight fields (and their reference counts) at each step. The
+/// mutable fields are only touched with the router's state lock held (``RouterState``), or by
+/// the one task that removed the entry from the table (``RouterState/take(_:generation:)``).
+final class PendingCall: @unchecked Sendable {
     let taskName: String
     let generation: UInt64
     let source: MessageSource
@@ -10,8 +16,18 @@ struct PendingCall: Sendable {
     var work: Task<Void, Never>?
     var timer: Task<Void, Never>?
     var progressCount = 0
-    /// Tells this entry from a later call that reuses the id; set by ``RouterState/admit(_:as:)``.
-    var serial: UInt64 = 0
+    /// Set, with the router's state lock held, when the entry leaves the table
+    /// (``RouterState/take(_:generation:)``, ``RouterState/takeAllCalls()``): the call has
+    /// settled, or is settling. Atomic so that ``RouterState/attach(_:to:)`` can skip the lock
+    /// for a call that settled before its work was attached (an immediate task that never suspends).
+    let settled = Atomic<Bool>(false)
+
+    init(taskName: String, generation: UInt64, source: MessageSource, replyHandler: ReplyHandler?) {
+        self.taskName = taskName
+        self.generation = generation
+        self.source = source
+        self.replyHandler = replyHandler
+    }
 }
 
 /// A native-to-page call in flight.
@@ -34,38 +50,51 @@ struct RouterState: Sendable {
     var calls: [String: PendingCall] = [:]
     var pageCalls: [String: PendingPageCall] = [:]
     var nextPageCallNumber: UInt64 = 0
-    var nextCallSerial: UInt64 = 0
     var isClosed = false
     var observer: (@Sendable (TrafficRecord) -> Void)?
 
-    /// Inserts `entry` as call `id` with a new serial number, and returns that number.
-    mutating func admit(_ entry: PendingCall, as id: String) -> UInt64 {
-        nextCallSerial += 1
-        var entry = entry
-        entry.serial = nextCallSerial
-        calls[id] = entry
-        return nextCallSerial
+    /// Why a call was not admitted.
+    enum AdmissionRefusal {
+        case duplicateID
+        case tooManyPendingCalls
     }
 
-    /// Attaches `work` to call `id` if the call is still the one admitted as `serial`.
-    /// - Returns: `false` when the call has already settled (or its id was reused): the caller
-    ///   must cancel `work` itself, because whoever settled the call could not.
-    mutating func attach(_ work: Task<Void, Never>, to id: String, serial: UInt64) -> Bool {
-        // One hash of the id, and the entry changed in place.
-        guard let index = calls.index(forKey: id), calls.values[index].serial == serial else { return false }
-        calls.values[index].work = work
+    /// Inserts `entry` as call `id`, unless another pending call has that id or the table is
+    /// full (`limit` entries). One hash of the id in the usual case.
+    /// - Returns: `nil` when admitted, otherwise why not (the table is then unchanged).
+    mutating func admit(_ entry: PendingCall, as id: String, limit: Int) -> AdmissionRefusal? {
+        if let existing = calls.updateValue(entry, forKey: id) {
+            calls[id] = existing
+            return .duplicateID
+        }
+        if calls.count > limit {
+            calls[id] = nil
+            return .tooManyPendingCalls
+        }
+        return nil
+    }
+
+    /// Attaches `work` to `call` if it has not settled yet.
+    /// - Returns: `false` when the call has already settled: the caller must cancel `work`
+    ///   itself, because whoever settled the call could not.
+    func attach(_ work: Task<Void, Never>, to call: PendingCall) -> Bool {
+        if call.settled.load(ordering: .acquiring) { return false }
+        call.work = work
         return true
     }
 
     /// Removes and returns the call `id` if it is still pending in `generation`.
     mutating func take(_ id: String, generation: UInt64) -> PendingCall? {
         guard let index = calls.index(forKey: id), calls.values[index].generation == generation else { return nil }
-        return calls.remove(at: index).value
+        let call = calls.remove(at: index).value
+        call.settled.store(true, ordering: .releasing)
+        return call
     }
 
     /// Removes and returns every call; used on navigation and close.
     mutating func takeAllCalls() -> [(String, PendingCall)] {
         let all = calls.map { ($0.key, $0.value) }
+        for (_, call) in all { call.settled.store(true, ordering: .releasing) }
         calls.removeAll()
         return all
     }

@@ -213,6 +213,9 @@ struct RouterCallTests {
         page.send("slow", id: "same")
         let refusal = await page.reply(for: "same")
         #expect(refusal["error"]?.string("code") == "invalid_message")
+        // The refused duplicate left the first call in place: it still settles, with its result.
         gate.withLock { $0 }?.resume()
+        #expect(await eventually { page.messages(for: "same").count == 2 })
+        #expect(page.messages(for: "same").last?["data"] == "done")
     }
 }

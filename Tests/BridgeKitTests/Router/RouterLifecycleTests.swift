@@ -124,6 +124,9 @@ struct RouterLifecycleTests {
         #expect(await page.call("wait", id: "3")["error"]?.string("code") == "too_many_pending_calls")
         await page.router.close()
         #expect(await page.reply(for: "1")["error"]?.string("code") == "unavailable")
+        #expect(await page.reply(for: "2")["error"]?.string("code") == "unavailable")
+        // The refused call left no entry behind: close() had nothing more to settle for it.
+        #expect(page.messages(for: "3").count == 1)
     }
 
     @Test("close() settles pending calls with unavailable and refuses later ones")

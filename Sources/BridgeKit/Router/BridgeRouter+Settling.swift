@@ -1,0 +1,137 @@
+import Foundation
+
+extension BridgeRouter {
+    /// Which task settles a call: the one that must not be cancelled before it delivers.
+    enum Settler {
+        /// The call's own work task, with its result.
+        case work
+        /// The call's timer task, on timeout.
+        case timer
+        /// The work task, stopping itself (progress limit): delivery moves to a new task.
+        case workStopping
+        /// Any other task (a page cancel).
+        case other
+    }
+
+    /// A final reply script left for a channel that only has the `async` form
+    /// (``PageChannel/evaluate``): everything else is delivered without a suspension.
+    struct PendingScript: Sendable {
+        let script: String
+        let bytes: Int
+        let id: String
+        let taskName: String
+        let outcome: String?
+        let generation: UInt64
+        let channel: PageChannel?
+    }
+
+    /// Settles call `id` of `generation` with `outcome`, if it is still pending; the first of
+    /// reply, error, cancel and timeout wins and every later one does nothing. The call's other
+    /// tasks are cancelled; the settling task itself never is, so its delivery is not interrupted.
+    ///
+    /// Takes `outcome` over: passed with `consume`, the result is released as soon as its reply
+    /// is encoded (``answer(_:id:task:through:)``, ``finalReplyScript(_:id:)``).
+    func finish(_ id: String, generation: UInt64, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
+                by settler: Settler) async {
+        if let pending = settle(id, generation: generation, consume outcome, by: settler) {
+            await deliver(pending)
+        }
+    }
+
+    /// ``finish(_:generation:_:by:)`` without a suspension: a call's work settles its call
+    /// with this, so that a reply to a page channel with the completion-handler form costs no
+    /// further `async` frame.
+    /// - Returns: the reply script still to evaluate when the channel only has the `async` form.
+    func settle(_ id: String, generation: UInt64, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
+                by settler: Settler) -> PendingScript? {
+        // One lock: the entry, and whether a channel is connected for the reply's route.
+        let taken = state.withLock { state in state.take(id, generation: generation).map { ($0, state.channel != nil) } }
+        guard let (call, hasChannel) = taken else { return nil }
+        if settler != .timer { call.timer?.cancel() }
+        if settler == .timer || settler == .other { call.work?.cancel() }
+        if settler == .workStopping {
+            let message = OutboundMessage.reply(id: id, result: outcome)
+            Task { await deliverFinal(message, id: id, call: call, generation: generation, hasChannel: hasChannel) }
+            call.work?.cancel()
+            return nil
+        }
+        return deliverFinalNow(.reply(id: id, result: consume outcome), id: id, call: call, generation: generation,
+                               hasChannel: hasChannel)
+    }
+
+    /// Encodes and delivers a final reply.
+    ///
+    /// The reply goes through the call's ``ReplyHandler``, when it has one, for subframe calls,
+    /// for calls the policy refused (no script is evaluated for a refused sender, field case
+    /// R27), when no channel is connected, and when the path carries final replies
+    /// (``ReplyHandler/carriesFinalReplies``: one engine round trip instead of two); a subframe
+    /// or refused sender without one gets no reply at all (only a log record); otherwise it goes
+    /// as a script through the page channel, so it arrives after the call's progress messages.
+    /// A reply that is too large is replaced by `payload_too_large`, and one that cannot be
+    /// encoded by `invalid_result`.
+    ///
+    /// Takes `message` over (see ``finish(_:generation:_:by:)``): its result is released once
+    /// encoded, before the engine gets the reply. `hasChannel`, when given, is whether a channel
+    /// was connected when the call was taken from the table (one lock fewer).
+    func deliverFinal(_ message: consuming OutboundMessage, id: String, call: PendingCall, via channel: PageChannel? = nil,
+                      generation: UInt64, refused: Bool = false, hasChannel connected: Bool? = nil) async {
+        if let pending = deliverFinalNow(consume message, id: id, call: call, via: channel, generation: generation,
+                                         refused: refused, hasChannel: connected) {
+            await deliver(pending)
+        }
+    }
+
+    /// ``deliverFinal(_:id:call:via:generation:refused:hasChannel:)`` up to the point where it
+    /// would suspend.
+    /// - Returns: the reply script still to evaluate when the channel only has the `async` form.
+    func deliverFinalNow(_ message: consuming OutboundMessage, id: String, call: PendingCall, via channel: PageChannel? = nil,
+                         generation: UInt64, refused: Bool = false, hasChannel connected: Bool? = nil) -> PendingScript? {
+        let hasChannel = channel != nil || (connected ?? state.withLock { $0.channel != nil })
+        switch Self.finalReplyRoute(call.replyHandler, source: call.source, hasChannel: hasChannel, refused: refused) {
+        case .replyHandler(let replyHandler):
+            answer(consume message, id: id, task: call.taskName, through: replyHandler)
+        case .none:
+            noReplyPath(consume message, id: id, task: call.taskName)
+        case .script:
+            call.replyHandler?.reply(nil)
+            let built = finalReplyScript(consume message, id: id)
+            // The connected channel's completion-handler form takes the script without a suspension.
+            if channel == nil, postReply(built.script, generation: generation, id: id, taskName: call.taskName,
+                                         outcome: built.outcome, bytes: built.bytes) {
+                return nil
+            }
+            return PendingScript(script: built.script, bytes: built.bytes, id: id, taskName: call.taskName,
+                                 outcome: built.outcome, generation: generation, channel: channel)
+        }
+        return nil
+    }
+
+    /// Evaluates a reply script left by ``settle(_:generation:_:by:)`` or
+    /// ``deliverFinalNow(_:id:call:via:generation:refused:hasChannel:)``.
+    func deliver(_ pending: PendingScript) async {
+        await deliver(script: pending.script, bytes: pending.bytes, kind: "reply", id: pending.id, task: pending.taskName,
+                      outcome: pending.outcome, generation: pending.generation, channel: pending.channel)
+    }
+
+    /// Where a final reply goes (see ``deliverFinal(_:id:call:via:generation:refused:hasChannel:)``).
+    enum FinalReplyRoute {
+        /// Through the message's reply handler.
+        case replyHandler(ReplyHandler)
+        /// As a script in the main frame, through the page channel.
+        case script
+        /// Nowhere: a refused sender or a subframe without a reply handler (only a log record).
+        case none
+    }
+
+    /// The route of a final reply: the reply handler for refused senders, subframes, when no
+    /// channel is connected and when it carries final replies; a script for the main frame
+    /// otherwise; never a script for a refused sender or a subframe (it would settle the main
+    /// frame's call of the same id, field case R27).
+    static func finalReplyRoute(_ replyHandler: ReplyHandler?, source: MessageSource, hasChannel: Bool,
+                                refused: Bool) -> FinalReplyRoute {
+        if let replyHandler, refused || !source.isMainFrame || !hasChannel || replyHandler.carriesFinalReplies {
+            return .replyHandler(replyHandler)
+        }
+        return refused || !source.isMainFrame ? .none : .script
+    }
+}
