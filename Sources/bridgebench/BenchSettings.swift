@@ -105,5 +105,8 @@ struct BenchSettings: Sendable {
         smoke ? [(.kb1, 2), (.kb64, 1)] : [(.mb1, 4), (.mb8, 1)]
     }
     var largeRounds: Int { smoke ? 1 : 5 }
-    var memoryRounds: Int { smoke ? 1 : 5 }
+    /// Peak-memory samples per side and size: single samples move in steps of several MiB
+    /// (JavaScriptCore's collections, glibc's arenas), so the median needs more of them than
+    /// the timings do. Each is one round trip.
+    var memoryRounds: Int { smoke ? 1 : 9 }
 }
