@@ -39,6 +39,11 @@ enum GTKThread {
     /// through another thread that the GTK thread waits for (it waits for none).
     /// `body` is `@Sendable` so that a closure written in main-actor code is not main-actor
     /// isolated (Swift would check that isolation at run time, on the GTK thread, and trap).
+    ///
+    /// Ordering: it always hops with a GLib idle source, never through the main dispatch queue
+    /// (a main-actor job blocked in ``GLibMainLoop/iterate(until:timeout:)`` would hold that queue
+    /// while this thread waits). So in integrated mode, work this thread ``post(_:)``ed before
+    /// may run after `body`; a caller that needs both in order must use one of the two.
     static func perform<T>(_ body: @Sendable () -> T) -> T {
         if isCurrent { return body() }
         return withoutActuallyEscaping(body) { escapable in
