@@ -137,30 +137,32 @@ extension BridgeRouter {
         }
     }
 
-    /// The context for one call; its progress function enforces the per-call limit and order.
-    func makeContext(id: String, task: String, source: MessageSource, generation: UInt64) -> CallContext {
-        CallContext(callID: id, taskName: task, source: source, pageGeneration: generation) { [weak self] value in
+    /// The context for `call` (pending as `id`); its progress function enforces the per-call
+    /// limit and order, and stops with the call (never reaching a later call that reuses the id).
+    func makeContext(for call: PendingCall, id: String) -> CallContext {
+        CallContext(callID: id, taskName: call.taskName, source: call.source, pageGeneration: call.generation) { [weak self] value in
             guard let self else { throw BridgeError.unavailable("The router was released.") }
-            try await self.sendProgress(value, id: id, generation: generation)
+            try await self.sendProgress(value, call: call, id: id)
         }
     }
 
-    private func sendProgress(_ value: any Encodable & Sendable, id: String, generation: UInt64) async throws {
+    private func sendProgress(_ value: any Encodable & Sendable, call: PendingCall, id: String) async throws {
         let limit = configuration.limits.maxProgressPerCall
-        enum Admission { case gone, overLimit, ok(PendingCall) }
+        enum Admission { case gone, overLimit, ok }
         let admission: Admission = state.withLock { state in
-            guard let call = state.calls[id], call.generation == generation else { return .gone }
+            guard state.calls[id] === call else { return .gone }
             guard call.progressCount < limit else { return .overLimit }
             call.progressCount += 1
-            return .ok(call)
+            return .ok
         }
+        let generation = call.generation
         switch admission {
         case .gone:
             throw BridgeError.cancelled("The call has already settled.")
         case .overLimit:
-            await finish(id, generation: generation, .failure(.progressLimitExceeded(limit: limit)), by: .workStopping)
+            await finish(call, id: id, .failure(.progressLimitExceeded(limit: limit)), by: .workStopping)
             throw BridgeError.progressLimitExceeded(limit: limit)
-        case .ok(let call):
+        case .ok:
             let message = OutboundMessage.progress(id: id, data: value)
             let data: Data
             do {

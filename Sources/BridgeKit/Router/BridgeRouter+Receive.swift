@@ -191,7 +191,7 @@ extension BridgeRouter {
             if let timeout {
                 entry.timer = Task { [weak self] in
                     guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                    await self?.finish(id, generation: generation, .failure(.timeout(seconds: timeout.seconds)), by: .timer)
+                    await self?.finish(entry, id: id, .failure(.timeout(seconds: timeout.seconds)), by: .timer)
                 }
             }
             return .admitted(entry, keepsReplyHandler: keepsReplyHandler, observer: state.observer)
@@ -207,7 +207,7 @@ extension BridgeRouter {
                                     reason: nil, bytes: bytes))
         }
         // Started outside the lock: an immediate task runs (and may settle) before it returns.
-        let work = startWork(prepared, id: id, task: call.taskName, source: source, generation: entry.generation)
+        let work = startWork(prepared, call: entry, id: id)
         // A call that settled already (an immediate task that never suspended) needs no lock.
         if entry.settled.load(ordering: .acquiring) || !state.withLock({ $0.attach(work, to: entry) }) {
             // Settled already: by the work itself (cancelling it is harmless), or by a cancel,
@@ -220,12 +220,11 @@ extension BridgeRouter {
     /// settles the call with the task's result or error.
     ///
     /// The work takes the options out of the call (``PreparedCall/options``) when it starts the
-    /// task and hands the result on to ``finish(_:generation:_:by:)`` without keeping a copy, so
+    /// task and hands the result on to ``settle(_:id:_:by:)`` without keeping a copy, so
     /// neither outlives the encoding of the reply: a large payload is not kept alive while the
     /// engine copies the reply.
-    private func startWork(_ prepared: PreparedCall, id: String, task: String, source: MessageSource,
-                           generation: UInt64) -> Task<Void, Never> {
-        let context = makeContext(id: id, task: task, source: source, generation: generation)
+    private func startWork(_ prepared: PreparedCall, call: PendingCall, id: String) -> Task<Void, Never> {
+        let context = makeContext(for: call, id: id)
         let runner = prepared.task
         let options = prepared.options
         let operation: @Sendable () async -> Void = { [weak self] in
@@ -238,7 +237,7 @@ extension BridgeRouter {
                 outcome = .failure(Self.bridgeError(error))
             }
             // Settled without a further `async` frame; only a channel with just the `async` form waits.
-            if let pending = self?.settle(id, generation: generation, consume outcome, by: .work) {
+            if let pending = self?.settle(call, id: id, consume outcome, by: .work) {
                 await self?.deliver(pending)
             }
         }
@@ -272,12 +271,16 @@ extension BridgeRouter {
         }
     }
 
+    /// Cancels the call pending as `id`, if `source` made it in the current page; the call found
+    /// now is the one cancelled, even if it settles and its id is reused before the cancel lands.
     private func cancelCall(_ id: String, from source: MessageSource) {
-        let generation = pageGeneration
-        let matches = state.withLock { $0.calls[id].map { $0.source == source && $0.generation == generation } ?? false }
-        record(.inbound, "cancel", id: id, task: nil, outcome: matches ? nil : "dropped")
-        guard matches else { return }
-        Task { await finish(id, generation: generation, .failure(.cancelled("The page cancelled the call.")), by: .other) }
+        let matching: PendingCall? = state.withLock { state in
+            guard let call = state.calls[id], call.source == source, call.generation == state.generation else { return nil }
+            return call
+        }
+        record(.inbound, "cancel", id: id, task: nil, outcome: matching == nil ? "dropped" : nil)
+        guard let matching else { return }
+        Task { await finish(matching, id: id, .failure(.cancelled("The page cancelled the call.")), by: .other) }
     }
 
     /// Maps any error a task throws to the code the page sees.

@@ -25,28 +25,30 @@ extension BridgeRouter {
         let channel: PageChannel?
     }
 
-    /// Settles call `id` of `generation` with `outcome`, if it is still pending; the first of
-    /// reply, error, cancel and timeout wins and every later one does nothing. The call's other
-    /// tasks are cancelled; the settling task itself never is, so its delivery is not interrupted.
+    /// Settles `call` (pending as `id`) with `outcome`, if it is still pending; the first of
+    /// reply, error, cancel and timeout wins and every later one does nothing, and none of them
+    /// touches a later call that reuses the id. The call's other tasks are cancelled; the
+    /// settling task itself never is, so its delivery is not interrupted.
     ///
     /// Takes `outcome` over: passed with `consume`, the result is released as soon as its reply
     /// is encoded (``answer(_:id:task:through:)``, ``finalReplyScript(_:id:)``).
-    func finish(_ id: String, generation: UInt64, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
+    func finish(_ call: PendingCall, id: String, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
                 by settler: Settler) async {
-        if let pending = settle(id, generation: generation, consume outcome, by: settler) {
+        if let pending = settle(call, id: id, consume outcome, by: settler) {
             await deliver(pending)
         }
     }
 
-    /// ``finish(_:generation:_:by:)`` without a suspension: a call's work settles its call
-    /// with this, so that a reply to a page channel with the completion-handler form costs no
-    /// further `async` frame.
+    /// ``finish(_:id:_:by:)`` without a suspension: a call's work settles its call with this,
+    /// so that a reply to a page channel with the completion-handler form costs no further
+    /// `async` frame.
     /// - Returns: the reply script still to evaluate when the channel only has the `async` form.
-    func settle(_ id: String, generation: UInt64, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
+    func settle(_ call: PendingCall, id: String, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
                 by settler: Settler) -> PendingScript? {
         // One lock: the entry, and whether a channel is connected for the reply's route.
-        let taken = state.withLock { state in state.take(id, generation: generation).map { ($0, state.channel != nil) } }
-        guard let (call, hasChannel) = taken else { return nil }
+        let taken = state.withLock { state in state.take(call, id: id) ? state.channel != nil : nil }
+        guard let hasChannel = taken else { return nil }
+        let generation = call.generation
         if settler != .timer { call.timer?.cancel() }
         if settler == .timer || settler == .other { call.work?.cancel() }
         if settler == .workStopping {
@@ -70,7 +72,7 @@ extension BridgeRouter {
     /// A reply that is too large is replaced by `payload_too_large`, and one that cannot be
     /// encoded by `invalid_result`.
     ///
-    /// Takes `message` over (see ``finish(_:generation:_:by:)``): its result is released once
+    /// Takes `message` over (see ``finish(_:id:_:by:)``): its result is released once
     /// encoded, before the engine gets the reply. `hasChannel`, when given, is whether a channel
     /// was connected when the call was taken from the table (one lock fewer).
     func deliverFinal(_ message: consuming OutboundMessage, id: String, call: PendingCall, via channel: PageChannel? = nil,
@@ -106,7 +108,7 @@ extension BridgeRouter {
         return nil
     }
 
-    /// Evaluates a reply script left by ``settle(_:generation:_:by:)`` or
+    /// Evaluates a reply script left by ``settle(_:id:_:by:)`` or
     /// ``deliverFinalNow(_:id:call:via:generation:refused:hasChannel:)``.
     func deliver(_ pending: PendingScript) async {
         await deliver(script: pending.script, bytes: pending.bytes, kind: "reply", id: pending.id, task: pending.taskName,

@@ -6,7 +6,7 @@ import Synchronization
 /// A class, so that the router's table, the settling task and the log hand one reference
 /// around instead of copying eight fields (and their reference counts) at each step. The
 /// mutable fields are only touched with the router's state lock held (``RouterState``), or by
-/// the one task that removed the entry from the table (``RouterState/take(_:generation:)``).
+/// the one task that removed the entry from the table (``RouterState/take(_:id:)``).
 final class PendingCall: @unchecked Sendable {
     let taskName: String
     let generation: UInt64
@@ -17,7 +17,7 @@ final class PendingCall: @unchecked Sendable {
     var timer: Task<Void, Never>?
     var progressCount = 0
     /// Set, with the router's state lock held, when the entry leaves the table
-    /// (``RouterState/take(_:generation:)``, ``RouterState/takeAllCalls()``): the call has
+    /// (``RouterState/take(_:id:)``, ``RouterState/takeAllCalls()``): the call has
     /// settled, or is settling. Atomic so that ``RouterState/attach(_:to:)`` can skip the lock
     /// for a call that settled before its work was attached (an immediate task that never suspends).
     let settled = Atomic<Bool>(false)
@@ -83,12 +83,14 @@ struct RouterState: Sendable {
         return true
     }
 
-    /// Removes and returns the call `id` if it is still pending in `generation`.
-    mutating func take(_ id: String, generation: UInt64) -> PendingCall? {
-        guard let index = calls.index(forKey: id), calls.values[index].generation == generation else { return nil }
-        let call = calls.remove(at: index).value
+    /// Removes `call` from the table if it is still the pending call `id`: a call's work, timer,
+    /// cancel or progress limit settles only its own call, never a later one that reuses the id.
+    /// - Returns: whether it was removed (the caller then settles it; nobody else can).
+    mutating func take(_ call: PendingCall, id: String) -> Bool {
+        guard let index = calls.index(forKey: id), calls.values[index] === call else { return false }
+        calls.remove(at: index)
         call.settled.store(true, ordering: .releasing)
-        return call
+        return true
     }
 
     /// Removes and returns every call; used on navigation and close.
