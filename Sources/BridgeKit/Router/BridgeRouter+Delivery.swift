@@ -150,7 +150,8 @@ extension BridgeRouter {
         let limit = configuration.limits.maxProgressPerCall
         enum Admission { case gone, overLimit, ok }
         let admission: Admission = state.withLock { state in
-            guard state.calls[id] === call else { return .gone }
+            // Still pending (the flag only changes under this lock), and so still this id's call.
+            guard !call.settled.load(ordering: .relaxed) else { return .gone }
             guard call.progressCount < limit else { return .overLimit }
             call.progressCount += 1
             return .ok
