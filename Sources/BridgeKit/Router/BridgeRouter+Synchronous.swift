@@ -119,10 +119,9 @@ extension BridgeRouter {
                          bytes: built.bytes, channel: channel) {
                 return
             }
-            Task {
-                await deliver(script: built.script, bytes: built.bytes, kind: "reply", id: id, task: taskName,
-                              outcome: built.outcome, generation: generation, channel: channel)
-            }
+            let pending = PendingScript(script: built.script, bytes: built.bytes, id: id, taskName: taskName,
+                                        outcome: built.outcome, generation: generation, channel: channel)
+            Task { await deliver(pending) }
         }
     }
 
