@@ -37,9 +37,11 @@ public enum JavaScriptEmbedding {
 
     /// Appends the expression for the JSON text `json` to `out` (see ``expression(fromJSON:)``),
     /// so a script can be built in one buffer without copying the payload again.
-    static func appendExpression(fromJSON json: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    /// - Parameter asciiOnly: also write every non-ASCII character as a `\u` escape
+    ///   (``prefersASCII(messageBytes:nonASCIIBytes:)``).
+    static func appendExpression(fromJSON json: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], asciiOnly: Bool = false) {
         let start = out.count
-        guard escape(json, into: &out, asciiOnly: false) else { return }
+        guard escape(json, into: &out, asciiOnly: asciiOnly) else { return }
         // A `__proto__` key: embed the text through `JSON.parse` instead (rare; see the type).
         out.removeSubrange(start...)
         out.append(contentsOf: "JSON.parse(".utf8)
@@ -54,8 +56,8 @@ public enum JavaScriptEmbedding {
     ///   the expression (it needs `JSON.parse`, ``appendExpression(fromJSON:to:)``) and must be
     ///   discarded.
     static func appendExpressionUnlessProtoKey<Sink: EscapeSink>(fromJSON json: UnsafeBufferPointer<UInt8>,
-                                                                 to out: inout Sink) -> Bool {
-        escape(json, into: &out, asciiOnly: false)
+                                                                 to out: inout Sink, asciiOnly: Bool = false) -> Bool {
+        escape(json, into: &out, asciiOnly: asciiOnly)
     }
 
     /// Appends the JSON text `json` with the same escapes as ``expression(fromJSON:)`` (U+2028,
@@ -72,6 +74,45 @@ public enum JavaScriptEmbedding {
     /// where such an escape means the same character. Invalid UTF-8 becomes `\ufffd`.
     static func appendASCIIJSON<Sink: EscapeSink>(fromJSON json: UnsafeBufferPointer<UInt8>, to out: inout Sink) {
         _ = escape(json, into: &out, asciiOnly: true)
+    }
+
+    // MARK: - ASCII scripts
+
+    /// Messages up to this many bytes of JSON keep their non-ASCII characters as they are.
+    static let asciiThreshold = 4096
+
+    /// Whether the script of a message of `messageBytes` bytes of JSON, `nonASCIIBytes` of them
+    /// non-ASCII (``countNonASCII(_:)``), is written in pure ASCII (every non-ASCII character as
+    /// a `\u` escape, which means the same character in a JSON string).
+    ///
+    /// WebKit keeps a script string whose characters are all ASCII in one byte per character, but
+    /// a single character above U+00FF makes the whole string two bytes per character: the
+    /// engine's copy of the script and the copy sent to the web process double. For a large
+    /// message with few non-ASCII characters (at most one byte in 16), the escapes cost less than
+    /// that: an escaped character takes at most six bytes per byte of its UTF-8 form, so the ASCII
+    /// script is at most 1.32 times the JSON's length, against at least 1.88 times for the
+    /// two-byte string. Text that is mostly non-Latin (CJK, say) stays as it is. Small messages
+    /// (up to ``asciiThreshold`` bytes) always stay as they are: their memory does not matter.
+    static func prefersASCII(messageBytes: Int, nonASCIIBytes: Int) -> Bool {
+        messageBytes > asciiThreshold && nonASCIIBytes > 0 && nonASCIIBytes <= messageBytes / 16
+    }
+
+    /// The number of bytes of `bytes` that are not ASCII (0x80 and above). Reads eight bytes at a time.
+    static func countNonASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = bytes.baseAddress else { return 0 }
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var count = 0
+        var index = 0
+        while bytes.count - index >= 8 {
+            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
+            count += (word & highs).nonzeroBitCount
+            index += 8
+        }
+        while index < bytes.count {
+            if base[index] >= 0x80 { count += 1 }
+            index += 1
+        }
+        return count
     }
 
     /// Returns a double-quoted JavaScript string literal for `text`, escaped like JSON and with

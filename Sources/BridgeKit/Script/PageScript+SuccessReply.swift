@@ -26,7 +26,12 @@ extension PageScript {
         let idBytes = id.utf8.count
         let messageBytes = replyHead.count + result.count + replyIDStart.count + idBytes + 1 + replyTail.count
         guard messageBytes <= limit, id.utf8.allSatisfy(isPlainIDByte) else { return nil }
-        let script = successReplyInPlace(id: id, result: result) ?? successReplyInBuffer(id: id, result: result)
+        // The same choice as `build(calling:jsonParts:)` makes for this message (the rest of it is ASCII).
+        let asciiOnly = messageBytes > JavaScriptEmbedding.asciiThreshold && JavaScriptEmbedding.prefersASCII(
+            messageBytes: messageBytes,
+            nonASCIIBytes: result.withUnsafeBytes { JavaScriptEmbedding.countNonASCII($0.bindMemory(to: UInt8.self)) })
+        let script = successReplyInPlace(id: id, result: result, asciiOnly: asciiOnly)
+            ?? successReplyInBuffer(id: id, result: result, asciiOnly: asciiOnly)
         return (script, messageBytes)
     }
 
@@ -34,8 +39,9 @@ extension PageScript {
     /// over ``singlePassLimit`` bytes: count, then write), or `nil` when the result has a `"__proto__"` key, or when the two passes disagree
     /// or the text is not valid UTF-8 (neither happens for JSON from `JSONEncoder` or `RawJSON`;
     /// the caller then builds it in a buffer rather than send a damaged reply). The id must be
-    /// plain (``isPlainIDByte(_:)``).
-    static func successReplyInPlace(id: String, result: Data) -> String? {
+    /// plain (``isPlainIDByte(_:)``). `asciiOnly`: write non-ASCII characters as `\u` escapes
+    /// (the choice of ``successReply(id:result:limit:)``).
+    static func successReplyInPlace(id: String, result: Data, asciiOnly: Bool = false) -> String? {
         let fixed = replyStart.count + replyIDStart.count + id.utf8.count + 1 + replyTail.count + ending.count
         let counted = result.count > singlePassLimit
         let length: Int
@@ -46,7 +52,7 @@ extension PageScript {
         } else {
             var counter = EscapeCounter()
             let sawProtoKey = result.withUnsafeBytes { raw in
-                JavaScriptEmbedding.appendExpressionUnlessProtoKey(fromJSON: raw.bindMemory(to: UInt8.self), to: &counter)
+                JavaScriptEmbedding.appendExpressionUnlessProtoKey(fromJSON: raw.bindMemory(to: UInt8.self), to: &counter, asciiOnly: asciiOnly)
             }
             guard !sawProtoKey else { return nil }
             length = fixed + counter.count
@@ -56,7 +62,7 @@ extension PageScript {
             var writer = EscapeBufferWriter(buffer)
             replyStart.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
             let sawProtoKey = result.withUnsafeBytes { raw in
-                JavaScriptEmbedding.appendExpressionUnlessProtoKey(fromJSON: raw.bindMemory(to: UInt8.self), to: &writer)
+                JavaScriptEmbedding.appendExpressionUnlessProtoKey(fromJSON: raw.bindMemory(to: UInt8.self), to: &writer, asciiOnly: asciiOnly)
             }
             guard !sawProtoKey else { return 0 }
             replyIDStart.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
@@ -80,14 +86,14 @@ extension PageScript {
 
     /// ``successReply(id:result:limit:)`` built in a growing byte array and then copied into a
     /// string (the result's bytes three times at once); for what ``successReplyInPlace(id:result:)``
-    /// leaves. The id must be plain (``isPlainIDByte(_:)``).
-    static func successReplyInBuffer(id: String, result: Data) -> String {
+    /// leaves. The id must be plain (``isPlainIDByte(_:)``); `asciiOnly` as there.
+    static func successReplyInBuffer(id: String, result: Data, asciiOnly: Bool = false) -> String {
         var script = [UInt8]()
         // Room for the escapes of a result with many `<` (6 bytes each) without growing.
         script.reserveCapacity(replyStart.count + result.count + result.count / 8 + id.utf8.count + replyTail.count + 32)
         script.append(contentsOf: replyStart)
         result.withUnsafeBytes { raw in
-            JavaScriptEmbedding.appendExpression(fromJSON: raw.bindMemory(to: UInt8.self), to: &script)
+            JavaScriptEmbedding.appendExpression(fromJSON: raw.bindMemory(to: UInt8.self), to: &script, asciiOnly: asciiOnly)
         }
         script.append(contentsOf: replyIDStart)
         script.append(contentsOf: id.utf8)

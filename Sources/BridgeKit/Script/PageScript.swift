@@ -47,16 +47,24 @@ public enum PageScript {
 
     /// Builds the script for a JSON text given in pieces that join to it, each starting and
     /// ending outside any string or number (``OutboundJSON``). Each piece is escaped straight
-    /// into the one script buffer, so the payload is copied once.
+    /// into the one script buffer, so the payload is copied once. A large payload with few
+    /// non-ASCII characters is written in pure ASCII
+    /// (``JavaScriptEmbedding/prefersASCII(messageBytes:nonASCIIBytes:)``).
     static func build(calling function: PageFunction, jsonParts: [Data]) -> String {
         let payloadBytes = jsonParts.reduce(0) { $0 + $1.count }
+        let asciiOnly = payloadBytes > JavaScriptEmbedding.asciiThreshold && JavaScriptEmbedding.prefersASCII(
+            messageBytes: payloadBytes,
+            nonASCIIBytes: jsonParts.reduce(0) { sum, part in
+                sum + part.withUnsafeBytes { JavaScriptEmbedding.countNonASCII($0.bindMemory(to: UInt8.self)) }
+            })
         var script = [UInt8]()
         script.reserveCapacity(function.source.utf8.count + payloadBytes + payloadBytes / 32 + 16)
         script.append(contentsOf: function.source.utf8)
         script.append(UInt8(ascii: "("))
         for part in jsonParts {
             part.withUnsafeBytes { raw in
-                JavaScriptEmbedding.appendExpression(fromJSON: raw.bindMemory(to: UInt8.self), to: &script)
+                JavaScriptEmbedding.appendExpression(fromJSON: raw.bindMemory(to: UInt8.self), to: &script,
+                                                     asciiOnly: asciiOnly)
             }
         }
         script.append(contentsOf: Self.ending)
