@@ -137,21 +137,16 @@ extension BridgeRouter {
         }
     }
 
-    /// The context for `call` (pending as `id`); its progress function enforces the per-call
-    /// limit and order, and stops with the call (never reaching a later call that reuses the id).
-    func makeContext(for call: PendingCall, id: String) -> CallContext {
-        CallContext(callID: id, taskName: call.taskName, source: call.source, pageGeneration: call.generation) { [weak self] value in
-            guard let self else { throw BridgeError.unavailable("The router was released.") }
-            try await self.sendProgress(value, call: call, id: id)
-        }
-    }
-
-    private func sendProgress(_ value: any Encodable & Sendable, call: PendingCall, id: String) async throws {
+    /// Sends a progress value of `call` (``PendingCall/sendProgress(_:)``): enforces the
+    /// per-call limit and order, and stops with the call (never reaching a later call that
+    /// reuses the id).
+    func sendProgress(_ value: any Encodable & Sendable, call: PendingCall) async throws {
+        let id = call.id
         let limit = configuration.limits.maxProgressPerCall
         enum Admission { case gone, overLimit, ok }
         let admission: Admission = state.withLock { state in
             // Still pending (the flag only changes under this lock), and so still this id's call.
-            guard !call.settled.load(ordering: .relaxed) else { return .gone }
+            guard !call.settled else { return .gone }
             guard call.progressCount < limit else { return .overLimit }
             call.progressCount += 1
             return .ok

@@ -48,8 +48,8 @@ extension BridgeRouter {
                 return rejectUnreadable(id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source,
                                         replyHandler: replyHandler)
             }
-            let (task, isClosed) = state.withLock { ($0.tasks[scan.task], $0.isClosed) }
-            if isClosed {
+            let task = taskTable.withLock { $0[scan.task] }
+            if closedFlag.load(ordering: .acquiring) {
                 return reject(id: scan.id, .unavailable("The router was closed."), bytes: text.count, source: source,
                               replyHandler: replyHandler, task: scan.task)
             }
@@ -74,7 +74,8 @@ extension BridgeRouter {
         if scan.depth > limits.maxDepth {
             return rejectUnreadable(id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source, replyHandler: replyHandler)
         }
-        let (tasks, isClosed) = state.withLock { ($0.tasks, $0.isClosed) }
+        let tasks = taskTable.withLock { $0 }
+        let isClosed = closedFlag.load(ordering: .acquiring)
         let decoder = BridgeJSON.makeDecoder()
         if let key = InboundDecodingContext.key {
             decoder.userInfo[key] = InboundDecodingContext(tasks: tasks, source: source, policy: configuration.policy)
@@ -122,7 +123,8 @@ extension BridgeRouter {
             return
         }
         let refused = error.code == "forbidden"
-        let call = PendingCall(taskName: task ?? "", generation: pageGeneration, source: source, replyHandler: replyHandler)
+        let call = PendingCall(id: id, taskName: task ?? "", generation: pageGeneration, source: source,
+                               replyHandler: replyHandler, router: self)
         let message = OutboundMessage.reply(id: id, result: .failure(error))
         Task { [self] in
             await deliverFinal(message, id: id, call: call, generation: call.generation, refused: refused)
@@ -181,8 +183,8 @@ extension BridgeRouter {
             // while no channel is connected, and paths that carry final replies keep the
             // structured reply path for the final reply.
             let keepsReplyHandler = !source.isMainFrame || state.channel == nil || replyHandler?.carriesFinalReplies == true
-            let entry = PendingCall(taskName: call.taskName, generation: generation, source: source,
-                                    replyHandler: keepsReplyHandler ? replyHandler : nil)
+            let entry = PendingCall(id: id, taskName: call.taskName, generation: generation, source: source,
+                                    replyHandler: keepsReplyHandler ? replyHandler : nil, router: self)
             switch state.admit(entry, as: id, limit: limits.maxPendingCalls) {
             case .duplicateID?: return .refused(.invalidMessage("The id \"\(id)\" is already in use."))
             case .tooManyPendingCalls?: return .refused(.tooManyPendingCalls(limit: limits.maxPendingCalls))
@@ -208,10 +210,11 @@ extension BridgeRouter {
         }
         // Started outside the lock: an immediate task runs (and may settle) before it returns.
         let work = startWork(prepared, call: entry, id: id)
-        // A call that settled already (an immediate task that never suspended) needs no lock.
-        if entry.settled.load(ordering: .acquiring) || !state.withLock({ $0.attach(work, to: entry) }) {
-            // Settled already: by the work itself (cancelling it is harmless), or by a cancel,
-            // a timeout, a navigation or close() that found no work to cancel yet.
+        // No lock: the call's own handshake. Whoever settles the call cancels the work once it is
+        // attached; when a cancel, a timeout, a navigation or close() came first, the work is
+        // cancelled here. A call its work settled already (an immediate task that never suspended)
+        // needs no cancel at all.
+        if !entry.attachWork(work) {
             work.cancel()
         }
     }
@@ -224,10 +227,11 @@ extension BridgeRouter {
     /// neither outlives the encoding of the reply: a large payload is not kept alive while the
     /// engine copies the reply.
     private func startWork(_ prepared: PreparedCall, call: PendingCall, id: String) -> Task<Void, Never> {
-        let context = makeContext(for: call, id: id)
+        let context = CallContext(call: call)
         let runner = prepared.task
         let options = prepared.options
-        let operation: @Sendable () async -> Void = { [weak self] in
+        // The router through the call's weak reference: the work keeps neither alive.
+        let operation: @Sendable () async -> Void = {
             let outcome: Result<any Encodable & Sendable, BridgeError>
             do {
                 // Only `run` holds the options from here on (taken out, not copied).
@@ -237,8 +241,8 @@ extension BridgeRouter {
                 outcome = .failure(Self.bridgeError(error))
             }
             // Settled without a further `async` frame; only a channel with just the `async` form waits.
-            if let pending = self?.settle(call, id: id, consume outcome, by: .work) {
-                await self?.deliver(pending)
+            if let router = call.router, let pending = router.settle(call, id: id, consume outcome, by: .work) {
+                await router.deliver(pending)
             }
         }
         if prepared.task.execution == .immediate,

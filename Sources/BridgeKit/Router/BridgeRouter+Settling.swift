@@ -13,6 +13,15 @@ extension BridgeRouter {
         case other
     }
 
+    /// The connected channel and the traffic observer, read under the lock that takes a call's
+    /// entry from the table, so that handing over its reply takes no second lock: only the page
+    /// generation is read again (``BridgeRouter/currentGeneration``, atomically) just before the
+    /// script goes to the engine.
+    struct DeliveryRoute: Sendable {
+        let channel: PageChannel?
+        let observer: (@Sendable (TrafficRecord) -> Void)?
+    }
+
     /// A final reply script left for a channel that only has the `async` form
     /// (``PageChannel/evaluate``): everything else is delivered without a suspension.
     struct PendingScript: Sendable {
@@ -45,20 +54,22 @@ extension BridgeRouter {
     /// - Returns: the reply script still to evaluate when the channel only has the `async` form.
     func settle(_ call: PendingCall, id: String, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
                 by settler: Settler) -> PendingScript? {
-        // One lock: the entry, and whether a channel is connected for the reply's route.
-        let taken = state.withLock { state in state.take(call, id: id) ? state.channel != nil : nil }
-        guard let hasChannel = taken else { return nil }
+        // One lock: the entry, and the channel and observer its reply goes to.
+        let taken = state.withLock { state in
+            state.take(call, id: id) ? DeliveryRoute(channel: state.channel, observer: state.observer) : nil
+        }
+        guard let route = taken else { return nil }
         let generation = call.generation
         if settler != .timer { call.timer?.cancel() }
-        if settler == .timer || settler == .other { call.work?.cancel() }
+        if settler == .timer || settler == .other { call.cancelWork() }
         if settler == .workStopping {
             let message = OutboundMessage.reply(id: id, result: outcome)
-            Task { await deliverFinal(message, id: id, call: call, generation: generation, hasChannel: hasChannel) }
-            call.work?.cancel()
+            Task { await deliverFinal(message, id: id, call: call, generation: generation, route: route) }
+            call.cancelWork()
             return nil
         }
         return deliverFinalNow(.reply(id: id, result: consume outcome), id: id, call: call, generation: generation,
-                               hasChannel: hasChannel)
+                               route: route)
     }
 
     /// Encodes and delivers a final reply.
@@ -73,22 +84,22 @@ extension BridgeRouter {
     /// encoded by `invalid_result`.
     ///
     /// Takes `message` over (see ``finish(_:id:_:by:)``): its result is released once
-    /// encoded, before the engine gets the reply. `hasChannel`, when given, is whether a channel
-    /// was connected when the call was taken from the table (one lock fewer).
+    /// encoded, before the engine gets the reply. `route`, when given, is the channel and
+    /// observer read when the call was taken from the table (no further lock).
     func deliverFinal(_ message: consuming OutboundMessage, id: String, call: PendingCall, via channel: PageChannel? = nil,
-                      generation: UInt64, refused: Bool = false, hasChannel connected: Bool? = nil) async {
+                      generation: UInt64, refused: Bool = false, route: DeliveryRoute? = nil) async {
         if let pending = deliverFinalNow(consume message, id: id, call: call, via: channel, generation: generation,
-                                         refused: refused, hasChannel: connected) {
+                                         refused: refused, route: route) {
             await deliver(pending)
         }
     }
 
-    /// ``deliverFinal(_:id:call:via:generation:refused:hasChannel:)`` up to the point where it
+    /// ``deliverFinal(_:id:call:via:generation:refused:route:)`` up to the point where it
     /// would suspend.
     /// - Returns: the reply script still to evaluate when the channel only has the `async` form.
     func deliverFinalNow(_ message: consuming OutboundMessage, id: String, call: PendingCall, via channel: PageChannel? = nil,
-                         generation: UInt64, refused: Bool = false, hasChannel connected: Bool? = nil) -> PendingScript? {
-        let hasChannel = channel != nil || (connected ?? state.withLock { $0.channel != nil })
+                         generation: UInt64, refused: Bool = false, route: DeliveryRoute? = nil) -> PendingScript? {
+        let hasChannel = channel != nil || (route.map { $0.channel != nil } ?? state.withLock { $0.channel != nil })
         switch Self.finalReplyRoute(call.replyHandler, source: call.source, hasChannel: hasChannel, refused: refused) {
         case .replyHandler(let replyHandler):
             answer(consume message, id: id, task: call.taskName, through: replyHandler)
@@ -99,7 +110,7 @@ extension BridgeRouter {
             let built = finalReplyScript(consume message, id: id)
             // The connected channel's completion-handler form takes the script without a suspension.
             if channel == nil, postReply(built.script, generation: generation, id: id, taskName: call.taskName,
-                                         outcome: built.outcome, bytes: built.bytes) {
+                                         outcome: built.outcome, bytes: built.bytes, route: route) {
                 return nil
             }
             return PendingScript(script: built.script, bytes: built.bytes, id: id, taskName: call.taskName,
@@ -109,13 +120,13 @@ extension BridgeRouter {
     }
 
     /// Evaluates a reply script left by ``settle(_:id:_:by:)`` or
-    /// ``deliverFinalNow(_:id:call:via:generation:refused:hasChannel:)``.
+    /// ``deliverFinalNow(_:id:call:via:generation:refused:route:)``.
     func deliver(_ pending: PendingScript) async {
         await deliver(script: pending.script, bytes: pending.bytes, kind: "reply", id: pending.id, task: pending.taskName,
                       outcome: pending.outcome, generation: pending.generation, channel: pending.channel)
     }
 
-    /// Where a final reply goes (see ``deliverFinal(_:id:call:via:generation:refused:hasChannel:)``).
+    /// Where a final reply goes (see ``deliverFinal(_:id:call:via:generation:refused:route:)``).
     enum FinalReplyRoute {
         /// Through the message's reply handler.
         case replyHandler(ReplyHandler)

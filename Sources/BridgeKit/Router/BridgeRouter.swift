@@ -24,6 +24,15 @@ public final class BridgeRouter: Sendable {
     /// The settings this router was created with.
     public let configuration: BridgeConfiguration
     let state = Mutex(RouterState())
+    /// ``RouterState/generation``, stored with the state lock held whenever it changes, so that
+    /// handing over a reply can check the page without taking the lock.
+    let currentGeneration = Atomic<UInt64>(0)
+    /// ``RouterState/isClosed``, stored with the state lock held when ``close()`` sets it: a
+    /// message is turned away early without the lock (admission checks again under it).
+    let closedFlag = Atomic<Bool>(false)
+    /// The registered tasks by name, under a lock of their own: looking a task up for every
+    /// message never waits for the state lock, which the calls' settling takes on other threads.
+    let taskTable = Mutex<[String: AnyBridgeTask]>([:])
 
     /// Creates a router.
     /// - Parameter configuration: policy, limits and default timeout.
@@ -40,7 +49,7 @@ public final class BridgeRouter: Sendable {
         fireAndForget.finish()
         let (calls, pageCalls) = state.withLock { ($0.takeAllCalls(), $0.takeAllPageCalls()) }
         for (id, call) in calls {
-            call.work?.cancel()
+            call.cancelWork()
             call.timer?.cancel()
             // A kept reply path must still be answered once (WebKit expects every reply handler
             // to be called); main-frame calls have no path left once the router is gone.
@@ -63,9 +72,9 @@ public final class BridgeRouter: Sendable {
     public func register(_ task: some BridgeTask) throws {
         let erased = AnyBridgeTask(task)
         guard !erased.name.isEmpty else { throw TaskRegistrationError.emptyName }
-        try state.withLock { state in
-            guard state.tasks[erased.name] == nil else { throw TaskRegistrationError.duplicateName(erased.name) }
-            state.tasks[erased.name] = erased
+        try taskTable.withLock { tasks in
+            guard tasks[erased.name] == nil else { throw TaskRegistrationError.duplicateName(erased.name) }
+            tasks[erased.name] = erased
         }
     }
 
@@ -75,19 +84,19 @@ public final class BridgeRouter: Sendable {
     @discardableResult
     public func replace(_ task: some BridgeTask) -> Bool {
         let erased = AnyBridgeTask(task)
-        return state.withLock { $0.tasks.updateValue(erased, forKey: erased.name) != nil }
+        return taskTable.withLock { $0.updateValue(erased, forKey: erased.name) != nil }
     }
 
     /// Removes the task `name`. Later calls get `unknown_task`; running calls finish.
     /// - Returns: `true` when a task was removed.
     @discardableResult
     public func removeTask(named name: String) -> Bool {
-        state.withLock { $0.tasks.removeValue(forKey: name) != nil }
+        taskTable.withLock { $0.removeValue(forKey: name) != nil }
     }
 
     /// The names of the registered tasks, sorted.
     public var taskNames: [String] {
-        state.withLock { $0.tasks.keys.sorted() }
+        taskTable.withLock { $0.keys.sorted() }
     }
 
     // MARK: Page
@@ -115,11 +124,12 @@ public final class BridgeRouter: Sendable {
     public func pageDidStartNavigation() {
         let (calls, pageCalls, generation) = state.withLock { state in
             state.generation &+= 1
+            currentGeneration.store(state.generation, ordering: .releasing)
             return (state.takeAllCalls(), state.takeAllPageCalls(), state.generation)
         }
         fireAndForget.cancel(before: generation)
         for (id, call) in calls {
-            call.work?.cancel()
+            call.cancelWork()
             call.timer?.cancel()
             call.replyHandler?.reply(nil)
             record(.outbound, "reply", id: id, task: call.taskName, outcome: "navigated", reason: "not_delivered")
@@ -138,6 +148,7 @@ public final class BridgeRouter: Sendable {
         let (calls, pageCalls, channel, generation) = state.withLock { state in
             let result = (state.takeAllCalls(), state.takeAllPageCalls(), state.channel, state.generation)
             state.isClosed = true
+            closedFlag.store(true, ordering: .releasing)
             state.channel = nil
             return result
         }
@@ -147,7 +158,7 @@ public final class BridgeRouter: Sendable {
             call.continuation.resume(throwing: BridgeError.unavailable("The router was closed."))
         }
         for (id, call) in calls {
-            call.work?.cancel()
+            call.cancelWork()
             call.timer?.cancel()
             let message = OutboundMessage.reply(id: id, result: .failure(.unavailable("The router was closed.")))
             await deliverFinal(message, id: id, call: call, via: channel, generation: generation)

@@ -19,9 +19,7 @@ final class TakeOnce: Sendable {
 
     /// The value on the first call, `nil` on every later one.
     func take() -> Value? {
-        value.withLock { stored in
-            defer { stored = nil }
-            return stored
-        }
+        // Moved out, not copied and then released.
+        value.withLock { $0.take() }
     }
 }

@@ -16,15 +16,28 @@ public struct PageChannel: Sendable {
 
     /// Evaluates a script built by ``PageScript`` in the page's main frame.
     /// - Throws: whatever the engine reports (the page is gone, a script error).
-    public let evaluate: @Sendable (_ script: String) async throws -> Void
+    public var evaluate: @Sendable (_ script: String) async throws -> Void { storage.evaluate }
 
     /// The completion-handler form, when the channel was made with ``init(post:)``.
-    let post: Post?
+    var post: Post? { storage.post }
+
+    /// Both functions behind one reference: the router copies a channel for every reply, and a
+    /// copy then costs one reference count instead of one per function.
+    private let storage: Storage
+
+    private final class Storage: Sendable {
+        let evaluate: @Sendable (_ script: String) async throws -> Void
+        let post: Post?
+
+        init(evaluate: @escaping @Sendable (_ script: String) async throws -> Void, post: Post?) {
+            self.evaluate = evaluate
+            self.post = post
+        }
+    }
 
     /// Creates a channel from an evaluate function.
     public init(evaluate: @escaping @Sendable (_ script: String) async throws -> Void) {
-        self.evaluate = evaluate
-        self.post = nil
+        storage = Storage(evaluate: evaluate, post: nil)
     }
 
     /// Creates a channel from a function in the completion-handler form of the engines
@@ -34,8 +47,7 @@ public struct PageChannel: Sendable {
     ///   thread its engine needs), and calls its completion once (later calls are ignored): a
     ///   completion that is never called leaves an awaiting ``evaluate`` suspended for good.
     public init(post: @escaping Post) {
-        self.post = post
-        self.evaluate = { script in
+        storage = Storage(evaluate: { script in
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // A completion called twice must not resume twice (a trap): the first one counts.
                 let pending = PendingEvaluation(continuation)
@@ -48,7 +60,7 @@ public struct PageChannel: Sendable {
                     }
                 }
             }
-        }
+        }, post: post)
     }
 }
 

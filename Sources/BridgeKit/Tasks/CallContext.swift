@@ -11,7 +11,15 @@ public struct CallContext: Sendable {
     /// The page generation the call belongs to; it changes on every navigation of the web view.
     public let pageGeneration: UInt64
 
-    private let progressSink: @Sendable (any Encodable & Sendable) async throws -> Void
+    /// Where ``progress(_:)`` sends its values.
+    private let progressTarget: ProgressTarget
+
+    /// A progress function, or a router's pending call: the router's context refers to the call
+    /// it already has instead of a closure made for every call.
+    enum ProgressTarget: Sendable {
+        case function(@Sendable (any Encodable & Sendable) async throws -> Void)
+        case call(PendingCall)
+    }
 
     /// Creates a context. Hosts never need this; the router makes one per call. Task authors
     /// can use it to call `run` directly in unit tests.
@@ -32,7 +40,17 @@ public struct CallContext: Sendable {
         self.taskName = taskName
         self.source = source
         self.pageGeneration = pageGeneration
-        self.progressSink = progress
+        self.progressTarget = .function(progress)
+    }
+
+    /// The router's context for `call`: its progress goes to the call's router
+    /// (``PendingCall/sendProgress(_:)``).
+    init(call: PendingCall) {
+        self.callID = call.id
+        self.taskName = call.taskName
+        self.source = call.source
+        self.pageGeneration = call.generation
+        self.progressTarget = .call(call)
     }
 
     /// Sends a progress message (not final) to the page's `onProgress` handler.
@@ -44,7 +62,10 @@ public struct CallContext: Sendable {
     ///   ``BridgeLimits/maxProgressPerCall`` messages (the call then settles with that error);
     ///   `invalid_result` when `value` cannot be encoded.
     public func progress(_ value: some Encodable & Sendable) async throws {
-        try await progressSink(value)
+        switch progressTarget {
+        case .function(let send): try await send(value)
+        case .call(let call): try await call.sendProgress(value)
+        }
     }
 
     /// Whether the call has been cancelled (same as `Task.isCancelled` inside `run`).
