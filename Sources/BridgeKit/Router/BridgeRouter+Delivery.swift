@@ -156,7 +156,7 @@ extension BridgeRouter {
         case .gone:
             throw BridgeError.cancelled("The call has already settled.")
         case .overLimit:
-            await finish(call, id: id, .failure(.progressLimitExceeded(limit: limit)), by: .workStopping)
+            await finish(call, .failure(.progressLimitExceeded(limit: limit)), by: .workStopping)
             throw BridgeError.progressLimitExceeded(limit: limit)
         case .ok:
             let message = OutboundMessage.progress(id: id, data: value)

@@ -127,7 +127,7 @@ extension BridgeRouter {
                                replyHandler: replyHandler, router: self)
         let message = OutboundMessage.reply(id: id, result: .failure(error))
         Task { [self] in
-            await deliverFinal(message, id: id, call: call, generation: call.generation, refused: refused)
+            await deliverFinal(message, call: call, generation: call.generation, refused: refused)
         }
     }
 
@@ -193,7 +193,7 @@ extension BridgeRouter {
             if let timeout {
                 entry.timer = Task { [weak self] in
                     guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                    await self?.finish(entry, id: id, .failure(.timeout(seconds: timeout.seconds)), by: .timer)
+                    await self?.finish(entry, .failure(.timeout(seconds: timeout.seconds)), by: .timer)
                 }
             }
             return .admitted(entry, keepsReplyHandler: keepsReplyHandler, observer: state.observer)
@@ -209,7 +209,7 @@ extension BridgeRouter {
                                     reason: nil, bytes: bytes))
         }
         // Started outside the lock: an immediate task runs (and may settle) before it returns.
-        let work = startWork(prepared, call: entry, id: id)
+        let work = startWork(prepared, call: entry)
         // No lock: the call's own handshake. Whoever settles the call cancels the work once it is
         // attached; when a cancel, a timeout, a navigation or close() came first, the work is
         // cancelled here. A call its work settled already (an immediate task that never suspended)
@@ -223,10 +223,10 @@ extension BridgeRouter {
     /// settles the call with the task's result or error.
     ///
     /// The work takes the options out of the call (``PreparedCall/options``) when it starts the
-    /// task and hands the result on to ``settle(_:id:_:by:)`` without keeping a copy, so
+    /// task and hands the result on to ``settle(_:_:by:)`` without keeping a copy, so
     /// neither outlives the encoding of the reply: a large payload is not kept alive while the
     /// engine copies the reply.
-    private func startWork(_ prepared: PreparedCall, call: PendingCall, id: String) -> Task<Void, Never> {
+    private func startWork(_ prepared: PreparedCall, call: PendingCall) -> Task<Void, Never> {
         let context = CallContext(call: call)
         let runner = prepared.task
         let options = prepared.options
@@ -241,7 +241,7 @@ extension BridgeRouter {
                 outcome = .failure(Self.bridgeError(error))
             }
             // Settled without a further `async` frame; only a channel with just the `async` form waits.
-            if let router = call.router, let pending = router.settle(call, id: id, consume outcome, by: .work) {
+            if let router = call.router, let pending = router.settle(call, consume outcome, by: .work) {
                 await router.deliver(pending)
             }
         }
@@ -284,7 +284,7 @@ extension BridgeRouter {
         }
         record(.inbound, "cancel", id: id, task: nil, outcome: matching == nil ? "dropped" : nil)
         guard let matching else { return }
-        Task { await finish(matching, id: id, .failure(.cancelled("The page cancelled the call.")), by: .other) }
+        Task { await finish(matching, .failure(.cancelled("The page cancelled the call.")), by: .other) }
     }
 
     /// Maps any error a task throws to the code the page sees.

@@ -17,7 +17,7 @@ extension BridgeRouter {
     /// entry from the table, so that handing over its reply takes no second lock: only the page
     /// generation is read again (``BridgeRouter/currentGeneration``, atomically) just before the
     /// script goes to the engine.
-    struct DeliveryRoute: Sendable {
+    struct ChannelSnapshot: Sendable {
         let channel: PageChannel?
         let observer: (@Sendable (TrafficRecord) -> Void)?
     }
@@ -34,42 +34,43 @@ extension BridgeRouter {
         let channel: PageChannel?
     }
 
-    /// Settles `call` (pending as `id`) with `outcome`, if it is still pending; the first of
+    /// Settles `call` with `outcome`, if it is still pending; the first of
     /// reply, error, cancel and timeout wins and every later one does nothing, and none of them
     /// touches a later call that reuses the id. The call's other tasks are cancelled; the
     /// settling task itself never is, so its delivery is not interrupted.
     ///
     /// Takes `outcome` over: passed with `consume`, the result is released as soon as its reply
     /// is encoded (``answer(_:id:task:through:)``, ``finalReplyScript(_:id:)``).
-    func finish(_ call: PendingCall, id: String, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
+    func finish(_ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
                 by settler: Settler) async {
-        if let pending = settle(call, id: id, consume outcome, by: settler) {
+        if let pending = settle(call, consume outcome, by: settler) {
             await deliver(pending)
         }
     }
 
-    /// ``finish(_:id:_:by:)`` without a suspension: a call's work settles its call with this,
+    /// ``finish(_:_:by:)`` without a suspension: a call's work settles its call with this,
     /// so that a reply to a page channel with the completion-handler form costs no further
     /// `async` frame.
     /// - Returns: the reply script still to evaluate when the channel only has the `async` form.
-    func settle(_ call: PendingCall, id: String, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
+    func settle(_ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
                 by settler: Settler) -> PendingScript? {
+        let id = call.id
         // One lock: the entry, and the channel and observer its reply goes to.
         let taken = state.withLock { state in
-            state.take(call, id: id) ? DeliveryRoute(channel: state.channel, observer: state.observer) : nil
+            state.take(call) ? ChannelSnapshot(channel: state.channel, observer: state.observer) : nil
         }
-        guard let route = taken else { return nil }
+        guard let snapshot = taken else { return nil }
         let generation = call.generation
         if settler != .timer { call.timer?.cancel() }
         if settler == .timer || settler == .other { call.cancelWork() }
         if settler == .workStopping {
             let message = OutboundMessage.reply(id: id, result: outcome)
-            Task { await deliverFinal(message, id: id, call: call, generation: generation, route: route) }
+            Task { await deliverFinal(message, call: call, generation: generation, snapshot: snapshot) }
             call.cancelWork()
             return nil
         }
-        return deliverFinalNow(.reply(id: id, result: consume outcome), id: id, call: call, generation: generation,
-                               route: route)
+        return deliverFinalNow(.reply(id: id, result: consume outcome), call: call, generation: generation,
+                               snapshot: snapshot)
     }
 
     /// Encodes and delivers a final reply.
@@ -83,23 +84,24 @@ extension BridgeRouter {
     /// A reply that is too large is replaced by `payload_too_large`, and one that cannot be
     /// encoded by `invalid_result`.
     ///
-    /// Takes `message` over (see ``finish(_:id:_:by:)``): its result is released once
-    /// encoded, before the engine gets the reply. `route`, when given, is the channel and
+    /// Takes `message` over (see ``finish(_:_:by:)``): its result is released once
+    /// encoded, before the engine gets the reply. `snapshot`, when given, is the channel and
     /// observer read when the call was taken from the table (no further lock).
-    func deliverFinal(_ message: consuming OutboundMessage, id: String, call: PendingCall, via channel: PageChannel? = nil,
-                      generation: UInt64, refused: Bool = false, route: DeliveryRoute? = nil) async {
-        if let pending = deliverFinalNow(consume message, id: id, call: call, via: channel, generation: generation,
-                                         refused: refused, route: route) {
+    func deliverFinal(_ message: consuming OutboundMessage, call: PendingCall, via channel: PageChannel? = nil,
+                      generation: UInt64, refused: Bool = false, snapshot: ChannelSnapshot? = nil) async {
+        if let pending = deliverFinalNow(consume message, call: call, via: channel, generation: generation,
+                                         refused: refused, snapshot: snapshot) {
             await deliver(pending)
         }
     }
 
-    /// ``deliverFinal(_:id:call:via:generation:refused:route:)`` up to the point where it
+    /// ``deliverFinal(_:call:via:generation:refused:snapshot:)`` up to the point where it
     /// would suspend.
     /// - Returns: the reply script still to evaluate when the channel only has the `async` form.
-    func deliverFinalNow(_ message: consuming OutboundMessage, id: String, call: PendingCall, via channel: PageChannel? = nil,
-                         generation: UInt64, refused: Bool = false, route: DeliveryRoute? = nil) -> PendingScript? {
-        let hasChannel = channel != nil || (route.map { $0.channel != nil } ?? state.withLock { $0.channel != nil })
+    func deliverFinalNow(_ message: consuming OutboundMessage, call: PendingCall, via channel: PageChannel? = nil,
+                         generation: UInt64, refused: Bool = false, snapshot: ChannelSnapshot? = nil) -> PendingScript? {
+        let id = call.id
+        let hasChannel = channel != nil || (snapshot.map { $0.channel != nil } ?? state.withLock { $0.channel != nil })
         switch Self.finalReplyRoute(call.replyHandler, source: call.source, hasChannel: hasChannel, refused: refused) {
         case .replyHandler(let replyHandler):
             answer(consume message, id: id, task: call.taskName, through: replyHandler)
@@ -110,7 +112,7 @@ extension BridgeRouter {
             let built = finalReplyScript(consume message, id: id)
             // The connected channel's completion-handler form takes the script without a suspension.
             if channel == nil, postReply(built.script, generation: generation, id: id, taskName: call.taskName,
-                                         outcome: built.outcome, bytes: built.bytes, route: route) {
+                                         outcome: built.outcome, bytes: built.bytes, snapshot: snapshot) {
                 return nil
             }
             return PendingScript(script: built.script, bytes: built.bytes, id: id, taskName: call.taskName,
@@ -119,14 +121,14 @@ extension BridgeRouter {
         return nil
     }
 
-    /// Evaluates a reply script left by ``settle(_:id:_:by:)`` or
-    /// ``deliverFinalNow(_:id:call:via:generation:refused:route:)``.
+    /// Evaluates a reply script left by ``settle(_:_:by:)`` or
+    /// ``deliverFinalNow(_:call:via:generation:refused:snapshot:)``.
     func deliver(_ pending: PendingScript) async {
         await deliver(script: pending.script, bytes: pending.bytes, kind: "reply", id: pending.id, task: pending.taskName,
                       outcome: pending.outcome, generation: pending.generation, channel: pending.channel)
     }
 
-    /// Where a final reply goes (see ``deliverFinal(_:id:call:via:generation:refused:route:)``).
+    /// Where a final reply goes (see ``deliverFinal(_:call:via:generation:refused:snapshot:)``).
     enum FinalReplyRoute {
         /// Through the message's reply handler.
         case replyHandler(ReplyHandler)

@@ -16,7 +16,7 @@ extension BridgeRouter {
     /// was connected when it was admitted, so a ``close()`` while the task runs does not lose it.
     /// The admission still refuses a call after ``close()`` (`unavailable`) and an id a pending
     /// call uses (`invalid_message`), under the lock `close()` takes. The reply takes the same path as an asynchronous call's final reply
-    /// (``deliverFinal(_:id:call:via:generation:refused:route:)``): the reply handler when it carries
+    /// (``deliverFinal(_:call:via:generation:refused:snapshot:)``): the reply handler when it carries
     /// final replies, the call is from a subframe or no channel is connected; otherwise a script,
     /// handed over directly when the channel has the completion-handler form
     /// (``PageChannel/init(post:)``), else from a new Swift task.
@@ -80,7 +80,7 @@ extension BridgeRouter {
             result = .failure(error)
         }
         deliverSynchronousReply(result, id: id, taskName: taskName, source: source, replyHandler: replyHandler,
-                                generation: generation, route: DeliveryRoute(channel: channel, observer: observer))
+                                generation: generation, snapshot: ChannelSnapshot(channel: channel, observer: observer))
         return true
     }
 
@@ -88,13 +88,13 @@ extension BridgeRouter {
     private static let ignoreCompletion: @Sendable ((any Error)?) -> Void = { _ in }
 
     /// Delivers the final reply of a synchronous call (see ``respondSynchronously``): the same
-    /// route as ``deliverFinal(_:id:call:via:generation:refused:route:)``, without a Swift task unless
-    /// the channel only has the `async` form. `route` is the channel and observer read when the
-    /// call was admitted (see ``postReply(_:generation:id:taskName:outcome:bytes:route:)``).
+    /// route as ``deliverFinal(_:call:via:generation:refused:snapshot:)``, without a Swift task unless
+    /// the channel only has the `async` form. `snapshot` is the channel and observer read when the
+    /// call was admitted (see ``postReply(_:generation:id:taskName:outcome:bytes:snapshot:)``).
     private func deliverSynchronousReply(_ result: Result<Data, BridgeError>, id: String, taskName: String,
                                          source: MessageSource, replyHandler: ReplyHandler?, generation: UInt64,
-                                         route: DeliveryRoute) {
-        let channel = route.channel
+                                         snapshot: ChannelSnapshot) {
+        let channel = snapshot.channel
         var message: OutboundMessage {
             switch result {
             case .success(let data): .reply(id: id, result: .success(RawJSON(checked: data)))
@@ -117,7 +117,7 @@ extension BridgeRouter {
                 built = finalReplyScript(message, id: id)
             }
             if postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: built.outcome,
-                         bytes: built.bytes, route: route) {
+                         bytes: built.bytes, snapshot: snapshot) {
                 return
             }
             let pending = PendingScript(script: built.script, bytes: built.bytes, id: id, taskName: taskName,
@@ -130,7 +130,7 @@ extension BridgeRouter {
     /// since `generation` (pages change: a reply never reaches another page) or there is no
     /// channel; either way the traffic log says what happened.
     ///
-    /// - Parameter route: the channel and observer to use, read under the lock that admitted
+    /// - Parameter snapshot: the channel and observer to use, read under the lock that admitted
     ///   (a synchronous call) or took (an asynchronous one) the call; `nil` to read the connected
     ///   ones now. A synchronous call's reply thus still reaches its page when ``close()`` drops
     ///   the channel while the task runs (the call then settles with its result, as an
@@ -139,12 +139,12 @@ extension BridgeRouter {
     /// - Returns: `false` when the channel has only the `async` form: nothing was done and the
     ///   caller delivers the script with ``deliver(script:bytes:kind:id:task:outcome:generation:channel:)``.
     func postReply(_ script: String, generation: UInt64, id: String, taskName: String, outcome: String?,
-                   bytes: Int, route: DeliveryRoute? = nil) -> Bool {
+                   bytes: Int, snapshot: ChannelSnapshot? = nil) -> Bool {
         let current: UInt64
         let connected: PageChannel?
         let observer: (@Sendable (TrafficRecord) -> Void)?
-        if let route {
-            (current, connected, observer) = (currentGeneration.load(ordering: .acquiring), route.channel, route.observer)
+        if let snapshot {
+            (current, connected, observer) = (currentGeneration.load(ordering: .acquiring), snapshot.channel, snapshot.observer)
         } else {
             (current, connected, observer) = state.withLock { ($0.generation, $0.channel, $0.observer) }
         }

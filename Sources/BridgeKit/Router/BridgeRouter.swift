@@ -110,7 +110,7 @@ public final class BridgeRouter: Sendable {
     /// The current page generation. It starts at 0 and grows by one on every
     /// ``pageDidStartNavigation()``.
     public var pageGeneration: UInt64 {
-        state.withLock { $0.generation }
+        currentGeneration.load(ordering: .acquiring)
     }
 
     /// Tells the router the web view started loading another document (not a same-document
@@ -161,7 +161,7 @@ public final class BridgeRouter: Sendable {
             call.cancelWork()
             call.timer?.cancel()
             let message = OutboundMessage.reply(id: id, result: .failure(.unavailable("The router was closed.")))
-            await deliverFinal(message, id: id, call: call, via: channel, generation: generation)
+            await deliverFinal(message, call: call, via: channel, generation: generation)
         }
     }
 

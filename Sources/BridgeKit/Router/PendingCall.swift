@@ -5,7 +5,7 @@ import Synchronization
 /// A class, so that the router's table, the settling task and the log hand one reference
 /// around instead of copying eight fields (and their reference counts) at each step. `timer`
 /// and `progressCount` are only touched with the router's state lock held (``RouterState``),
-/// or by the one task that removed the entry from the table (``RouterState/take(_:id:)``);
+/// or by the one task that removed the entry from the table (``RouterState/take(_:)``);
 /// the work task goes through its own handshake (``attachWork(_:)``, ``cancelWork()``), so
 /// attaching it takes no lock.
 final class PendingCall: @unchecked Sendable {
@@ -24,7 +24,7 @@ final class PendingCall: @unchecked Sendable {
     private let workState = Atomic<UInt8>(WorkState.detached)
     var progressCount = 0
     /// Set, with the router's state lock held, when the entry leaves the table
-    /// (``RouterState/take(_:id:)``, ``RouterState/takeAllCalls()``): the call has settled, or
+    /// (``RouterState/take(_:)``, ``RouterState/takeAllCalls()``): the call has settled, or
     /// is settling. Only read with that lock held (progress).
     var settled = false
 

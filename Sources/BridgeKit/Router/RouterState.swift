@@ -45,11 +45,11 @@ struct RouterState: Sendable {
         return nil
     }
 
-    /// Removes `call` from the table if it is still the pending call `id`: a call's work, timer,
+    /// Removes `call` from the table if it is still the pending call of its id: a call's work, timer,
     /// cancel or progress limit settles only its own call, never a later one that reuses the id.
     /// - Returns: whether it was removed (the caller then settles it; nobody else can).
-    mutating func take(_ call: PendingCall, id: String) -> Bool {
-        guard let index = calls.index(forKey: id), calls.values[index] === call else { return false }
+    mutating func take(_ call: PendingCall) -> Bool {
+        guard let index = calls.index(forKey: call.id), calls.values[index] === call else { return false }
         calls.remove(at: index)
         call.settled = true
         return true
