@@ -27,6 +27,31 @@ public enum WebBridgeRelay {
   'use strict';
 
   var MARK = '__webbridgeRelay:';
+  /** Bodies of at least this many UTF-16 code units are narrowed (see `narrow`). */
+  var NARROW_FROM = 65536;
+  var WIDE = /[^\u0000-\u00ff]/;
+  var NON_ASCII = /[^\u0000-\u007f]/g;
+
+  function escapeUnit(c) { return '\\u' + ('000' + c.charCodeAt(0).toString(16)).slice(-4); }
+
+  /**
+   * A large body with a few characters above U+00FF, written with those (and every other
+   * non-ASCII character) as JSON `\u` escapes, in a one-byte-per-character string: JavaScriptCore
+   * keeps a string with any such character at two bytes per character, in this process and in
+   * the app's. The body is JSON text (the shim's `JSON.stringify`), where non-ASCII characters
+   * only occur inside strings and the escape means the same character. Other bodies unchanged.
+   */
+  function narrow(body, encoder, decoder) {
+    if (body.length < NARROW_FROM || !encoder || !decoder || !WIDE.test(body)) { return body; }
+    var limit = body.length >> 4;
+    var count = 0;
+    NON_ASCII.lastIndex = 0;
+    while (NON_ASCII.exec(body) !== null) {
+      if (++count > limit) { return body; }
+    }
+    // replace() keeps the two-byte form; a round trip through UTF-8 bytes gives the one-byte one.
+    return decoder.decode(encoder.encode(body.replace(NON_ASCII, escapeUnit)));
+  }
 
   /**
    * Installs the relay on `opts.window` (the relay world's window) for `opts.channel`
@@ -39,6 +64,12 @@ public enum WebBridgeRelay {
       if (!win || typeof win.addEventListener !== 'function' || win[MARK + channel]) { return false; }
       Object.defineProperty(win, MARK + channel, { value: true });
 
+      var encoder = null;
+      var decoder = null;
+      try {
+        encoder = typeof win.TextEncoder === 'function' ? new win.TextEncoder() : null;
+        decoder = typeof win.TextDecoder === 'function' ? new win.TextDecoder() : null;
+      } catch (e) { encoder = null; decoder = null; }
       var dispatch = function (name, detail) {
         try {
           var C = win.CustomEvent || (typeof CustomEvent === 'function' ? CustomEvent : null);
@@ -61,7 +92,7 @@ public enum WebBridgeRelay {
           try { origin = win.location.origin; } catch (e) { origin = null; }
           // An array of three strings, not JSON text: the body crosses to native as its own
           // string, never escaped into a second JSON text (docs/protocol.md, "Relay").
-          var result = h.postMessage([origin, win.top === win ? 'main' : 'sub', body]);
+          var result = h.postMessage([origin, win.top === win ? 'main' : 'sub', narrow(body, encoder, decoder)]);
           if (result && typeof result.then === 'function') {
             result.then(function (reply) {
               if (typeof reply === 'string' && reply.length > 0) { dispatch(channel + ':message', reply); }

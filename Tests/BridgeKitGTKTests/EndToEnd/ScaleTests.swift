@@ -76,6 +76,26 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
+        /// Kind of fault: the relay's one-byte form of a large body with a few wide characters
+        /// (JSON `\u` escapes) changes the message, in native or back in the page.
+        @Test("a 1 MB mostly-ASCII payload with a few wide characters crosses narrowed and round-trips byte-exact",
+              .timeLimit(.minutes(1)))
+        func narrowedBody() async throws {
+            let (harness, server) = try await Self.open()
+            defer { server.stop() }
+            let rare = "✓ 😀 é \u{2028} </script> \"q\" \\"
+            let expected = String(repeating: "QUJDRA==", count: 1 << 17) + rare
+            try await harness.run("""
+                window.__big = 'QUJDRA=='.repeat(\(1 << 17)) + \(E2EPage.jsLiteral(rare));
+                e2eCall('narrow', 'Record', window.__big);
+                """)
+            try await harness.waitForSettled(["narrow"])
+            #expect(try await harness.isTrue("window.__settled.narrow.ok === true && window.__settled.narrow.data === window.__big"))
+            let received = try #require(harness.probe.runs(of: "Record").first?.options)
+            #expect(EscapingCorpus.byteEqual(received, .string(expected)))
+            await harness.close()
+        }
+
         @Test("throughput: 500 sequential calls (printed, not asserted)", .timeLimit(.minutes(1)))
         func sequentialThroughput() async throws {
             let (harness, server) = try await Self.open()

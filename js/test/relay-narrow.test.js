@@ -1,0 +1,63 @@
+'use strict';
+// Kind of fault: a large body with a handful of characters above U+00FF crosses to the app as a
+// two-byte-per-character string (JavaScriptCore's form for such a string), doubling its copies in
+// both processes; or the relay's narrowed form changes the message, or blows up text that is
+// mostly non-Latin.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { loadShim, loadRelay, makeWorlds } = require('../testing/fakes.js');
+
+const { install } = loadShim();
+const { createRelay } = loadRelay();
+
+/** A relay world with the encoders a WebKit world has, and a page bridge posting through it. */
+function setUp({ encoders = true } = {}) {
+  const { page, relay, handler } = makeWorlds();
+  if (encoders) {
+    relay.TextEncoder = TextEncoder;
+    relay.TextDecoder = TextDecoder;
+  }
+  createRelay({ window: relay });
+  return { bridge: install(page), handler };
+}
+
+const isASCII = (text) => /^[\x00-\x7f]*$/.test(text);
+
+test('a large body with a few wide characters: ASCII escapes, the same message', () => {
+  const { bridge, handler } = setUp();
+  const options = { file: 'QUJD'.repeat(40000), note: 'done ✓ 😀 \u2028', name: 'Grüße' };
+  bridge.call('upload', options, () => {});
+  const posted = handler.texts[0][2];
+  assert.ok(isASCII(posted), 'every non-ASCII character escaped');
+  assert.ok(posted.includes('\\u2713') && posted.includes('\\ud83d\\ude00') && posted.includes('Gr\\u00fc\\u00dfe'));
+  const message = JSON.parse(posted);
+  assert.deepEqual(message.options, options);
+  assert.equal(message.task, 'upload');
+});
+
+test('unchanged: small bodies, bodies without characters above U+00FF, mostly non-Latin text, no TextEncoder', () => {
+  const cases = [
+    { options: { text: 'small ✓' }, encoders: true },
+    { options: { text: 'é'.repeat(70000) }, encoders: true },
+    { options: { text: '漢字かな'.repeat(20000) }, encoders: true },
+    { options: { text: 'a'.repeat(70000) + '✓' }, encoders: false },
+  ];
+  for (const { options, encoders } of cases) {
+    const { bridge, handler } = setUp({ encoders });
+    bridge.call('t', options, () => {});
+    const posted = handler.texts[0][2];
+    assert.deepEqual(JSON.parse(posted).options, options);
+    assert.ok(!posted.includes('\\u'), 'no escapes added');
+  }
+});
+
+test('at most one wide-or-non-ASCII character in 16: narrowed; one more: unchanged', () => {
+  // The body's length in UTF-16 units sets the limit; pad to a known length.
+  const { bridge, handler } = setUp();
+  const wide = '✓'.repeat(4000);
+  bridge.call('t', { text: wide + 'a'.repeat(4000 * 16) }, () => {});
+  assert.ok(isASCII(handler.texts[0][2]));
+  const second = setUp();
+  second.bridge.call('t', { text: wide + 'a'.repeat(4000 * 14) }, () => {});
+  assert.ok(!isASCII(second.handler.texts[0][2]));
+});
