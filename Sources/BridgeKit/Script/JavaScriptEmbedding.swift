@@ -97,6 +97,17 @@ public enum JavaScriptEmbedding {
         messageBytes > asciiThreshold && nonASCIIBytes > 0 && nonASCIIBytes <= messageBytes / 16
     }
 
+    /// ``prefersASCII(messageBytes:nonASCIIBytes:)`` for a message of `messageBytes` bytes whose
+    /// non-ASCII bytes are all in `parts` (the rest is ASCII); the parts are only read when the
+    /// message is over ``asciiThreshold``. The one choice both script builders make.
+    static func prefersASCII(messageBytes: Int, nonASCIIIn parts: some Sequence<Data>) -> Bool {
+        guard messageBytes > asciiThreshold else { return false }
+        let nonASCII = parts.reduce(0) { sum, part in
+            sum + part.withUnsafeBytes { countNonASCII($0.bindMemory(to: UInt8.self)) }
+        }
+        return prefersASCII(messageBytes: messageBytes, nonASCIIBytes: nonASCII)
+    }
+
     /// The number of bytes of `bytes` that are not ASCII (0x80 and above). Reads eight bytes at a time.
     static func countNonASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         guard let base = bytes.baseAddress else { return 0 }

@@ -27,9 +27,7 @@ extension PageScript {
         let messageBytes = replyHead.count + result.count + replyIDStart.count + idBytes + 1 + replyTail.count
         guard messageBytes <= limit, id.utf8.allSatisfy(isPlainIDByte) else { return nil }
         // The same choice as `build(calling:jsonParts:)` makes for this message (the rest of it is ASCII).
-        let asciiOnly = messageBytes > JavaScriptEmbedding.asciiThreshold && JavaScriptEmbedding.prefersASCII(
-            messageBytes: messageBytes,
-            nonASCIIBytes: result.withUnsafeBytes { JavaScriptEmbedding.countNonASCII($0.bindMemory(to: UInt8.self)) })
+        let asciiOnly = JavaScriptEmbedding.prefersASCII(messageBytes: messageBytes, nonASCIIIn: CollectionOfOne(result))
         let script = successReplyInPlace(id: id, result: result, asciiOnly: asciiOnly)
             ?? successReplyInBuffer(id: id, result: result, asciiOnly: asciiOnly)
         return (script, messageBytes)

@@ -52,11 +52,7 @@ public enum PageScript {
     /// (``JavaScriptEmbedding/prefersASCII(messageBytes:nonASCIIBytes:)``).
     static func build(calling function: PageFunction, jsonParts: [Data]) -> String {
         let payloadBytes = jsonParts.reduce(0) { $0 + $1.count }
-        let asciiOnly = payloadBytes > JavaScriptEmbedding.asciiThreshold && JavaScriptEmbedding.prefersASCII(
-            messageBytes: payloadBytes,
-            nonASCIIBytes: jsonParts.reduce(0) { sum, part in
-                sum + part.withUnsafeBytes { JavaScriptEmbedding.countNonASCII($0.bindMemory(to: UInt8.self)) }
-            })
+        let asciiOnly = JavaScriptEmbedding.prefersASCII(messageBytes: payloadBytes, nonASCIIIn: jsonParts)
         var script = [UInt8]()
         script.reserveCapacity(function.source.utf8.count + payloadBytes + payloadBytes / 32 + 16)
         script.append(contentsOf: function.source.utf8)
