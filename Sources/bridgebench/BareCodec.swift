@@ -31,13 +31,11 @@ struct BareCodec {
                 keep(String(decoding: try encoder.encode(options), as: UTF8.self))
             }
         case .codecImmediate:
-            // As the router with an immediate task: decode on this thread, then encode in a Swift
-            // task started on this thread (`Task.immediate`), which an `async` handler needs.
+            // As the router with an immediate task: decode and encode in a Swift task started on
+            // this thread (`Task.immediate`), which an `async` handler needs.
             for _ in 0..<count {
-                let options = try decoder.decode(BenchPayload.self, from: Data(optionsText.utf8))
-                let operation: @Sendable () async -> Void = { [encoder, sink] in
-                    let text = (try? encoder.encode(options)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-                    sink.keep(text)
+                let operation: @Sendable () async -> Void = { [decoder, encoder, sink, optionsText] in
+                    sink.keep(Self.convert(optionsText, decoder: decoder, encoder: encoder))
                 }
                 if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
                     Task.immediate(operation: operation)
@@ -50,16 +48,14 @@ struct BareCodec {
                 await sink.wait(untilDelivered: posted)
             }
         case .codecWithHop:
-            // As the router with a concurrent task: decode on this thread, then encode in a new
-            // Swift task and hand the text to a sink; wait for each batch.
+            // As the router with a concurrent task: decode and encode in a new Swift task and
+            // hand the text to a sink; wait for each batch.
             var left = count
             while left > 0 {
                 let now = min(left, batch)
                 for _ in 0..<now {
-                    let options = try decoder.decode(BenchPayload.self, from: Data(optionsText.utf8))
-                    Task { [encoder, sink] in
-                        let text = (try? encoder.encode(options)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-                        sink.keep(text)
+                    Task { [decoder, encoder, sink, optionsText] in
+                        sink.keep(Self.convert(optionsText, decoder: decoder, encoder: encoder))
                     }
                 }
                 posted += now
@@ -69,6 +65,14 @@ struct BareCodec {
                 }
             }
         }
+    }
+
+    /// The options text decoded into ``BenchPayload`` and encoded again (`""` if either fails,
+    /// which the bench's own correctness check rules out).
+    private static func convert(_ optionsText: String, decoder: JSONDecoder, encoder: JSONEncoder) -> String {
+        guard let options = try? decoder.decode(BenchPayload.self, from: Data(optionsText.utf8)),
+              let json = try? encoder.encode(options) else { return "" }
+        return String(decoding: json, as: UTF8.self)
     }
 
     /// The encoder of the bare side: `JSONEncoder` with BridgeKit's output formatting

@@ -8,9 +8,9 @@
 /// - **bare-typed**: the same, through the `baretyped` handler, which decodes the text into
 ///   ``BenchPayload`` with `JSONDecoder` and encodes it again with `JSONEncoder` (the typed
 ///   task's codec work without BridgeKit);
-/// - **bare-typed-hop**: the same through the `baretypedhop` handler, which decodes on the GTK
-///   thread, encodes in a Swift task on the global executor and evaluates from the main actor:
-///   the thread hop a concurrent task (``BenchEchoTask``) makes, without BridgeKit.
+/// - **bare-typed-hop**: the same through the `baretypedhop` handler, which decodes and encodes
+///   in a Swift task on the global executor and evaluates from the main actor: the thread hop a
+///   concurrent task (``BenchEchoTask``) makes, without BridgeKit.
 ///
 /// `__bench.start(mode, key, count, width, verify)` runs `count` calls of the payload `key`, one at
 /// a time (`width` 1) or `width` at a time through `Promise.all`, checks every answer (by size; and,

@@ -40,9 +40,9 @@ struct BenchSettings: Sendable {
                     large (1 MB / 8 MB round trips and peak memory)
           --profile run COUNT native-path calls of BYTES through one side only, for
                     valgrind --tool=callgrind. SIDE: router (a concurrent task), router-immediate,
-                    router-sync (a synchronous task), bare (the codec), bare-hop (the codec, encoding
-                    in a new Swift task like a concurrent task), bare-immediate (the codec, encoding
-                    in a Swift task started on the calling thread, like an immediate task)
+                    router-sync (a synchronous task), bare (the codec), bare-hop (the codec, in a new
+                    Swift task like a concurrent task), bare-immediate (the codec, in a Swift task
+                    started on the calling thread, like an immediate task)
         """
 
     enum ParseError: Error {

@@ -65,14 +65,14 @@ final class EngineBench {
             let script = "window.__bareReceive(" + String(decoding: json, as: UTF8.self) + ")"
             Task { @MainActor in try? await webView.evaluateJavaScript(script) }
         }
-        // The same with the thread hop of a concurrent task: decodes here (the GTK thread),
-        // encodes in a Swift task on the global executor, evaluates from the main actor.
+        // The same with the thread hop of a concurrent task: decodes and encodes in a Swift task
+        // on the global executor, evaluates from the main actor.
         try webView.registerScriptMessageHandler(name: "baretypedhop", world: nil, withReply: false) { [weak webView] message in
-            guard let webView, let call = try? decoder.decode(BareTypedCall.self, from: Data(message.bodyJSONText.utf8)) else {
-                return
-            }
-            Task.detached { [encoder] in
-                guard let json = try? encoder.encode(call) else { return }
+            guard let webView else { return }
+            let text = message.bodyJSONText
+            Task.detached { [decoder, encoder] in
+                guard let call = try? decoder.decode(BareTypedCall.self, from: Data(text.utf8)),
+                      let json = try? encoder.encode(call) else { return }
                 let script = "window.__bareReceive(" + String(decoding: json, as: UTF8.self) + ")"
                 Task { @MainActor in try? await webView.evaluateJavaScript(script) }
             }

@@ -8,10 +8,10 @@ import Foundation
 ///
 /// The bare side does what the router's side does around the codec, no more, and writes the same
 /// JSON text (sorted keys, as BridgeKit's encoder): for a ``BenchTaskKind/concurrent`` task, whose
-/// calls the router decodes on the calling thread and answers from a new Swift task, the bare side
-/// also decodes on the calling thread and encodes in a new Swift task (``BareSide/codecWithHop``);
-/// for an ``BenchTaskKind/immediate`` task, whose `async` run starts on the calling thread, it
-/// encodes in a Swift task started there (``BareSide/codecImmediate``); for a synchronous task
+/// calls the router reads on the calling thread and decodes, runs and answers in a new Swift task,
+/// the bare side decodes and encodes in a new Swift task (``BareSide/codecWithHop``); for an
+/// ``BenchTaskKind/immediate`` task, whose `async` work starts on the calling thread, it decodes
+/// and encodes in a Swift task started there (``BareSide/codecImmediate``); for a synchronous task
 /// everything stays on the calling thread (``BareSide/codec``).
 struct NativePathBench {
     let size: PayloadSize
@@ -31,9 +31,9 @@ struct NativePathBench {
     enum BareSide: String {
         /// Decode and encode on the calling thread.
         case codec = "bare"
-        /// Decode on the calling thread, encode in a new Swift task, `batch` calls in flight.
+        /// Decode and encode in a new Swift task, `batch` calls in flight.
         case codecWithHop = "bare-hop"
-        /// Decode on the calling thread, encode in a Swift task started on it (`Task.immediate`).
+        /// Decode and encode in a Swift task started on the calling thread (`Task.immediate`).
         case codecImmediate = "bare-immediate"
 
         init(for kind: BenchTaskKind) {
@@ -143,6 +143,8 @@ struct NativePathBench {
             return
         }
         var harness = try Harness(optionsText: optionsText, kind: kind)
+        // As in the timed runs: scripts are counted, not kept.
+        harness.sink.dropScripts()
         await harness.call(iterations)
         await harness.router.close()
     }

@@ -16,31 +16,66 @@ extension InboundEnvelope {
     static func fastCall(_ scan: CallEnvelopeScan, in body: UnsafeBufferPointer<UInt8>, task: AnyBridgeTask?,
                          source: MessageSource, policy: AccessPolicy) -> InboundMessage? {
         try? prepareCall(id: scan.id, name: scan.task, task: task, source: source, policy: policy) { task in
-            if task.takesRawJSON {
-                return try rawOptions(scan, in: body)
-            }
-            guard let range = scan.options, let base = body.baseAddress, !range.isEmpty else {
-                // An absent `options` member decodes as JSON null, as `superDecoder(forKey:)` does.
-                return try task.decodeOptionsText(Self.null)
-            }
-            // No copy: the decoder reads the body's own bytes while this call runs.
-            let options = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base + range.lowerBound),
-                               count: range.count, deallocator: .none)
-            return try task.decodeOptionsText(options)
+            try decodeOptions(scan.options, in: body, for: task)
         }
     }
 
-    private static let null = Data("null".utf8)
-
-    /// The `options` bytes as ``RawJSON`` after ``JSONValidator`` accepted them (the scan has
-    /// already checked their depth); absent options are `null`.
-    /// - Throws: when they are not JSON, so that the general path reports the error.
-    private static func rawOptions(_ scan: CallEnvelopeScan, in body: UnsafeBufferPointer<UInt8>) throws -> RawJSON {
-        guard let range = scan.options, let base = body.baseAddress, !range.isEmpty else { return .null }
-        let bytes = UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
-        guard JSONValidator.isValid(bytes, maxDepth: .max) else { throw RawOptionsRejected() }
-        return RawJSON(checked: Data(bytes))
+    /// Decodes the `options` member at `range` of `body` (absent: JSON `null`, as
+    /// `superDecoder(forKey:)` reads it) into `task`'s `Options` type; a ``RawJSON`` task gets the
+    /// bytes once ``JSONValidator`` accepted them (the scan has already checked their depth).
+    /// - Throws: when they do not decode; only ``generalOptions(of:task:source:policy:)`` says
+    ///   which error the page gets.
+    static func decodeOptions(_ range: Range<Int>?, in body: UnsafeBufferPointer<UInt8>,
+                              for task: AnyBridgeTask) throws -> any Sendable {
+        guard let range, let base = body.baseAddress, !range.isEmpty else {
+            return task.takesRawJSON ? RawJSON.null : try task.decodeOptionsText(Self.null)
+        }
+        if task.takesRawJSON {
+            let bytes = UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
+            guard JSONValidator.isValid(bytes, maxDepth: .max) else { throw RawOptionsRejected() }
+            return RawJSON(checked: Data(bytes))
+        }
+        // No copy: the decoder reads the body's own bytes while this call runs.
+        let options = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base + range.lowerBound),
+                           count: range.count, deallocator: .none)
+        return try task.decodeOptionsText(options)
     }
+
+    /// The options of call `body` for `task` as the general path decodes them: the whole body
+    /// with `JSONDecoder`, as ``BridgeRouter`` decodes a body the fast path gives up on. A call
+    /// whose work decodes its options (``CallInput``) falls back to this when
+    /// ``decodeOptions(_:in:for:)`` fails, so that it gets what a call decoded on arrival gets:
+    /// the same error, or the same options when the general decoder accepts what the strict
+    /// checks refused (it takes a trailing comma, for example).
+    /// - Throws: the ``BridgeError`` the general path reports: `invalid_options` with its path;
+    ///   `invalid_message` for text that is not JSON.
+    static func generalOptions(of body: UnsafeBufferPointer<UInt8>, task: AnyBridgeTask, source: MessageSource,
+                               policy: AccessPolicy) throws -> any Sendable {
+        let decoder = BridgeJSON.makeDecoder()
+        if let key = InboundDecodingContext.key {
+            decoder.userInfo[key] = InboundDecodingContext(tasks: [task.name: task], source: source, policy: policy)
+        }
+        guard let message = try? decoder.decode(InboundEnvelope.self, from: Data(body)).message else {
+            throw BridgeError.invalidMessage("The body is not valid JSON.")
+        }
+        switch message {
+        case .call(let call):
+            switch call.prepared {
+            case .success(let prepared):
+                if case .options(let options) = prepared.input { return options }
+            case .failure(let error):
+                throw error
+            }
+        case .invalid(_, let error):
+            throw error
+        case .cancel, .reply:
+            break
+        }
+        // Not a call the general path could prepare: not expected for a scanned call envelope.
+        throw BridgeError.invalidMessage("The body is not a call.")
+    }
+
+    private static let null = Data("null".utf8)
 
     private struct RawOptionsRejected: Error {}
 }

@@ -16,25 +16,10 @@ struct InboundDecodingContext: Sendable {
 struct InboundCall: Sendable {
     let id: String?
     let taskName: String
-    /// The task and its decoded options, or the error to settle the call with.
+    /// The task and where its options come from, or the error to settle the call with.
     let prepared: Result<PreparedCall, BridgeError>
     /// The refusal reason when the policy refused the call (`"subframe"`, …), for the log.
     let refusal: String?
-}
-
-/// A call whose options decoded, ready to run.
-struct PreparedCall: Sendable {
-    let task: AnyBridgeTask
-    /// The options, created by the task's own `Decodable` init and only handed back to that
-    /// task's `run` (`Sendable` by the `BridgeTask.Options` requirement). In a box that the work
-    /// empties when it starts the task, so no copy of this call (the router's callers still hold
-    /// one while an immediate task runs) keeps a large payload alive after the task is done.
-    let options: TakeOnce
-
-    init(task: AnyBridgeTask, options: any Sendable) {
-        self.task = task
-        self.options = TakeOnce(options)
-    }
 }
 
 /// One decoded page-to-native message (protocol v1, see docs/protocol.md).
@@ -144,7 +129,8 @@ struct InboundEnvelope: Decodable {
             return .call(InboundCall(id: id, taskName: name, prepared: .failure(.unknownTask(name)), refusal: nil))
         }
         let options = try decodeOptions(task)
-        return .call(InboundCall(id: id, taskName: name, prepared: .success(PreparedCall(task: task, options: options)), refusal: nil))
+        return .call(InboundCall(id: id, taskName: name, prepared: .success(PreparedCall(task: task, input: .options(options))),
+                                 refusal: nil))
     }
 
     private static func decodeReply(_ container: KeyedDecodingContainer<Key>, id: String?) -> InboundMessage {

@@ -4,10 +4,13 @@ extension BridgeRouter {
     /// Handles one script message from the page. Never throws and never traps, whatever the
     /// body (field case R13); every outcome is a reply, a log record, or both.
     ///
-    /// The body is checked for size and depth, decoded in one pass (envelope and the task's
-    /// options together), checked against the access policy, and the task is started where it
-    /// asks (``TaskExecution``); a ``SynchronousBridgeTask`` runs and is answered before this
-    /// returns. Decoding happens on the calling thread.
+    /// The body is checked for size and depth, its envelope read and checked against the access
+    /// policy, and the task is started where it asks (``TaskExecution``); a
+    /// ``SynchronousBridgeTask`` runs and is answered before this returns. The options are
+    /// decoded into the task's `Options` type where the task runs: by a synchronous task on the
+    /// calling thread, by an asynchronous task's Swift task (for a ``TaskExecution/concurrent``
+    /// one, off the calling thread, so a large payload does not hold up the main thread). A
+    /// message that is not a plain call envelope is decoded whole on the calling thread.
     ///
     /// - Parameters:
     ///   - body: the message as the engine delivered it.
@@ -19,28 +22,32 @@ extension BridgeRouter {
         case .absent:
             return reject(id: nil, .invalidMessage("The message has no body."), bytes: 0, source: source, replyHandler: replyHandler)
         case .string(var string):
-            // The string's own UTF-8 storage, not a copy (a bridged string is made contiguous once).
-            string.withUTF8 { handle($0, from: source, replyHandler: replyHandler) }
+            // The string's own UTF-8 storage, not a copy (a bridged string is made contiguous once),
+            // kept by a call whose work decodes the options.
+            string.makeContiguousUTF8()
+            let body = CallBody.string(string)
+            body.withBytes { handle($0, body: body, from: source, replyHandler: replyHandler) }
         case .json(let data):
             guard let unwrapped = Self.unwrapJSONString(data) else {
                 return reject(id: nil, .invalidMessage("The body is not valid JSON."), bytes: data.count, source: source, replyHandler: replyHandler)
             }
-            unwrapped.withUnsafeBytes {
-                handle($0.bindMemory(to: UInt8.self), owner: unwrapped, from: source, replyHandler: replyHandler)
-            }
+            let body = CallBody.data(unwrapped)
+            body.withBytes { handle($0, body: body, from: source, replyHandler: replyHandler) }
         }
     }
 
-    /// Routes one body. `text` is only read during the call.
+    /// Routes one body: `text` are the bytes of `body`, only read during the call.
     ///
     /// A plain call envelope (the shim's usual message) takes the fast path: ``CallEnvelopeScan``
-    /// reads the envelope members in one pass and only the options go through `JSONDecoder`.
-    /// Everything else, and every fast-path failure, takes the general path (``BodyScan``, then
+    /// reads the envelope members in one pass and only the options go through `JSONDecoder`,
+    /// where the task runs: a call of an asynchronous task keeps `body` and its work decodes the
+    /// options (``CallInput``), reporting a failure as the general path would. Everything else,
+    /// and every other fast-path failure, takes the general path (``BodyScan``, then
     /// ``InboundEnvelope`` decoding the whole body), which produces every error.
     ///
-    /// `owner`, when given, is the `Data` whose bytes `text` are: a ``RawJSON`` task of a
-    /// ``SynchronousBridgeTask`` then keeps its options as a view of it instead of a copy.
-    private func handle(_ text: UnsafeBufferPointer<UInt8>, owner: Data? = nil, from source: MessageSource,
+    /// A ``RawJSON`` option of a ``SynchronousBridgeTask`` is a view of `body` when it is `Data`
+    /// instead of a copy.
+    private func handle(_ text: UnsafeBufferPointer<UInt8>, body: CallBody, from source: MessageSource,
                         replyHandler: ReplyHandler?) {
         let limits = configuration.limits
         if text.count <= limits.maxPayloadBytes, let scan = CallEnvelopeScan(text) {
@@ -55,11 +62,17 @@ extension BridgeRouter {
             }
             // A synchronous task answers in one step, before this returns (unless its options
             // do not decode: then the general path below reports the error).
-            if let id = scan.id, let task, let respond = task.respond,
-               (task.policy ?? configuration.policy).refusal(for: source) == nil,
-               respondSynchronously(respond, task: task, scan: scan, id: id, in: text, owner: owner, source: source,
-                                    replyHandler: replyHandler) {
-                return
+            if let id = scan.id, let task, (task.policy ?? configuration.policy).refusal(for: source) == nil {
+                guard let respond = task.respond else {
+                    // An asynchronous task: its work decodes the options, where the task runs.
+                    let prepared = PreparedCall(task: task, input: .text(body, options: scan.options))
+                    let call = InboundCall(id: id, taskName: scan.task, prepared: .success(prepared), refusal: nil)
+                    return start(call, from: source, replyHandler: replyHandler, bytes: text.count)
+                }
+                if respondSynchronously(respond, task: task, scan: scan, id: id, in: text, owner: body.data, source: source,
+                                        replyHandler: replyHandler) {
+                    return
+                }
             }
             if case .call(let call)? = InboundEnvelope.fastCall(scan, in: text, task: task, source: source,
                                                                 policy: configuration.policy) {
@@ -154,7 +167,8 @@ extension BridgeRouter {
                     return
                 }
                 do {
-                    guard let options = prepared.options.take() else { return }
+                    let policy = self?.configuration.policy ?? AccessPolicy()
+                    let options = try prepared.input.options(for: prepared.task, source: source, policy: policy)
                     _ = try await prepared.task.run(options, context)
                 } catch {
                     self?.record(.outbound, "reply", id: nil, task: name, outcome: Self.bridgeError(error).code,
@@ -184,7 +198,7 @@ extension BridgeRouter {
             // structured reply path for the final reply.
             let keepsReplyHandler = !source.isMainFrame || state.channel == nil || replyHandler?.carriesFinalReplies == true
             let entry = PendingCall(id: id, taskName: call.taskName, generation: generation, source: source,
-                                    replyHandler: keepsReplyHandler ? replyHandler : nil, router: self)
+                                    replyHandler: keepsReplyHandler ? replyHandler : nil, router: self, work: prepared)
             switch state.admit(entry, as: id, limit: limits.maxPendingCalls) {
             case .duplicateID?: return .refused(.invalidMessage("The id \"\(id)\" is already in use."))
             case .tooManyPendingCalls?: return .refused(.tooManyPendingCalls(limit: limits.maxPendingCalls))
@@ -209,7 +223,7 @@ extension BridgeRouter {
                                     reason: nil, bytes: bytes))
         }
         // Started outside the lock: an immediate task runs (and may settle) before it returns.
-        let work = startWork(prepared, call: entry)
+        let work = startWork(entry, execution: prepared.task.execution)
         // No lock: the call's own handshake. Whoever settles the call cancels the work once it is
         // attached; when a cancel, a timeout, a navigation or close() came first, the work is
         // cancelled here. A call its work settled already (an immediate task that never suspended)
@@ -219,40 +233,64 @@ extension BridgeRouter {
         }
     }
 
-    /// Starts the work of an admitted call where its task asks (``TaskExecution``); the work
-    /// settles the call with the task's result or error.
-    ///
-    /// The work takes the options out of the call (``PreparedCall/options``) when it starts the
-    /// task and hands the result on to ``settle(_:_:by:)`` without keeping a copy, so
-    /// neither outlives the encoding of the reply: a large payload is not kept alive while the
-    /// engine copies the reply.
-    private func startWork(_ prepared: PreparedCall, call: PendingCall) -> Task<Void, Never> {
-        let context = CallContext(call: call)
-        let runner = prepared.task
-        let options = prepared.options
-        // The router through the call's weak reference: the work keeps neither alive.
-        let operation: @Sendable () async -> Void = {
-            let outcome: Result<any Encodable & Sendable, BridgeError>
-            do {
-                // Only `run` holds the options from here on (taken out, not copied).
-                guard let taken = options.take() else { throw BridgeError.cancelled("The call has already run.") }
-                outcome = .success(try await runner.run(taken, context))
-            } catch {
-                outcome = .failure(Self.bridgeError(error))
-            }
-            // Settled without a further `async` frame; only a channel with just the `async` form waits.
-            if let router = call.router, let pending = router.settle(call, consume outcome, by: .work) {
-                await router.deliver(pending)
-            }
-        }
-        if prepared.task.execution == .immediate,
+    /// Starts the work of an admitted call where its task asks (``TaskExecution``): the work
+    /// (``runWork(_:)``) captures only the call, which holds everything it needs. Each start
+    /// writes its closure out (no shared closure value): a closure passed on as a value costs
+    /// two more allocations per call, for the thunks that convert it to `Task`'s parameter type.
+    private func startWork(_ call: PendingCall, execution: TaskExecution) -> Task<Void, Never> {
+        if execution == .immediate,
            #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
-            return Self.startImmediately(operation)
+            return Self.startImmediately(call)
         }
-        return Task(operation: operation)
+        return Task { await Self.runWork(call) }
     }
 
-    /// Starts `operation` with `Task.immediate` (SE-0472) in a form the optimizer inlines.
+    /// The work of an admitted call: takes the task and its input out of the call, decodes the
+    /// options (``CallInput``), runs the task and settles the call with its result or error.
+    ///
+    /// Neither the body nor the options nor the result outlive their use: the body is released
+    /// once the options are decoded, the options when the task returns, and the result is handed
+    /// on to ``settle(_:_:by:)`` without a copy, released once the reply is encoded, so a large
+    /// payload is not kept alive while the engine copies the reply. The router is reached through
+    /// the call's weak reference: the work keeps neither the router nor its page alive.
+    private static func runWork(_ call: PendingCall) async {
+        let outcome: Result<any Encodable & Sendable, BridgeError>
+        do {
+            let (task, options) = try takeOptions(of: call)
+            outcome = .success(try await task.run(consume options, CallContext(call: call)))
+        } catch {
+            outcome = .failure(Self.bridgeError(error))
+        }
+        // Settled without a further `async` frame; only a channel with just the `async` form waits.
+        if let pending = settleFromWork(call, consume outcome) {
+            await call.router?.deliver(pending)
+        }
+    }
+
+    /// The task of `call` and its decoded options, taken out of the call (``runWork(_:)``).
+    ///
+    /// Not inlined, like ``settleFromWork(_:_:)``: the work's `async` frame is allocated from its
+    /// Swift task's allocator, and the locals of code inlined into it (decoding, settling,
+    /// building the reply script) would make it larger than the task's first slab, costing a
+    /// `malloc` (of more than glibc's per-thread cache takes) and a `free` per call.
+    /// - Throws: `cancelled` when the work was taken already; the decoding error of
+    ///   ``CallInput/options(for:source:policy:)``.
+    @inline(never)
+    private static func takeOptions(of call: PendingCall) throws -> (AnyBridgeTask, any Sendable) {
+        guard let work = call.takeWork() else { throw BridgeError.cancelled("The call has already run.") }
+        let policy = call.router?.configuration.policy ?? AccessPolicy()
+        return (work.task, try work.input.options(for: work.task, source: call.source, policy: policy))
+    }
+
+    /// Settles `call` with its work's `outcome` (``settle(_:_:by:)``); not inlined (see
+    /// ``takeOptions(of:)``).
+    @inline(never)
+    private static func settleFromWork(_ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>)
+        -> PendingScript? {
+        call.router?.settle(call, consume outcome, by: .work)
+    }
+
+    /// Starts the work of `call` with `Task.immediate` (SE-0472) in a form the optimizer inlines.
     ///
     /// With Swift 6.3, a call of `Task.immediate` that is not inlined goes through a shared
     /// specialization that gives the new task a task-executor-preference record even for the
@@ -261,10 +299,10 @@ extension BridgeRouter {
     /// docs/performance.md). Inlined, the `nil` folds away and no record is made. The optimizer
     /// inlines the call when it sits in a loop, hence the one-pass loop.
     @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
-    private static func startImmediately(_ operation: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+    private static func startImmediately(_ call: PendingCall) -> Task<Void, Never> {
         var task: Task<Void, Never>?
-        for _ in 0..<1 { task = Task.immediate(operation: operation) }
-        return task ?? Task(operation: operation)
+        for _ in 0..<1 { task = Task.immediate { await runWork(call) } }
+        return task ?? Task { await runWork(call) }
     }
 
     /// Why a fire-and-forget call of page `generation` must not start now: `navigated` when the

@@ -3,7 +3,8 @@ import Synchronization
 /// A page call in flight.
 ///
 /// A class, so that the router's table, the settling task and the log hand one reference
-/// around instead of copying eight fields (and their reference counts) at each step. `timer`
+/// around instead of copying eight fields (and their reference counts) at each step; the call's
+/// work captures only this reference, so starting it allocates no closure context. `timer`
 /// and `progressCount` are only touched with the router's state lock held (``RouterState``),
 /// or by the one task that removed the entry from the table (``RouterState/take(_:)``);
 /// the work task goes through its own handshake (``attachWork(_:)``, ``cancelWork()``), so
@@ -19,9 +20,12 @@ final class PendingCall: @unchecked Sendable {
     var timer: Task<Void, Never>?
     /// The call's work task, once attached; written once by ``attachWork(_:)``, read only by
     /// ``cancelWork()`` after it saw the attachment (``workState``).
-    private var work: Task<Void, Never>?
-    /// ``WorkState`` of ``work``: who came first, the attachment or a cancel.
+    private var workTask: Task<Void, Never>?
+    /// ``WorkState`` of ``workTask``: who came first, the attachment or a cancel.
     private let workState = Atomic<UInt8>(WorkState.detached)
+    /// The task and its input, until the call's work takes them (``takeWork()``); `nil` for a
+    /// call that never runs (an error reply). Only the work touches it after the initializer.
+    private var work: PreparedCall?
     var progressCount = 0
     /// Set, with the router's state lock held, when the entry leaves the table
     /// (``RouterState/take(_:)``, ``RouterState/takeAllCalls()``): the call has settled, or
@@ -34,8 +38,9 @@ final class PendingCall: @unchecked Sendable {
     private(set) weak var router: BridgeRouter?
 
     init(id: String, taskName: String, generation: UInt64, source: MessageSource, replyHandler: ReplyHandler?,
-         router: BridgeRouter) {
+         router: BridgeRouter, work: PreparedCall? = nil) {
         self.id = id
+        self.work = work
         self.router = router
         self.taskName = taskName
         self.generation = generation
@@ -54,7 +59,7 @@ final class PendingCall: @unchecked Sendable {
     private enum WorkState {
         /// Neither attached nor cancelled yet.
         static let detached: UInt8 = 0
-        /// ``attachWork(_:)`` came first: ``work`` is set.
+        /// ``attachWork(_:)`` came first: ``workTask`` is set.
         static let attached: UInt8 = 1
         /// ``cancelWork()`` came first: the work is cancelled by whoever attaches it.
         static let cancelled: UInt8 = 2
@@ -63,8 +68,8 @@ final class PendingCall: @unchecked Sendable {
     /// Attaches the call's work task (once, by the code that started it), without a lock.
     /// - Returns: `false` when ``cancelWork()`` came first: the caller must cancel `task` itself.
     func attachWork(_ task: Task<Void, Never>) -> Bool {
-        work = task
-        // Releasing: a cancel that sees `attached` sees `work` too.
+        workTask = task
+        // Releasing: a cancel that sees `attached` sees `workTask` too.
         return workState.compareExchange(expected: WorkState.detached, desired: WorkState.attached,
                                          ordering: .acquiringAndReleasing).exchanged
     }
@@ -74,7 +79,14 @@ final class PendingCall: @unchecked Sendable {
     func cancelWork() {
         if !workState.compareExchange(expected: WorkState.detached, desired: WorkState.cancelled,
                                       ordering: .acquiringAndReleasing).exchanged {
-            work?.cancel()
+            workTask?.cancel()
         }
+    }
+
+    /// The task and input of the call, on the first call; `nil` on every later one. Called by
+    /// the call's work only, once, as it starts: from then on the work holds the only reference,
+    /// so the body and the options live no longer than the work needs them.
+    func takeWork() -> PreparedCall? {
+        work.take()
     }
 }

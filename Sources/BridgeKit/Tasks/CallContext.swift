@@ -3,22 +3,63 @@
 /// Passed to ``BridgeTask/run(_:context:)``. Sendable; may be copied into child tasks.
 public struct CallContext: Sendable {
     /// The call's id as sent by the page, or `nil` for a fire-and-forget call.
-    public let callID: String?
+    public var callID: String? {
+        switch storage {
+        case .call(let call): call.id
+        case .fields(let fields): fields.callID
+        }
+    }
+
     /// The name of the task being run.
-    public let taskName: String
+    public var taskName: String {
+        switch storage {
+        case .call(let call): call.taskName
+        case .fields(let fields): fields.taskName
+        }
+    }
+
     /// The frame and origin that sent the call, as the engine reported them.
-    public let source: MessageSource
+    public var source: MessageSource {
+        switch storage {
+        case .call(let call): call.source
+        case .fields(let fields): fields.source
+        }
+    }
+
     /// The page generation the call belongs to; it changes on every navigation of the web view.
-    public let pageGeneration: UInt64
+    public var pageGeneration: UInt64 {
+        switch storage {
+        case .call(let call): call.generation
+        case .fields(let fields): fields.pageGeneration
+        }
+    }
 
-    /// Where ``progress(_:)`` sends its values.
-    private let progressTarget: ProgressTarget
+    /// One reference: the router's pending call, which already holds everything a context
+    /// reports (no copies of its strings, and a one-word context in the task's `async` frames),
+    /// or the fields of a context made with the public initializer.
+    private let storage: Storage
 
-    /// A progress function, or a router's pending call: the router's context refers to the call
-    /// it already has instead of a closure made for every call.
-    enum ProgressTarget: Sendable {
-        case function(@Sendable (any Encodable & Sendable) async throws -> Void)
+    private enum Storage: Sendable {
         case call(PendingCall)
+        case fields(Fields)
+    }
+
+    /// What a context made with ``init(callID:taskName:source:pageGeneration:progress:)`` reports.
+    private final class Fields: Sendable {
+        let callID: String?
+        let taskName: String
+        let source: MessageSource
+        let pageGeneration: UInt64
+        let progress: @Sendable (any Encodable & Sendable) async throws -> Void
+
+        init(callID: String?, taskName: String, source: MessageSource, pageGeneration: UInt64,
+             progress: @escaping @Sendable (any Encodable & Sendable) async throws -> Void) {
+            self.callID = callID
+            self.taskName = taskName
+            self.source = source
+            self.pageGeneration = pageGeneration
+            self.progress = progress
+        }
     }
 
     /// Creates a context. Hosts never need this; the router makes one per call. Task authors
@@ -36,21 +77,14 @@ public struct CallContext: Sendable {
         pageGeneration: UInt64 = 0,
         progress: @escaping @Sendable (any Encodable & Sendable) async throws -> Void = { _ in }
     ) {
-        self.callID = callID
-        self.taskName = taskName
-        self.source = source
-        self.pageGeneration = pageGeneration
-        self.progressTarget = .function(progress)
+        storage = .fields(Fields(callID: callID, taskName: taskName, source: source, pageGeneration: pageGeneration,
+                                 progress: progress))
     }
 
-    /// The router's context for `call`: its progress goes to the call's router
-    /// (``PendingCall/sendProgress(_:)``).
+    /// The router's context for `call`: it reports the call's own fields, and its progress goes
+    /// to the call's router (``PendingCall/sendProgress(_:)``).
     init(call: PendingCall) {
-        self.callID = call.id
-        self.taskName = call.taskName
-        self.source = call.source
-        self.pageGeneration = call.generation
-        self.progressTarget = .call(call)
+        storage = .call(call)
     }
 
     /// Sends a progress message (not final) to the page's `onProgress` handler.
@@ -62,8 +96,8 @@ public struct CallContext: Sendable {
     ///   ``BridgeLimits/maxProgressPerCall`` messages (the call then settles with that error);
     ///   `invalid_result` when `value` cannot be encoded.
     public func progress(_ value: some Encodable & Sendable) async throws {
-        switch progressTarget {
-        case .function(let send): try await send(value)
+        switch storage {
+        case .fields(let fields): try await fields.progress(value)
         case .call(let call): try await call.sendProgress(value)
         }
     }

@@ -1,0 +1,152 @@
+import BridgeKit
+import BridgeKitTesting
+import Foundation
+import Synchronization
+import Testing
+
+/// Kind of fault: work moved to another place changes what the page sees. An asynchronous
+/// task's options are decoded by the call's work (on the thread that runs the task), not when the
+/// message arrives; a call whose options fail to decode there must fail with the same code,
+/// message and path as one refused on arrival (a synchronous task's, decoded on the calling
+/// thread), and a concurrent task must not decode on the delivering thread (the main thread of
+/// an app, where a large payload would hold up the page's other messages).
+@Suite("Options are decoded where the task runs, with the same errors as on arrival", .serialized)
+struct OptionsDecodingTests {
+    /// Options that record the thread that decoded them.
+    struct Probe: Decodable, Sendable {
+        static let decodedOn = Mutex<pthread_t?>(nil)
+
+        init(from decoder: any Decoder) throws {
+            Self.decodedOn.withLock { $0 = pthread_self() }
+        }
+    }
+
+    struct ProbeTask: BridgeTask {
+        let name: String
+        let execution: TaskExecution
+        func run(_ options: Probe, context: CallContext) async throws -> Bool { true }
+    }
+
+    struct ProbeSyncTask: SynchronousBridgeTask {
+        let name = "probe-sync"
+        func runSynchronously(_ options: Probe, context: CallContext) throws -> Bool { true }
+    }
+
+    /// Sends a call of `task` from a thread of its own and returns that thread and the thread
+    /// the options were decoded on.
+    static func decodingThread(task: String, router: BridgeRouter) async -> (caller: pthread_t?, decoder: pthread_t?) {
+        Probe.decodedOn.withLock { $0 = nil }
+        let page = InMemoryPage(router: router)
+        let caller = Locked<pthread_t?>(nil)
+        let thread = Thread {
+            caller.set(pthread_self())
+            page.send(task, options: [:], id: "p")
+        }
+        thread.start()
+        #expect(await page.reply(for: "p")["ok"] == true)
+        return (caller.value, Probe.decodedOn.withLock { $0 })
+    }
+
+    @Test("a concurrent task decodes its options off the delivering thread")
+    func concurrentOffThread() async throws {
+        let router = try makeRouter([ProbeTask(name: "probe", execution: .concurrent)])
+        let (caller, decoder) = await Self.decodingThread(task: "probe", router: router)
+        let both = try #require(caller.flatMap { caller in decoder.map { (caller, $0) } })
+        #expect(pthread_equal(both.0, both.1) == 0)
+    }
+
+    @Test("immediate and synchronous tasks decode on the delivering thread, where they start")
+    func inPlaceOnThread() async throws {
+        let router = try makeRouter([ProbeTask(name: "probe-now", execution: .immediate), ProbeSyncTask()])
+        for task in ["probe-now", "probe-sync"] {
+            let (caller, decoder) = await Self.decodingThread(task: task, router: router)
+            let both = try #require(caller.flatMap { caller in decoder.map { (caller, $0) } })
+            #expect(pthread_equal(both.0, both.1) != 0, "\(task)")
+        }
+    }
+
+    // MARK: Errors
+
+    struct Shape: Codable, Sendable {
+        struct Item: Codable, Sendable { let name: String }
+        let count: Int
+        let items: [Item]?
+    }
+
+    struct ShapeTask: BridgeTask {
+        let name: String
+        let execution: TaskExecution
+        func run(_ options: Shape, context: CallContext) async throws -> Int { options.count }
+    }
+
+    struct ShapeSyncTask: SynchronousBridgeTask {
+        let name = "shape-sync"
+        func runSynchronously(_ options: Shape, context: CallContext) throws -> Int { options.count }
+    }
+
+    struct RawTask: BridgeTask {
+        let name: String
+        let execution: TaskExecution
+        func run(_ options: RawJSON, context: CallContext) async throws -> RawJSON { options }
+    }
+
+    struct RawSyncTask: SynchronousBridgeTask {
+        let name = "raw-sync"
+        func runSynchronously(_ options: RawJSON, context: CallContext) throws -> RawJSON { options }
+    }
+
+    /// `options` members (JSON text, or `nil` for none) that a plain envelope carries but that do
+    /// not decode: a wrong type (at a path, at the top), a missing member, text that is not JSON
+    /// (the envelope scan skips it unread), and nothing at all.
+    static let badOptions: [String?] = [
+        #"{"count":"seven"}"#,
+        #"{"count":1,"items":[{"name":"a"},{"name":2}]}"#,
+        #"{}"#,
+        #"{"count":tru}"#,
+        "[1,2]",
+        "null",
+        nil,
+    ]
+
+    static func body(task: String, options: String?) -> MessageBody {
+        .string(#"{"v":1,"kind":"call","id":"e","task":"\#(task)""# + (options.map { #","options":"# + $0 } ?? "") + "}")
+    }
+
+    /// The final reply to `options` sent to `task`, without its `data`.
+    static func reply(task: String, options: String?, router: BridgeRouter) async -> JSONValue {
+        let page = InMemoryPage(router: router)
+        page.post(body: body(task: task, options: options))
+        var reply = await page.reply(for: "e")
+        if case .object(var members) = reply {
+            members["data"] = nil
+            reply = .object(members)
+        }
+        return reply
+    }
+
+    @Test("typed options: an asynchronous task's decoding error equals the one reported on arrival",
+          arguments: badOptions)
+    func typedErrors(options: String?) async throws {
+        let router = try makeRouter([ShapeTask(name: "shape", execution: .concurrent),
+                                     ShapeTask(name: "shape-now", execution: .immediate), ShapeSyncTask()])
+        let onArrival = await Self.reply(task: "shape-sync", options: options, router: router)
+        #expect(onArrival["ok"] == false)
+        for task in ["shape", "shape-now"] {
+            #expect(await Self.reply(task: task, options: options, router: router) == onArrival, "\(task)")
+        }
+    }
+
+    @Test("RawJSON options the strict check refuses: the same reply from an asynchronous task as on arrival")
+    func rawErrors() async throws {
+        let router = try makeRouter([RawTask(name: "raw", execution: .concurrent),
+                                     RawTask(name: "raw-now", execution: .immediate), RawSyncTask()])
+        // Not JSON at all, and a trailing comma (which the general decoder accepts: the call succeeds).
+        for (options, ok) in [(#"{"a":tru}"#, false), (#"{"a" 1}"#, false), ("[1,]", true)] {
+            let onArrival = await Self.reply(task: "raw-sync", options: options, router: router)
+            #expect(onArrival["ok"] == .bool(ok), "\(options)")
+            for task in ["raw", "raw-now"] {
+                #expect(await Self.reply(task: task, options: options, router: router) == onArrival, "\(task) \(options)")
+            }
+        }
+    }
+}
