@@ -145,8 +145,8 @@ extension BridgeRouter {
         let limit = configuration.limits.maxProgressPerCall
         enum Admission { case gone, overLimit, ok }
         let admission: Admission = state.withLock { state in
-            // Still pending (the flag only changes under this lock), and so still this id's call.
-            guard !call.settled else { return .gone }
+            // Still pending: a call claimed for settling takes no more progress.
+            guard !call.isSettled else { return .gone }
             guard call.progressCount < limit else { return .overLimit }
             call.progressCount += 1
             return .ok

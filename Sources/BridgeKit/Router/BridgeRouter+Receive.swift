@@ -198,7 +198,9 @@ extension BridgeRouter {
             // structured reply path for the final reply.
             let keepsReplyHandler = !source.isMainFrame || state.channel == nil || replyHandler?.carriesFinalReplies == true
             let entry = PendingCall(id: id, taskName: call.taskName, generation: generation, source: source,
-                                    replyHandler: keepsReplyHandler ? replyHandler : nil, router: self, work: prepared)
+                                    replyHandler: keepsReplyHandler ? replyHandler : nil, router: self, work: prepared,
+                                    snapshot: ChannelSnapshot(channel: state.channel, observer: state.observer),
+                                    epoch: channelEpoch.load(ordering: .relaxed))
             switch state.admit(entry, as: id, limit: limits.maxPendingCalls) {
             case .duplicateID?: return .refused(.invalidMessage("The id \"\(id)\" is already in use."))
             case .tooManyPendingCalls?: return .refused(.tooManyPendingCalls(limit: limits.maxPendingCalls))
@@ -317,7 +319,7 @@ extension BridgeRouter {
     /// now is the one cancelled, even if it settles and its id is reused before the cancel lands.
     private func cancelCall(_ id: String, from source: MessageSource) {
         let matching: PendingCall? = state.withLock { state in
-            guard let call = state.calls[id], call.source == source, call.generation == state.generation else { return nil }
+            guard let call = state.pendingCall(id), call.source == source, call.generation == state.generation else { return nil }
             return call
         }
         record(.inbound, "cancel", id: id, task: nil, outcome: matching == nil ? "dropped" : nil)

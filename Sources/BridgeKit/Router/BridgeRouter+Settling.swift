@@ -13,10 +13,10 @@ extension BridgeRouter {
         case other
     }
 
-    /// The connected channel and the traffic observer, read under the lock that takes a call's
-    /// entry from the table, so that handing over its reply takes no second lock: only the page
-    /// generation is read again (``BridgeRouter/currentGeneration``, atomically) just before the
-    /// script goes to the engine.
+    /// The connected channel and the traffic observer, read under the lock that admitted a call
+    /// (or, when either changed since, under the lock when it settles), so that settling and
+    /// handing over its reply take no lock: only the page generation is read again
+    /// (``BridgeRouter/currentGeneration``, atomically) just before the script goes to the engine.
     struct ChannelSnapshot: Sendable {
         let channel: PageChannel?
         let observer: (@Sendable (TrafficRecord) -> Void)?
@@ -55,11 +55,11 @@ extension BridgeRouter {
     func settle(_ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
                 by settler: Settler) -> PendingScript? {
         let id = call.id
-        // One lock: the entry, and the channel and observer its reply goes to.
-        let taken = state.withLock { state in
-            state.take(call) ? ChannelSnapshot(channel: state.channel, observer: state.observer) : nil
-        }
-        guard let snapshot = taken else { return nil }
+        // No lock: the claim decides who settles; the channel and observer are the admission's
+        // unless either changed since.
+        guard call.claim() else { return nil }
+        let snapshot = call.takeAdmissionSnapshot(ifEpoch: channelEpoch.load(ordering: .acquiring))
+            ?? state.withLock { ChannelSnapshot(channel: $0.channel, observer: $0.observer) }
         let generation = call.generation
         if settler != .timer { call.timer?.cancel() }
         if settler == .timer || settler == .other { call.cancelWork() }

@@ -54,7 +54,7 @@ extension BridgeRouter {
         let outcome = respond(options) {
             refusal = state.withLock { state in
                 if state.isClosed { return .unavailable("The router was closed.") }
-                if state.calls[id] != nil { return .invalidMessage("The id \"\(id)\" is already in use.") }
+                if state.pendingCall(id) != nil { return .invalidMessage("The id \"\(id)\" is already in use.") }
                 generation = state.generation
                 channel = state.channel
                 observer = state.observer

@@ -30,6 +30,13 @@ public final class BridgeRouter: Sendable {
     /// ``RouterState/isClosed``, stored with the state lock held when ``close()`` sets it: a
     /// message is turned away early without the lock (admission checks again under it).
     let closedFlag = Atomic<Bool>(false)
+    /// Grows by one, with the state lock held, whenever ``connect(_:)`` or
+    /// ``setTrafficObserver(_:)`` changes the channel or the observer: a call's settler uses the
+    /// channel and observer read when the call was admitted while this is unchanged, and reads
+    /// them under the lock otherwise (``PendingCall/takeAdmissionSnapshot(ifEpoch:)``).
+    /// ``close()`` leaves it alone: a call its work claimed before the close is still answered
+    /// through the channel it was admitted with, as when it settled just before.
+    let channelEpoch = Atomic<UInt64>(0)
     /// The registered tasks by name, under a lock of their own: looking a task up for every
     /// message never waits for the state lock, which the calls' settling takes on other threads.
     let taskTable = Mutex<[String: AnyBridgeTask]>([:])
@@ -104,7 +111,10 @@ public final class BridgeRouter: Sendable {
     /// Connects the page channel replies, progress, events and native-to-page calls go through.
     /// Replaces any previous channel.
     public func connect(_ channel: PageChannel) {
-        state.withLock { $0.channel = channel }
+        state.withLock { state in
+            state.channel = channel
+            channelEpoch.add(1, ordering: .releasing)
+        }
     }
 
     /// The current page generation. It starts at 0 and grows by one on every
@@ -168,7 +178,10 @@ public final class BridgeRouter: Sendable {
     /// Sets the function that receives every ``TrafficRecord``; `nil` stops logging. The
     /// function is called on the thread that produced the record and must not block.
     public func setTrafficObserver(_ observer: (@Sendable (TrafficRecord) -> Void)?) {
-        state.withLock { $0.observer = observer }
+        state.withLock { state in
+            state.observer = observer
+            channelEpoch.add(1, ordering: .releasing)
+        }
     }
 
     func record(_ direction: TrafficRecord.Direction, _ kind: String, id: String?, task: String?,

@@ -4,11 +4,14 @@ import Synchronization
 ///
 /// A class, so that the router's table, the settling task and the log hand one reference
 /// around instead of copying eight fields (and their reference counts) at each step; the call's
-/// work captures only this reference, so starting it allocates no closure context. `timer`
-/// and `progressCount` are only touched with the router's state lock held (``RouterState``),
-/// or by the one task that removed the entry from the table (``RouterState/take(_:)``);
-/// the work task goes through its own handshake (``attachWork(_:)``, ``cancelWork()``), so
-/// attaching it takes no lock.
+/// work captures only this reference, so starting it allocates no closure context.
+///
+/// Who settles the call is decided without a lock: whoever ``claim()``s it first (its work, its
+/// timer, a cancel, a navigation, ``BridgeRouter/close()``), exactly once. Its entry in the
+/// router's table is removed lazily (``RouterState``). `timer` is set with the router's state
+/// lock held, before the call is visible to anyone, and `progressCount` is only touched with that
+/// lock held; the work task goes through its own handshake (``attachWork(_:)``,
+/// ``cancelWork()``), so attaching it takes no lock.
 final class PendingCall: @unchecked Sendable {
     /// The call's id, as the page sent it.
     let id: String
@@ -27,10 +30,14 @@ final class PendingCall: @unchecked Sendable {
     /// call that never runs (an error reply). Only the work touches it after the initializer.
     private var work: PreparedCall?
     var progressCount = 0
-    /// Set, with the router's state lock held, when the entry leaves the table
-    /// (``RouterState/take(_:)``, ``RouterState/takeAllCalls()``): the call has settled, or
-    /// is settling. Only read with that lock held (progress).
-    var settled = false
+    /// Whether the call has been claimed for settling (``claim()``): set once, never cleared.
+    private let claimed = Atomic<Bool>(false)
+    /// The channel and traffic observer connected when the call was admitted, read under the
+    /// lock that admitted it, with the router's ``BridgeRouter/channelEpoch`` then; taken by the
+    /// call's settler (``takeAdmissionSnapshot()``), so its reply needs no lock when neither has
+    /// changed since.
+    private var admissionSnapshot: BridgeRouter.ChannelSnapshot?
+    private let admissionEpoch: UInt64
 
     /// The router the call belongs to; weak, so that a task that never ends (and keeps its
     /// context, which refers to this call) does not keep the router and its page alive. Set once,
@@ -38,14 +45,37 @@ final class PendingCall: @unchecked Sendable {
     private(set) weak var router: BridgeRouter?
 
     init(id: String, taskName: String, generation: UInt64, source: MessageSource, replyHandler: ReplyHandler?,
-         router: BridgeRouter, work: PreparedCall? = nil) {
+         router: BridgeRouter, work: PreparedCall? = nil, snapshot: BridgeRouter.ChannelSnapshot? = nil, epoch: UInt64 = 0) {
         self.id = id
         self.work = work
+        admissionSnapshot = snapshot
+        admissionEpoch = epoch
         self.router = router
         self.taskName = taskName
         self.generation = generation
         self.source = source
         self.replyHandler = replyHandler
+    }
+
+    /// Claims the call for settling, without a lock: `true` for exactly one caller, ever; every
+    /// later claim (a timer, cancel, navigation or close after the work, or the other way round)
+    /// gets `false` and must not answer the call.
+    func claim() -> Bool {
+        claimed.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// Whether the call has been claimed: it has settled, or is settling.
+    var isSettled: Bool {
+        claimed.load(ordering: .acquiring)
+    }
+
+    /// The channel snapshot of the call's admission, when the router's channel and observer are
+    /// still the ones of then (`epoch` is the router's ``BridgeRouter/channelEpoch`` now);
+    /// `nil` otherwise. Called once, by the call's settler (after a successful ``claim()``),
+    /// which then holds the only reference.
+    func takeAdmissionSnapshot(ifEpoch epoch: UInt64) -> BridgeRouter.ChannelSnapshot? {
+        let snapshot = admissionSnapshot.take()
+        return epoch == admissionEpoch ? snapshot : nil
     }
 
     /// Sends a progress value of this call through its router (``CallContext/progress(_:)``).

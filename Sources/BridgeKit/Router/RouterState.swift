@@ -12,13 +12,21 @@ struct PendingPageCall: Sendable {
 /// Everything a router mutates about its page and calls, guarded by one `Mutex` in ``BridgeRouter``
 /// (the task table has its own, ``BridgeRouter/taskTable``).
 ///
-/// The invariant behind "every call settles exactly once": a call's entry is inserted once,
-/// and removed exactly once by whichever of reply, error, cancel, timeout, navigation or close
-/// comes first; only the remover may answer.
+/// The invariant behind "every call settles exactly once": whichever of reply, error, cancel,
+/// timeout, navigation or close comes first claims the call (``PendingCall/claim()``, atomic);
+/// only the claimer may answer. A claimed call's entry stays in ``calls`` until its id is used
+/// again, the table is swept (``sweepIfDue(limit:)``), or a navigation or close empties it: the
+/// call's work settles it without taking this state's lock.
 struct RouterState: Sendable {
     var channel: PageChannel?
     var generation: UInt64 = 0
+    /// The calls by id: every pending call, and claimed ones not yet removed.
     var calls: [String: PendingCall] = [:]
+    /// The table size that triggers the next sweep of claimed entries.
+    private var nextSweep = RouterState.minimumSweep
+    /// The smallest ``nextSweep``: a page's calls settle in bursts; sweeping every few calls
+    /// would cost more than the lookups it spares.
+    static let minimumSweep = 64
     var pageCalls: [String: PendingPageCall] = [:]
     var nextPageCallNumber: UInt64 = 0
     var isClosed = false
@@ -30,14 +38,16 @@ struct RouterState: Sendable {
         case tooManyPendingCalls
     }
 
-    /// Inserts `entry` as call `id`, unless another pending call has that id or the table is
-    /// full (`limit` entries). One hash of the id in the usual case.
-    /// - Returns: `nil` when admitted, otherwise why not (the table is then unchanged).
+    /// Inserts `entry` as call `id`, unless a pending (unclaimed) call has that id or `limit`
+    /// calls are pending. One hash of the id in the usual case; a claimed entry of the same id is
+    /// replaced.
+    /// - Returns: `nil` when admitted, otherwise why not (the table then holds what it held).
     mutating func admit(_ entry: PendingCall, as id: String, limit: Int) -> AdmissionRefusal? {
-        if let existing = calls.updateValue(entry, forKey: id) {
+        if let existing = calls.updateValue(entry, forKey: id), !existing.isSettled {
             calls[id] = existing
             return .duplicateID
         }
+        sweepIfDue(limit: limit)
         if calls.count > limit {
             calls[id] = nil
             return .tooManyPendingCalls
@@ -45,22 +55,28 @@ struct RouterState: Sendable {
         return nil
     }
 
-    /// Removes `call` from the table if it is still the pending call of its id: a call's work, timer,
-    /// cancel or progress limit settles only its own call, never a later one that reuses the id.
-    /// - Returns: whether it was removed (the caller then settles it; nobody else can).
-    mutating func take(_ call: PendingCall) -> Bool {
-        guard let index = calls.index(forKey: call.id), calls.values[index] === call else { return false }
-        calls.remove(at: index)
-        call.settled = true
-        return true
+    /// The pending (unclaimed) call of `id`, if any.
+    func pendingCall(_ id: String) -> PendingCall? {
+        guard let call = calls[id], !call.isSettled else { return nil }
+        return call
     }
 
-    /// Removes and returns every call; used on navigation and close.
+    /// Removes the claimed entries when the table has grown to ``nextSweep`` or past `limit`,
+    /// and sets the next sweep to twice the entries left (at least ``minimumSweep``), so each
+    /// admission pays for a constant share of the sweeping.
+    private mutating func sweepIfDue(limit: Int) {
+        guard calls.count >= nextSweep || calls.count > limit else { return }
+        calls = calls.filter { !$0.value.isSettled }
+        nextSweep = max(Self.minimumSweep, 2 * calls.count)
+    }
+
+    /// Empties the table and returns the calls this caller claimed (every one not claimed
+    /// before); used on navigation, close and release.
     mutating func takeAllCalls() -> [(String, PendingCall)] {
-        let all = calls.map { ($0.key, $0.value) }
-        for (_, call) in all { call.settled = true }
+        let claimed = calls.compactMap { $0.value.claim() ? ($0.key, $0.value) : nil }
         calls.removeAll()
-        return all
+        nextSweep = Self.minimumSweep
+        return claimed
     }
 
     /// Removes and returns every native-to-page call.
