@@ -167,8 +167,8 @@ extension BridgeRouter {
                     return
                 }
                 do {
-                    let policy = self?.configuration.policy ?? AccessPolicy()
-                    let options = try prepared.input.options(for: prepared.task, source: source, policy: policy)
+                    let options = try prepared.input.options(for: prepared.task, source: source,
+                                                             policy: self?.configuration.policy ?? AccessPolicy())
                     _ = try await prepared.task.run(options, context)
                 } catch {
                     self?.record(.outbound, "reply", id: nil, task: name, outcome: Self.bridgeError(error).code,
@@ -280,8 +280,9 @@ extension BridgeRouter {
     @inline(never)
     private static func takeOptions(of call: PendingCall) throws -> (AnyBridgeTask, any Sendable) {
         guard let work = call.takeWork() else { throw BridgeError.cancelled("The call has already run.") }
-        let policy = call.router?.configuration.policy ?? AccessPolicy()
-        return (work.task, try work.input.options(for: work.task, source: call.source, policy: policy))
+        // The router (a weak load) only when the options fail to decode, to report the error.
+        return (work.task, try work.input.options(for: work.task, source: call.source,
+                                                  policy: call.router?.configuration.policy ?? AccessPolicy()))
     }
 
     /// Settles `call` with its work's `outcome` (``settle(_:_:by:)``); not inlined (see

@@ -44,13 +44,14 @@ enum CallInput: Sendable {
     ///
     /// - Parameters:
     ///   - task: the task the call runs.
-    ///   - source: the sending frame, and `policy` the router's policy: only read to report
+    ///   - source: the sending frame, and `policy` the router's policy: only evaluated to report
     ///     an error the way the general path does.
     /// - Throws: when the options do not decode: the ``BridgeError`` the general path reports for
     ///   this body (``InboundEnvelope/generalOptions(of:task:source:policy:)``, which decodes
     ///   them the general way when the fast way fails): `invalid_options` with its path, or
     ///   `invalid_message` for text that is not JSON.
-    func options(for task: AnyBridgeTask, source: MessageSource, policy: AccessPolicy) throws -> any Sendable {
+    func options(for task: AnyBridgeTask, source: MessageSource, policy: @autoclosure () -> AccessPolicy) throws
+        -> any Sendable {
         switch self {
         case .options(let options):
             return options
@@ -59,7 +60,7 @@ enum CallInput: Sendable {
                 do {
                     return try InboundEnvelope.decodeOptions(range, in: bytes, for: task)
                 } catch {
-                    return try InboundEnvelope.generalOptions(of: bytes, task: task, source: source, policy: policy)
+                    return try InboundEnvelope.generalOptions(of: bytes, task: task, source: source, policy: policy())
                 }
             }
         }

@@ -15,8 +15,9 @@ final class AnyBridgeTask: Sendable {
     /// Decodes the options from the JSON text of the `options` member alone (the fast path),
     /// with the same decoder and errors as `decodeOptions`.
     let decodeOptionsText: @Sendable (Data) throws -> any Sendable
-    /// Runs the task with options produced by `decodeOptions`.
-    let run: @Sendable (any Sendable, CallContext) async throws -> any Encodable & Sendable
+    /// Runs the task with options produced by `decodeOptions`. Takes the options over: they are
+    /// moved out of the existential into the task's type, not copied.
+    let run: @Sendable (consuming any Sendable, CallContext) async throws -> any Encodable & Sendable
     /// For a ``SynchronousBridgeTask``: decodes, runs and encodes a call in one step
     /// (``SynchronousResponder``); `nil` for other tasks.
     let respond: SynchronousResponder?
@@ -30,7 +31,7 @@ final class AnyBridgeTask: Sendable {
         decodeOptions = { decoder in try T.Options(from: decoder) }
         decodeOptionsText = { text in try BridgeJSON.sharedDecoder.decode(T.Options.self, from: text) }
         run = { options, context in
-            guard let typed = options as? T.Options else {
+            guard let typed = (consume options) as? T.Options else {
                 throw BridgeError.invalidOptions("Options of the wrong type reached \(T.self).", path: "")
             }
             return try await task.run(typed, context: context)
