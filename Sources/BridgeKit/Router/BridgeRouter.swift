@@ -74,10 +74,20 @@ public final class BridgeRouter: Sendable {
     // MARK: Tasks
 
     /// Registers a task under its name.
+    ///
+    /// `@inlinable`, so that the task's type-erased steps are compiled where the task is
+    /// registered, with its own types (``AnyBridgeTask``): its calls then look up no generic
+    /// metadata at run time.
     /// - Throws: ``TaskRegistrationError/duplicateName(_:)`` when a task with that name exists
     ///   (use ``replace(_:)`` to swap it), ``TaskRegistrationError/emptyName`` for `""`.
+    @inlinable
     public func register(_ task: some BridgeTask) throws {
-        let erased = AnyBridgeTask(task)
+        try register(erased: AnyBridgeTask(task))
+    }
+
+    /// Registers an erased task (see ``register(_:)``).
+    @usableFromInline
+    func register(erased: AnyBridgeTask) throws {
         guard !erased.name.isEmpty else { throw TaskRegistrationError.emptyName }
         try taskTable.withLock { tasks in
             guard tasks[erased.name] == nil else { throw TaskRegistrationError.duplicateName(erased.name) }

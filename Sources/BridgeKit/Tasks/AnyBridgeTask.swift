@@ -1,27 +1,33 @@
-import Foundation
+public import Foundation
 
 /// A type-erased task as the router stores it: the decode step and the run step, each opened
 /// on the task's own types. A class, so that handing it from the task table to a call costs one
 /// reference count, not one per stored closure.
+///
+/// Its initializer is `@inlinable`, like ``BridgeRouter/register(_:)``: the closures are compiled
+/// in the module that registers the task, with the task's own types, so that calling them does
+/// not look up the task's associated types and value witnesses at run time.
+@usableFromInline
 final class AnyBridgeTask: Sendable {
-    let name: String
-    let policy: AccessPolicy?
-    let timeout: Duration?
-    let execution: TaskExecution
+    @usableFromInline let name: String
+    @usableFromInline let policy: AccessPolicy?
+    @usableFromInline let timeout: Duration?
+    @usableFromInline let execution: TaskExecution
     /// Whether the options are ``RawJSON``, which the fast path hands over without decoding.
-    let takesRawJSON: Bool
+    @usableFromInline let takesRawJSON: Bool
     /// Decodes the options from the envelope's `options` member (absent means JSON `null`).
-    let decodeOptions: @Sendable (any Decoder) throws -> any Sendable
+    @usableFromInline let decodeOptions: @Sendable (any Decoder) throws -> any Sendable
     /// Decodes the options from the JSON text of the `options` member alone (the fast path),
     /// with the same decoder and errors as `decodeOptions`.
-    let decodeOptionsText: @Sendable (Data) throws -> any Sendable
+    @usableFromInline let decodeOptionsText: @Sendable (Data) throws -> any Sendable
     /// Runs the task with options produced by `decodeOptions`. Takes the options over: they are
     /// moved out of the existential into the task's type, not copied.
-    let run: @Sendable (consuming any Sendable, CallContext) async throws -> any Encodable & Sendable
+    @usableFromInline let run: @Sendable (consuming any Sendable, CallContext) async throws -> any Encodable & Sendable
     /// For a ``SynchronousBridgeTask``: decodes, runs and encodes a call in one step
     /// (``SynchronousResponder``); `nil` for other tasks.
-    let respond: SynchronousResponder?
+    @usableFromInline let respond: SynchronousResponder?
 
+    @inlinable
     init<T: BridgeTask>(_ task: T) {
         name = task.name
         policy = task.policy
@@ -41,7 +47,8 @@ final class AnyBridgeTask: Sendable {
 
     /// The one-pass step of a ``SynchronousBridgeTask``: its own
     /// ``SynchronousBridgeTask/_respond(toOptions:admit:)``, compiled with the task's type.
-    private static func responder<T: SynchronousBridgeTask>(for task: T) -> SynchronousResponder {
+    @usableFromInline
+    static func responder<T: SynchronousBridgeTask>(for task: T) -> SynchronousResponder {
         { text, admit in task._respond(toOptions: text, admit: admit) }
     }
 }
@@ -50,5 +57,6 @@ final class AnyBridgeTask: Sendable {
 /// absent; only read during the call, except by a task whose options are ``RawJSON``, which keeps
 /// it: the router hands such a task a `Data` that owns its bytes): decodes them, asks `admit` for the call's context (`nil`:
 /// the router refused the call and answers it itself), runs the task and encodes its result.
+@usableFromInline
 typealias SynchronousResponder = @Sendable (_ options: Data, _ admit: () -> CallContext?) -> _SynchronousOutcome
 
