@@ -55,7 +55,7 @@ extension BridgeRouter {
                 return rejectUnreadable(id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source,
                                         replyHandler: replyHandler)
             }
-            let task = taskTable.withLock { $0[scan.task] }
+            let task = taskTable.withLock { $0.task(named: scan.task) }
             if closedFlag.load(ordering: .acquiring) {
                 return reject(id: scan.id, .unavailable("The router was closed."), bytes: text.count, source: source,
                               replyHandler: replyHandler, task: scan.task)
@@ -87,7 +87,7 @@ extension BridgeRouter {
         if scan.depth > limits.maxDepth {
             return rejectUnreadable(id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source, replyHandler: replyHandler)
         }
-        let tasks = taskTable.withLock { $0 }
+        let tasks = taskTable.withLock { $0.tasks }
         let isClosed = closedFlag.load(ordering: .acquiring)
         let decoder = BridgeJSON.makeDecoder()
         if let key = InboundDecodingContext.key {

@@ -39,7 +39,7 @@ public final class BridgeRouter: Sendable {
     let channelEpoch = Atomic<UInt64>(0)
     /// The registered tasks by name, under a lock of their own: looking a task up for every
     /// message never waits for the state lock, which the calls' settling takes on other threads.
-    let taskTable = Mutex<[String: AnyBridgeTask]>([:])
+    let taskTable = Mutex(TaskTable())
 
     /// Creates a router.
     /// - Parameter configuration: policy, limits and default timeout.
@@ -89,10 +89,7 @@ public final class BridgeRouter: Sendable {
     @usableFromInline
     func register(erased: AnyBridgeTask) throws {
         guard !erased.name.isEmpty else { throw TaskRegistrationError.emptyName }
-        try taskTable.withLock { tasks in
-            guard tasks[erased.name] == nil else { throw TaskRegistrationError.duplicateName(erased.name) }
-            tasks[erased.name] = erased
-        }
+        guard taskTable.withLock({ $0.add(erased) }) else { throw TaskRegistrationError.duplicateName(erased.name) }
     }
 
     /// Registers a task, replacing any task with the same name. Calls already running keep the
@@ -101,19 +98,19 @@ public final class BridgeRouter: Sendable {
     @discardableResult
     public func replace(_ task: some BridgeTask) -> Bool {
         let erased = AnyBridgeTask(task)
-        return taskTable.withLock { $0.updateValue(erased, forKey: erased.name) != nil }
+        return taskTable.withLock { $0.replace(with: erased) }
     }
 
     /// Removes the task `name`. Later calls get `unknown_task`; running calls finish.
     /// - Returns: `true` when a task was removed.
     @discardableResult
     public func removeTask(named name: String) -> Bool {
-        taskTable.withLock { $0.removeValue(forKey: name) != nil }
+        taskTable.withLock { $0.remove(named: name) }
     }
 
     /// The names of the registered tasks, sorted.
     public var taskNames: [String] {
-        taskTable.withLock { $0.keys.sorted() }
+        taskTable.withLock { $0.tasks.keys.sorted() }
     }
 
     // MARK: Page

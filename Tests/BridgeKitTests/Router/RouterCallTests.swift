@@ -162,6 +162,9 @@ struct RouterCallTests {
         #expect(router.replace(ClosureTask(name: "share") { (_: NoOptions, _: CallContext) in "B" }) == true)
         let page = InMemoryPage(router: router)
         #expect(await page.call("share")["data"] == "B")
+        // Replaced again after a call found it (the router keeps the last task it found).
+        #expect(router.replace(ClosureTask(name: "share") { (_: NoOptions, _: CallContext) in "C" }) == true)
+        #expect(await page.call("share")["data"] == "C")
         #expect(router.removeTask(named: "share"))
         let gone = await page.call("share", id: "after")
         #expect(gone["error"]?.string("code") == "unknown_task" && gone["error"]?["details"]?.string("task") == "share")

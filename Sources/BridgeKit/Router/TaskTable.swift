@@ -1,0 +1,42 @@
+/// The registered tasks by name, as ``BridgeRouter`` keeps them under a lock of their own
+/// (``BridgeRouter/taskTable``).
+///
+/// A page calls a few tasks over and over, so the last task found is kept beside the table: a
+/// message for it is matched by comparing names (a short name is compared as two machine words)
+/// instead of hashing the name for the dictionary.
+struct TaskTable: Sendable {
+    /// Every registered task, by name.
+    private(set) var tasks: [String: AnyBridgeTask] = [:]
+    /// The task the last look-up found; always one of ``tasks``.
+    private var last: AnyBridgeTask?
+
+    /// The task registered as `name`, if any.
+    mutating func task(named name: String) -> AnyBridgeTask? {
+        if let last, last.name == name { return last }
+        let found = tasks[name]
+        if let found { last = found }
+        return found
+    }
+
+    /// Registers `task` under its name unless that name is taken.
+    /// - Returns: whether it was added.
+    mutating func add(_ task: AnyBridgeTask) -> Bool {
+        guard tasks[task.name] == nil else { return false }
+        tasks[task.name] = task
+        return true
+    }
+
+    /// Registers `task` under its name, replacing any task of that name.
+    /// - Returns: whether a task was replaced.
+    mutating func replace(with task: AnyBridgeTask) -> Bool {
+        if last?.name == task.name { last = nil }
+        return tasks.updateValue(task, forKey: task.name) != nil
+    }
+
+    /// Removes the task `name`.
+    /// - Returns: whether a task was removed.
+    mutating func remove(named name: String) -> Bool {
+        if last?.name == name { last = nil }
+        return tasks.removeValue(forKey: name) != nil
+    }
+}
