@@ -1,12 +1,14 @@
 /// Where the router starts a task's calls (``BridgeTask/execution``).
 ///
-/// The router decodes every message on the thread the engine delivers it on (the main thread for
-/// WebKit). What happens next is the task's choice:
+/// The router reads every message's envelope on the thread the engine delivers it on (the main
+/// thread for WebKit). What happens next is the task's choice; the options are decoded where the
+/// call starts:
 ///
 /// | | ``concurrent`` (default) | ``immediate`` |
 /// |---|---|---|
 /// | Starts | in a new Swift task on the global concurrent executor | at once, on the delivering thread |
-/// | The engine's thread | is free as soon as the message is decoded | runs the task until its first suspension |
+/// | Options decoded | in that Swift task, off the engine's thread | on the delivering thread |
+/// | The engine's thread | is free as soon as the envelope is read and the call admitted | runs the task until its first suspension |
 /// | Cost per call | a thread hop there and back (about 10 µs of CPU on a 2-core Linux machine) | none |
 /// | Use for | anything that computes, blocks, or may take long | short tasks: lookups, state changes, tasks that mostly `await` other work |
 ///
