@@ -75,9 +75,9 @@ public final class BridgeRouter: Sendable {
 
     /// Registers a task under its name.
     ///
-    /// `@inlinable`, so that the task's type-erased steps are compiled where the task is
-    /// registered, with its own types (``AnyBridgeTask``): its calls then look up no generic
-    /// metadata at run time.
+    /// `@inlinable`, so that the task's type-erased steps (decoding its options, running it) are
+    /// compiled where the task is registered, with its own types: its calls then look up no
+    /// generic metadata at run time.
     /// - Throws: ``TaskRegistrationError/duplicateName(_:)`` when a task with that name exists
     ///   (use ``replace(_:)`` to swap it), ``TaskRegistrationError/emptyName`` for `""`.
     @inlinable
