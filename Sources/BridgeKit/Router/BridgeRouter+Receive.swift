@@ -217,7 +217,10 @@ extension BridgeRouter {
         let entry: PendingCall
         switch admission {
         case .refused(let error):
-            return reject(id: id, error, bytes: bytes, source: source, replyHandler: replyHandler, task: call.taskName)
+            // Options its work would have decoded: if they do not decode, the page gets that
+            // error, as when options were decoded on arrival, before admission.
+            let refusal = Self.optionsFailure(prepared, source: source, policy: configuration.policy) ?? error
+            return reject(id: id, refusal, bytes: bytes, source: source, replyHandler: replyHandler, task: call.taskName)
         case .admitted(let admitted, let keepsReplyHandler, let observer):
             entry = admitted
             if !keepsReplyHandler { replyHandler?.reply(nil) }
@@ -283,6 +286,20 @@ extension BridgeRouter {
         // The router (a weak load) only when the options fail to decode, to report the error.
         return (work.task, try work.input.options(for: work.task, source: call.source,
                                                   policy: call.router?.configuration.policy ?? AccessPolicy()))
+    }
+
+    /// The error of a refused call's options that its work would have decoded (``CallInput/text(_:options:)``),
+    /// decoded now on the calling thread; `nil` when they decode or were decoded already. Only
+    /// for calls refused at admission (a duplicate id, too many pending calls), which get the
+    /// reply they got when options were decoded before admission.
+    private static func optionsFailure(_ prepared: PreparedCall, source: MessageSource, policy: AccessPolicy) -> BridgeError? {
+        guard case .text = prepared.input else { return nil }
+        do {
+            _ = try prepared.input.options(for: prepared.task, source: source, policy: policy)
+            return nil
+        } catch {
+            return bridgeError(error)
+        }
     }
 
     /// Settles `call` with its work's `outcome` (``settle(_:_:by:)``); not inlined (see

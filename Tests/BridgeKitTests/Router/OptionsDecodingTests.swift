@@ -150,3 +150,33 @@ struct OptionsDecodingTests {
         }
     }
 }
+
+/// Kind of fault: a call whose options do not decode was refused on arrival with
+/// `invalid_options`, before admission; with the options decoded by the call's work, a refusal at
+/// admission (its id in use, too many pending calls) must still name the options' error.
+@Suite("A refused call with undecodable options still gets invalid_options")
+struct RefusedOptionsTests {
+    @Test("an id in use, or no pending slot left: invalid_options when the options do not decode",
+          arguments: [TaskExecution.concurrent, .immediate])
+    func refusedWithBadOptions(execution: TaskExecution) async throws {
+        let gates = Gates()
+        let wait = ClosureTask(name: "wait", execution: execution) { (_: NoOptions, context: CallContext) -> Int in
+            await gates.wait(context.callID ?? "")
+            return 1
+        }
+        let echo = ClosureTask(name: "echo", execution: execution) { (value: Int, _: CallContext) in value }
+        let router = try makeRouter([wait, echo], limits: BridgeLimits(maxPendingCalls: 1))
+        let page = InMemoryPage(router: router)
+        page.send("wait", id: "w")
+        #expect(await settle { gates.waitingCount == 1 })
+        // The same id, and no slot left: both refusals name the options' error first.
+        let sameID = await page.call("echo", options: "bad", id: "w")
+        #expect(sameID["error"]?.string("code") == "invalid_options")
+        let noSlot = await page.call("echo", options: "bad", id: "x")
+        #expect(noSlot["error"]?.string("code") == "invalid_options")
+        // Options that decode keep the admission's own refusal.
+        #expect(await page.call("echo", options: 1, id: "y")["error"]?.string("code") == "too_many_pending_calls")
+        gates.release("w")
+        #expect(await settle { page.messages(for: "w").count == 2 })
+    }
+}
