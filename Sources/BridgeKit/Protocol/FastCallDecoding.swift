@@ -51,11 +51,7 @@ extension InboundEnvelope {
     ///   `invalid_message` for text that is not JSON.
     static func generalOptions(of body: UnsafeBufferPointer<UInt8>, task: AnyBridgeTask, source: MessageSource,
                                policy: AccessPolicy) throws -> any Sendable {
-        let decoder = BridgeJSON.makeDecoder()
-        if let key = InboundDecodingContext.key {
-            decoder.userInfo[key] = InboundDecodingContext(tasks: [task.name: task], source: source, policy: policy)
-        }
-        guard let message = try? decoder.decode(InboundEnvelope.self, from: Data(body)).message else {
+        guard let message = try? decodeWhole(body, tasks: [task.name: task], source: source, policy: policy) else {
             throw BridgeError.invalidMessage("The body is not valid JSON.")
         }
         switch message {
@@ -73,6 +69,18 @@ extension InboundEnvelope {
         }
         // Not a call the general path could prepare: not expected for a scanned call envelope.
         throw BridgeError.invalidMessage("The body is not a call.")
+    }
+
+    /// Decodes a whole body the general way: the envelope with `JSONDecoder`, a call's options
+    /// into the type of the task `tasks` has under its name (``InboundDecodingContext``).
+    /// - Throws: the decoder's error when the body is not JSON.
+    static func decodeWhole(_ body: UnsafeBufferPointer<UInt8>, tasks: [String: AnyBridgeTask], source: MessageSource,
+                            policy: AccessPolicy) throws -> InboundMessage {
+        let decoder = BridgeJSON.makeDecoder()
+        if let key = InboundDecodingContext.key {
+            decoder.userInfo[key] = InboundDecodingContext(tasks: tasks, source: source, policy: policy)
+        }
+        return try decoder.decode(InboundEnvelope.self, from: Data(body)).message
     }
 
     private static let null = Data("null".utf8)

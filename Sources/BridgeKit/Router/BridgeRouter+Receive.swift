@@ -89,13 +89,9 @@ extension BridgeRouter {
         }
         let tasks = taskTable.withLock { $0.tasks }
         let isClosed = closedFlag.load(ordering: .acquiring)
-        let decoder = BridgeJSON.makeDecoder()
-        if let key = InboundDecodingContext.key {
-            decoder.userInfo[key] = InboundDecodingContext(tasks: tasks, source: source, policy: configuration.policy)
-        }
         let message: InboundMessage
         do {
-            message = try decoder.decode(InboundEnvelope.self, from: Data(text)).message
+            message = try InboundEnvelope.decodeWhole(text, tasks: tasks, source: source, policy: configuration.policy)
         } catch {
             return rejectUnreadable(id: scan.id, .invalidMessage("The body is not valid JSON."), bytes: text.count, source: source, replyHandler: replyHandler)
         }

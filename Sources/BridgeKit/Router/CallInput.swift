@@ -65,7 +65,6 @@ enum CallInput: Sendable {
             }
         }
     }
-
 }
 
 /// An admitted call's task and input, held by its ``PendingCall`` until the call's work takes them.
