@@ -1,8 +1,9 @@
 /*
  * BridgeKit WebBridge relay (protocol v1, docs/protocol.md): runs in an isolated script world in
  * every frame, where the native "webbridge" message handler lives. It forwards the page shim's
- * "webbridge:post" events to that handler as [origin, "main" | "sub", body] and hands replies back
- * as "webbridge:message" events. Only strings cross between worlds. It defines nothing in the page world, is idempotent when
+ * "webbridge:post" events to that handler, stamped with the frame's origin and "main" | "sub"
+ * (one string "main <origin>\n<body>" for a body under 65,536 UTF-16 code units, else the array
+ * [origin, "main" | "sub", body]), and hands replies back as "webbridge:message" events. Only strings cross between worlds. It defines nothing in the page world, is idempotent when
  * evaluated twice and never throws. ES2017, no build step; `createRelay({window})` for tests.
  */
 (function (factory) {
@@ -20,6 +21,14 @@
   var MARK = '__webbridgeRelay:';
   /** Bodies of at least this many UTF-16 code units are narrowed (see `narrow`). */
   var NARROW_FROM = 65536;
+  /**
+   * Bodies shorter than this many UTF-16 code units go as one string, a header line and the body;
+   * longer ones as an array of three strings, where the body is its own string and is not copied
+   * into a longer one (docs/protocol.md, "Relay"). One string is cheaper for the engine to send
+   * and for native to read than an array.
+   */
+  var ONE_STRING_BELOW = 65536;
+  var LINE_BREAK = /[\r\n]/;
   var WIDE = /[^\u0000-\u00ff]/;
   var NON_ASCII = /[^\u0000-\u007f]/g;
 
@@ -42,6 +51,18 @@
     }
     // replace() keeps the two-byte form; a round trip through UTF-8 bytes gives the one-byte one.
     return decoder.decode(encoder.encode(body.replace(NON_ASCII, escapeUnit)));
+  }
+
+  /**
+   * What is posted for one body: `frame + " " + origin + "\n" + body` when the body is short and
+   * the origin is a string without a line break (a serialized origin never has one), else the
+   * array [origin, frame, body].
+   */
+  function envelope(origin, frame, body) {
+    if (body.length < ONE_STRING_BELOW && typeof origin === 'string' && !LINE_BREAK.test(origin)) {
+      return frame + ' ' + origin + '\n' + body;
+    }
+    return [origin, frame, body];
   }
 
   /**
@@ -81,9 +102,8 @@
           if (typeof body !== 'string' || !h) { return; }
           var origin = null;
           try { origin = win.location.origin; } catch (e) { origin = null; }
-          // An array of three strings, not JSON text: the body crosses to native as its own
-          // string, never escaped into a second JSON text (docs/protocol.md, "Relay").
-          var result = h.postMessage([origin, win.top === win ? 'main' : 'sub', narrow(body, encoder, decoder)]);
+          // The body is never escaped into a second JSON text (docs/protocol.md, "Relay").
+          var result = h.postMessage(envelope(origin, win.top === win ? 'main' : 'sub', narrow(body, encoder, decoder)));
           if (result && typeof result.then === 'function') {
             result.then(function (reply) {
               if (typeof reply === 'string' && reply.length > 0) { dispatch(channel + ':message', reply); }

@@ -191,7 +191,7 @@ test('docs/protocol.md shows every fixture message exactly (the fixtures are the
   const shown = new Map();
   const block = /Fixture `([^`]+)`:\n\n```json\n([^\n]+)\n```/g;
   for (let m = block.exec(doc); m; m = block.exec(doc)) { shown.set(m[1], JSON.parse(m[2])); }
-  const files = fixtures.map((f) => f.file).concat(['relay/relay-envelope.json']);
+  const files = fixtures.map((f) => f.file).concat(['relay/relay-envelope.json', 'relay/relay-envelope-array.json']);
   for (const file of files) {
     assert.ok(shown.has(file), 'docs/protocol.md does not show ' + file);
     const fixture = JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, file), 'utf8'));

@@ -27,7 +27,7 @@ test('a large body with a few wide characters: ASCII escapes, the same message',
   const { bridge, handler } = setUp();
   const options = { file: 'QUJD'.repeat(40000), note: 'done ✓ 😀 \u2028', name: 'Grüße' };
   bridge.call('upload', options, () => {});
-  const posted = handler.texts[0][2];
+  const posted = handler.messages[0][2];
   assert.ok(isASCII(posted), 'every non-ASCII character escaped');
   assert.ok(posted.includes('\\u2713') && posted.includes('\\ud83d\\ude00') && posted.includes('Gr\\u00fc\\u00dfe'));
   const message = JSON.parse(posted);
@@ -45,7 +45,7 @@ test('unchanged: small bodies, bodies without characters above U+00FF, mostly no
   for (const { options, encoders } of cases) {
     const { bridge, handler } = setUp({ encoders });
     bridge.call('t', options, () => {});
-    const posted = handler.texts[0][2];
+    const posted = handler.messages[0][2];
     assert.deepEqual(JSON.parse(posted).options, options);
     assert.ok(!posted.includes('\\u'), 'no escapes added');
   }
@@ -56,8 +56,8 @@ test('at most one wide-or-non-ASCII character in 16: narrowed; one more: unchang
   const { bridge, handler } = setUp();
   const wide = '✓'.repeat(4000);
   bridge.call('t', { text: wide + 'a'.repeat(4000 * 16) }, () => {});
-  assert.ok(isASCII(handler.texts[0][2]));
+  assert.ok(isASCII(handler.messages[0][2]));
   const second = setUp();
   second.bridge.call('t', { text: wide + 'a'.repeat(4000 * 14) }, () => {});
-  assert.ok(!isASCII(second.handler.texts[0][2]));
+  assert.ok(!isASCII(second.handler.messages[0][2]));
 });

@@ -4,7 +4,7 @@
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const {
-  loadShim, loadRelay, makeWorlds, makeWindow, finishLoading, recordingHandler, relaySource, evaluateIn,
+  loadShim, loadRelay, makeWorlds, makeWindow, finishLoading, relayHandler, relaySource, evaluateIn,
   settleMicrotasks, readFixtures,
 } = require('../testing/fakes.js');
 
@@ -41,31 +41,61 @@ test('relay handshake, relay first: the shim hello gets an immediate ready, noth
   assert.equal(handler.texts.length, 1);
 });
 
-test('relay envelope: the array [origin, "main", body] with body the page message text unchanged', () => {
+test('relay envelope of a short body: one string, "main <origin>" and a line feed before the page message text', () => {
   const { page, relay, handler } = makeWorlds({ href: 'https://app.example/cart?x=1' });
   createRelay({ window: relay });
   const bridge = install(page);
   bridge.call('cart.add', { sku: 'A-1', qty: 2 }, () => {});
-  const envelope = handler.texts[0];
-  assert.ok(Array.isArray(envelope), 'an array, not JSON text');
-  assert.equal(envelope.length, 3);
-  assert.equal(envelope[0], 'https://app.example');
-  assert.equal(envelope[1], 'main');
-  const body = JSON.parse(envelope[2]);
+  const posted = handler.texts[0];
+  assert.equal(typeof posted, 'string', 'one string, not an array');
+  const lineEnd = posted.indexOf('\n');
+  assert.equal(posted.slice(0, lineEnd), 'main https://app.example');
+  const body = JSON.parse(posted.slice(lineEnd + 1));
   const fixture = readFixtures().find((f) => f.file === 'call.json').message;
   assert.deepEqual({ ...body, id: fixture.id }, fixture);
 });
 
-test('relay envelope fixture (Tests/Fixtures/protocol/relay) matches what the relay posts', () => {
+test('relay envelope of a body of 65,536 UTF-16 units or more: the array [origin, "main", body]; one unit less: one string', () => {
+  for (const [length, isArray] of [[65536, true], [65535, false], [200000, true]]) {
+    const { page, relay, handler } = makeWorlds({ href: 'https://app.example/' });
+    createRelay({ window: relay });
+    const detail = '"' + 'x'.repeat(length - 2) + '"';
+    page.dispatchEvent(new CustomEvent('webbridge:post', { detail }));
+    assert.equal(Array.isArray(handler.texts[0]), isArray, 'length ' + length);
+    assert.deepEqual(handler.messages[0], ['https://app.example', 'main', detail]);
+  }
+});
+
+test('relay envelope: an origin that is not a one-line string goes in the array form, whatever the size', () => {
+  for (const origin of [null, 'https://a.example\nmain https://b.example', 'x\ry']) {
+    const { page, relay, handler } = makeWorlds();
+    relay.location = { get origin() { if (origin === null) { throw new Error('no access'); } return origin; } };
+    createRelay({ window: relay });
+    page.dispatchEvent(new CustomEvent('webbridge:post', { detail: '{}' }));
+    assert.deepEqual(handler.texts[0], [origin, 'main', '{}']);
+  }
+});
+
+test('relay envelope fixtures (Tests/Fixtures/protocol/relay) match what the relay posts', () => {
   const fs = require('node:fs');
   const path = require('node:path');
   const { FIXTURE_DIR } = require('../testing/fakes.js');
-  const fixture = JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, 'relay', 'relay-envelope.json'), 'utf8'));
+  const read = (name) => JSON.parse(fs.readFileSync(path.join(FIXTURE_DIR, 'relay', name), 'utf8'));
+  const short = read('relay-envelope.json');
+  const long = read('relay-envelope-array.json');
+  for (const fixture of [short, long]) {
+    assert.deepEqual(Object.keys(fixture), ['direction', 'kind', 'description', 'message']);
+  }
+  // The short fixture as posted; the array fixture's form, for a body long enough to take it.
   const { relay, handler, page } = makeWorlds();
   createRelay({ window: relay });
-  page.dispatchEvent(new CustomEvent('webbridge:post', { detail: fixture.message[2] }));
-  assert.deepEqual(handler.messages[0], fixture.message);
-  assert.deepEqual(Object.keys(fixture), ['direction', 'kind', 'description', 'message']);
+  const shortBody = short.message.slice(short.message.indexOf('\n') + 1);
+  page.dispatchEvent(new CustomEvent('webbridge:post', { detail: shortBody }));
+  assert.equal(handler.texts[0], short.message);
+  assert.deepEqual(handler.messages[0], [long.message[0], long.message[1], long.message[2]], 'the same message in both forms');
+  const longBody = long.message[2].replace('"qty":2}', '"qty":2,"note":"' + 'n'.repeat(70000) + '"}');
+  page.dispatchEvent(new CustomEvent('webbridge:post', { detail: longBody }));
+  assert.deepEqual(handler.texts[1], [long.message[0], long.message[1], longBody]);
 });
 
 test('relay in a subframe reports "sub"', () => {
@@ -80,15 +110,15 @@ test('relay posts the body string itself, never escaped into another JSON text',
   createRelay({ window: relay });
   const detail = '{"v":1,"kind":"call","id":"q","task":"t","options":"\\"quoted\\" \\\\ \u2028 \u00fc \ud83d\ude00 <\/x>"}';
   page.dispatchEvent(new CustomEvent('webbridge:post', { detail }));
-  const [origin, frame, body] = handler.texts[0];
+  assert.equal(handler.texts[0], 'main https://app.example\n' + detail, 'the same string, character for character, after the header line');
+  const [origin, frame, body] = handler.messages[0];
   assert.deepEqual([origin, frame], ['https://app.example', 'main']);
-  assert.equal(body, detail, 'the same string, character for character');
-  assert.ok(handler.texts[0].every((element) => typeof element === 'string'));
+  assert.equal(body, detail);
 });
 
 test('full round trip through the relay: a handler Promise reply string comes back as webbridge:message', async () => {
-  const handler = recordingHandler((text) => {
-    const m = JSON.parse(text[2]);
+  const handler = relayHandler((envelope) => {
+    const m = JSON.parse(envelope[2]);
     return Promise.resolve(JSON.stringify({ v: 1, kind: 'reply', id: m.id, ok: true, data: { echo: m.options } }));
   });
   const { page, relay, target } = makeWorlds({ handler });
@@ -116,7 +146,7 @@ test('native -> page through the relay: a webbridge:message event reaches _recei
 test('relay ignores posts whose detail is not a string and handler replies that are not non-empty strings', async () => {
   const replies = [undefined, null, '', 42, { v: 1, kind: 'event', name: 'e' }];
   let i = 0;
-  const handler = recordingHandler(() => Promise.resolve(replies[i++]));
+  const handler = relayHandler(() => Promise.resolve(replies[i++]));
   const { page, relay, target } = makeWorlds({ handler });
   createRelay({ window: relay });
   const events = spyEvents(target);

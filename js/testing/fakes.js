@@ -4,6 +4,7 @@
 // Kept outside js/test/ because `node --test js/test/` runs every .js file inside it.
 
 const fs = require('node:fs');
+const assert = require('node:assert/strict');
 const path = require('node:path');
 const vm = require('node:vm');
 
@@ -123,6 +124,28 @@ function recordingHandler(reply) {
   return h;
 }
 
+/**
+ * What the relay posted, as the array [origin, frame, body]: the one-string form
+ * "frame origin\nbody" (bodies under 65,536 UTF-16 units) is split, the array form returned as is.
+ */
+function relayEnvelope(posted) {
+  if (typeof posted !== 'string') { return posted; }
+  const lineEnd = posted.indexOf('\n');
+  const space = posted.indexOf(' ');
+  assert.ok(lineEnd > 0 && space > 0 && space < lineEnd, 'a relay header line: ' + JSON.stringify(posted.slice(0, 80)));
+  return [posted.slice(space + 1, lineEnd), posted.slice(0, space), posted.slice(lineEnd + 1)];
+}
+
+/**
+ * The relay world's native handler: records what the relay posts (`texts`, as posted; `messages`,
+ * each as [origin, frame, body], see `relayEnvelope`); `reply(envelope)` gives its Promise.
+ */
+function relayHandler(reply) {
+  const h = { texts: [], get messages() { return h.texts.map(relayEnvelope); } };
+  h.postMessage = (posted) => { h.texts.push(posted); return reply ? reply(relayEnvelope(posted)) : undefined; };
+  return h;
+}
+
 /** An injected transport {post(text)} that records the parsed messages. */
 function recordingTransport(reply) {
   const t = { texts: [], get messages() { return t.texts.map((x) => JSON.parse(x)); } };
@@ -138,7 +161,7 @@ function makeWorlds(options = {}) {
   const target = new EventTarget();
   const clock = new FakeClock();
   const page = makeWindow({ target, clock, href: options.href });
-  const handler = options.handler || recordingHandler();
+  const handler = options.handler || relayHandler();
   const relay = makeWindow({ target, clock, href: options.href, history: false, handler });
   if (options.subframe) { relay.top = {}; }
   return { page, relay, handler, clock, target };
@@ -168,7 +191,7 @@ function readFixtures() {
 }
 
 module.exports = {
-  FakeClock, FakeHistory, FakeLocation, makeWindow, makeWorlds, finishLoading, recordingHandler,
+  FakeClock, FakeHistory, FakeLocation, makeWindow, makeWorlds, finishLoading, recordingHandler, relayHandler, relayEnvelope,
   recordingTransport, recordingConsole, loadShim, loadRelay, shimSource, relaySource, evaluateIn,
   settleMicrotasks, readFixtures, SHIM_PATH, RELAY_PATH, FIXTURE_DIR,
 };

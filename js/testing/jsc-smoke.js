@@ -44,8 +44,14 @@ function makeWorld() {
 }
 
 var relayWorld = makeWorld();
-relayWorld.webkit = { messageHandlers: { webbridge: { postMessage: function (envelope) {
-  // The relay posts [origin, "main" | "sub", body].
+relayWorld.webkit = { messageHandlers: { webbridge: { postMessage: function (posted) {
+  // The relay posts "main <origin>\n<body>" (short bodies) or [origin, "main" | "sub", body].
+  var envelope = posted;
+  if (typeof posted === 'string') {
+    var lineEnd = posted.indexOf('\n');
+    var space = posted.indexOf(' ');
+    envelope = [posted.slice(space + 1, lineEnd), posted.slice(0, space), posted.slice(lineEnd + 1)];
+  }
   var m = JSON.parse(envelope[2]);
   log.push('native got ' + m.kind + ' ' + m.task + ' mainFrame=' + (envelope[1] === 'main') + ' origin=' + envelope[0]);
   if (m.kind === 'call' && m.id) {

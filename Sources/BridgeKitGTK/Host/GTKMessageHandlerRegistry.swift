@@ -23,8 +23,9 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
 
     public func addScriptMessageHandler(_ proxy: MessageHandlerProxy, name: String) {
         // A failure here means the name is taken on this view, which BridgeAttachment already rules out.
+        let origins = SecurityOriginCache()
         try? webView?.registerScriptMessageHandler(name: name, world: world, withReply: true) { message in
-            Self.forward(message, to: proxy)
+            Self.forward(message, to: proxy, origins: origins)
         }
     }
 
@@ -33,8 +34,12 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
     }
 
     /// Hands one relay message to the proxy, with a reply path back to the sending frame.
-    static func forward(_ message: GTKScriptMessage, to proxy: MessageHandlerProxy) {
-        guard let elements = message.utf8Elements, let envelope = RelayEnvelope.parse(elements) else {
+    /// - Parameters:
+    ///   - message: what the relay posted (either form of ``RelayEnvelope``).
+    ///   - proxy: the weak proxy in front of the router.
+    ///   - origins: the origins this handler parsed before.
+    static func forward(_ message: GTKScriptMessage, to proxy: MessageHandlerProxy, origins: SecurityOriginCache) {
+        guard let envelope = RelayEnvelope.parse(message) else {
             _ = message.reply?.returnValue("")
             return
         }
@@ -45,7 +50,7 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
         let replyHandler = message.reply.map { reply in
             ReplyHandler(carriesFinalReplies: true) { json in _ = reply.returnValue(json ?? "") }
         }
-        proxy.receive(envelope.body, from: envelope.source, replyHandler: replyHandler)
+        proxy.receive(envelope.body, from: envelope.source(using: origins), replyHandler: replyHandler)
     }
 }
 

@@ -2,24 +2,55 @@
 import BridgeKit
 import Foundation
 
-/// What `js/webbridge-relay.js` posts from the isolated script world: the array
-/// `[origin, "main" | "sub", body]`, the sender's origin and frame as the relay read them
-/// (`location.origin`, `window.top === window`) and the page's message text. Page scripts cannot
-/// reach that world, so they cannot forge the first two. The body arrives as its own string
-/// (``GTKScriptMessage/utf8Elements``), never escaped into JSON text, and is handed to the router
-/// in the engine's own UTF-8 buffer: it is neither unescaped nor copied here.
+/// What `js/webbridge-relay.js` posts from the isolated script world: the sender's origin and
+/// frame as the relay read them (`location.origin`, `window.top === window`) and the page's
+/// message text. Page scripts cannot reach that world, so they cannot forge the first two.
+///
+/// Two forms (docs/protocol.md, "Relay"): a body under 65,536 UTF-16 code units comes as one
+/// string, `"main <origin>\n<body>"` or `"sub <origin>\n<body>"` (three JavaScriptCore calls to
+/// read, against a dozen for an array, and one value for WebKit to serialize); a longer one as the
+/// array `[origin, "main" | "sub", body]`, whose body arrives as its own string
+/// (``GTKScriptMessage/utf8Elements``) and is handed to the router in the engine's own UTF-8
+/// buffer. Neither form escapes the body into JSON text.
 struct RelayEnvelope {
     let origin: String
     let mainFrame: Bool
     let body: MessageBody
 
     /// The sender, as BridgeKit's policy sees it. `"null"` (opaque origins) becomes `nil`.
-    var source: MessageSource {
-        MessageSource(origin: SecurityOrigin(origin), isMainFrame: mainFrame)
+    /// - Parameter origins: where origins already parsed are kept.
+    @MainActor
+    func source(using origins: SecurityOriginCache) -> MessageSource {
+        MessageSource(origin: origins.origin(serialized: origin), isMainFrame: mainFrame)
     }
 
-    /// Reads the relay's array; `nil` for anything else (the handler lives in a world only the
-    /// relay can post from, so that means a bug, never page input).
+    /// Reads what the relay posted, in either form; `nil` for anything else (the handler lives in
+    /// a world only the relay can post from, so that means a bug, never page input).
+    static func parse(_ message: GTKScriptMessage) -> RelayEnvelope? {
+        if let elements = message.utf8Elements { return parse(elements) }
+        return message.isString ? parse(oneString: message.bodyJSONText) : nil
+    }
+
+    /// Reads the one-string form: `"main "` or `"sub "`, the origin, a line feed, the body.
+    /// - Parameter text: the posted string.
+    static func parse(oneString text: String) -> RelayEnvelope? {
+        let utf8 = text.utf8
+        guard let lineEnd = utf8.firstIndex(of: UInt8(ascii: "\n")), let space = utf8[..<lineEnd].firstIndex(of: UInt8(ascii: " ")) else {
+            return nil
+        }
+        let mainFrame: Bool
+        switch Substring(text.utf8[..<space]) {
+        case "main": mainFrame = true
+        case "sub": mainFrame = false
+        default: return nil
+        }
+        let origin = String(Substring(utf8[utf8.index(after: space)..<lineEnd]))
+        let body = Substring(utf8[utf8.index(after: lineEnd)...])
+        // `.string` is how the router reads a body it was given as text, whatever it starts with.
+        return RelayEnvelope(origin: origin, mainFrame: mainFrame, body: .string(String(body)))
+    }
+
+    /// Reads the array form; `nil` for anything else.
     /// - Parameter elements: the posted array's elements as UTF-8 (``GTKScriptMessage/utf8Elements``).
     static func parse(_ elements: [Data?]) -> RelayEnvelope? {
         guard elements.count == 3, let origin = elements[0], let frame = elements[1], let body = elements[2] else { return nil }
