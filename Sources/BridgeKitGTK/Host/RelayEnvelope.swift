@@ -39,7 +39,7 @@ struct RelayEnvelope {
             return nil
         }
         let mainFrame: Bool
-        switch Substring(text.utf8[..<space]) {
+        switch Substring(utf8[..<space]) {
         case "main": mainFrame = true
         case "sub": mainFrame = false
         default: return nil
