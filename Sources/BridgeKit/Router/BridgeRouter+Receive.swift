@@ -65,9 +65,8 @@ extension BridgeRouter {
             if let id = scan.id, let task, (task.policy ?? configuration.policy).refusal(for: source) == nil {
                 guard let respond = task.respond else {
                     // An asynchronous task: its work decodes the options, where the task runs.
-                    let prepared = PreparedCall(task: task, input: .text(body, options: scan.options))
-                    let call = InboundCall(id: id, taskName: scan.task, prepared: .success(prepared), refusal: nil)
-                    return start(call, from: source, replyHandler: replyHandler, bytes: text.count)
+                    return startCall(id: id, taskName: scan.task, PreparedCall(task: task, input: .text(body, options: scan.options)),
+                                     from: source, replyHandler: replyHandler, bytes: text.count)
                 }
                 if respondSynchronously(respond, task: task, scan: scan, id: id, in: text, owner: body.data, source: source,
                                         replyHandler: replyHandler) {
@@ -140,6 +139,8 @@ extension BridgeRouter {
         }
     }
 
+    /// Starts a decoded call: answers it with its error when it cannot run, runs it fire and
+    /// forget when it has no id, otherwise admits it (``startCall(id:taskName:_:from:replyHandler:bytes:)``).
     private func start(_ call: InboundCall, from source: MessageSource, replyHandler: ReplyHandler?, bytes: Int) {
         let prepared: PreparedCall
         switch call.prepared {
@@ -150,32 +151,16 @@ extension BridgeRouter {
             prepared = value
         }
         guard let id = call.id else {
-            replyHandler?.reply(nil)
-            record(.inbound, "call", id: nil, task: call.taskName, bytes: bytes)
-            let generation = pageGeneration
-            let context = CallContext(callID: nil, taskName: call.taskName, source: source, pageGeneration: generation)
-            let name = call.taskName
-            // Weak: a task that never ends must not keep the router (and its page) alive.
-            let job = FireAndForgetQueue.Job(generation: generation) { [weak self] in
-                // Its page may be gone by the time its turn comes (navigation, close()).
-                if let gone = self?.fireAndForgetRefusal(generation: generation) {
-                    self?.record(.outbound, "reply", id: nil, task: name, outcome: gone, reason: "fire_and_forget")
-                    return
-                }
-                do {
-                    let options = try prepared.input.options(for: prepared.task, source: source,
-                                                             policy: self?.configuration.policy ?? AccessPolicy())
-                    _ = try await prepared.task.run(options, context)
-                } catch {
-                    self?.record(.outbound, "reply", id: nil, task: name, outcome: Self.bridgeError(error).code,
-                                 reason: "fire_and_forget")
-                }
-            }
-            if !fireAndForget.enqueue(job) {
-                record(.outbound, "reply", id: nil, task: name, outcome: "too_many_pending_calls", reason: "fire_and_forget")
-            }
-            return
+            return startFireAndForget(call.taskName, prepared, from: source, replyHandler: replyHandler, bytes: bytes)
         }
+        startCall(id: id, taskName: call.taskName, prepared, from: source, replyHandler: replyHandler, bytes: bytes)
+    }
+
+    /// Admits the call `id` of `taskName` (unless the router is closed, the id is in use or too
+    /// many calls are pending: then it is answered with that error) and starts its work where
+    /// its task asks (``TaskExecution``).
+    private func startCall(id: String, taskName: String, _ prepared: PreparedCall, from source: MessageSource,
+                           replyHandler: ReplyHandler?, bytes: Int) {
         let limits = configuration.limits
         let timeout = prepared.task.timeout ?? configuration.defaultTimeout
         // Decided under the lock that close() takes too: a call admitted after close() would never
@@ -193,7 +178,7 @@ extension BridgeRouter {
             // while no channel is connected, and paths that carry final replies keep the
             // structured reply path for the final reply.
             let keepsReplyHandler = !source.isMainFrame || state.channel == nil || replyHandler?.carriesFinalReplies == true
-            let entry = PendingCall(id: id, taskName: call.taskName, generation: generation, source: source,
+            let entry = PendingCall(id: id, taskName: taskName, generation: generation, source: source,
                                     replyHandler: keepsReplyHandler ? replyHandler : nil, router: self, work: prepared,
                                     snapshot: ChannelSnapshot(channel: state.channel, observer: state.observer),
                                     epoch: channelEpoch.load(ordering: .relaxed))
@@ -216,11 +201,11 @@ extension BridgeRouter {
             // Options its work would have decoded: if they do not decode, the page gets that
             // error, as when options were decoded on arrival, before admission.
             let refusal = Self.optionsFailure(prepared, source: source, policy: configuration.policy) ?? error
-            return reject(id: id, refusal, bytes: bytes, source: source, replyHandler: replyHandler, task: call.taskName)
+            return reject(id: id, refusal, bytes: bytes, source: source, replyHandler: replyHandler, task: taskName)
         case .admitted(let admitted, let keepsReplyHandler, let observer):
             entry = admitted
             if !keepsReplyHandler { replyHandler?.reply(nil) }
-            observer?(TrafficRecord(direction: .inbound, kind: "call", id: id, task: call.taskName, outcome: nil,
+            observer?(TrafficRecord(direction: .inbound, kind: "call", id: id, task: taskName, outcome: nil,
                                     reason: nil, bytes: bytes))
         }
         // Started outside the lock: an immediate task runs (and may settle) before it returns.
@@ -319,14 +304,6 @@ extension BridgeRouter {
         var task: Task<Void, Never>?
         for _ in 0..<1 { task = Task.immediate { await runWork(call) } }
         return task ?? Task { await runWork(call) }
-    }
-
-    /// Why a fire-and-forget call of page `generation` must not start now: `navigated` when the
-    /// page changed, `unavailable` after ``close()``; `nil` when it may.
-    private func fireAndForgetRefusal(generation: UInt64) -> String? {
-        state.withLock { state in
-            state.isClosed ? "unavailable" : state.generation != generation ? "navigated" : nil
-        }
     }
 
     /// Cancels the call pending as `id`, if `source` made it in the current page; the call found

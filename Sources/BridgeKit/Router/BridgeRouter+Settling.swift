@@ -69,8 +69,25 @@ extension BridgeRouter {
             call.cancelWork()
             return nil
         }
+        // The common final reply: a result to a main-frame call, answered by script; its JSON is
+        // written straight into the script, without an `OutboundMessage`.
+        if case .script = Self.finalReplyRoute(call.replyHandler, source: call.source, hasChannel: snapshot.channel != nil,
+                                               refused: false),
+           let json = Self.successJSON(outcome) {
+            _ = consume outcome  // the result value is released here, once its JSON is written
+            call.replyHandler?.reply(nil)
+            return postSuccessReply(json, id: id, taskName: call.taskName, generation: generation, snapshot: snapshot,
+                                    channel: nil)
+        }
         return deliverFinalNow(.reply(id: id, result: consume outcome), call: call, generation: generation,
                                snapshot: snapshot)
+    }
+
+    /// The JSON text of a successful outcome's result (``resultJSON(_:)``); `nil` for a failure
+    /// and for a result that cannot be encoded (the general path then replies `invalid_result`).
+    private static func successJSON(_ outcome: borrowing Result<any Encodable & Sendable, BridgeError>) -> Data? {
+        guard case .success(let value) = copy outcome else { return nil }
+        return resultJSON(value)
     }
 
     /// Encodes and delivers a final reply.

@@ -108,22 +108,49 @@ extension BridgeRouter {
             noReplyPath(message, id: id, task: taskName)
         case .script:
             replyHandler?.reply(nil)
-            let built: (script: String, bytes: Int, outcome: String?)
-            if case .success(let data) = result,
-               let fast = PageScript.successReply(id: id, result: data, limit: configuration.limits.maxPayloadBytes) {
+            let pending: PendingScript?
+            if case .success(let data) = result {
                 // The common case, without making the message first (finalReplyScript would).
-                built = (fast.script, fast.messageBytes, "ok")
+                pending = postSuccessReply(data, id: id, taskName: taskName, generation: generation, snapshot: snapshot,
+                                           channel: channel)
             } else {
-                built = finalReplyScript(message, id: id)
+                let built = finalReplyScript(message, id: id)
+                pending = postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: built.outcome,
+                                    bytes: built.bytes, snapshot: snapshot)
+                    ? nil
+                    : PendingScript(script: built.script, bytes: built.bytes, id: id, taskName: taskName,
+                                    outcome: built.outcome, generation: generation, channel: channel)
             }
-            if postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: built.outcome,
-                         bytes: built.bytes, snapshot: snapshot) {
-                return
+            if let pending {
+                Task { await deliver(pending) }
             }
-            let pending = PendingScript(script: built.script, bytes: built.bytes, id: id, taskName: taskName,
-                                        outcome: built.outcome, generation: generation, channel: channel)
-            Task { await deliver(pending) }
         }
+    }
+
+    /// Builds the script of a successful final reply from its result's JSON text and hands it to
+    /// the channel (``postReply(_:generation:id:taskName:outcome:bytes:snapshot:)``): the common
+    /// final reply, written straight into the script (``PageScript/successReply(id:result:limit:)``)
+    /// without making an ``OutboundMessage`` first. A result the fast builder leaves (an id that
+    /// needs escapes, a reply over the limit) takes ``finalReplyScript(_:id:)``. The caller has
+    /// chosen the script route (``finalReplyRoute(_:source:hasChannel:refused:)``) and answered
+    /// the reply handler, if any.
+    /// - Parameter channel: the channel the returned ``PendingScript`` names (`nil`: the one
+    ///   connected when it is evaluated).
+    /// - Returns: the reply script still to evaluate when the channel only has the `async` form.
+    func postSuccessReply(_ json: Data, id: String, taskName: String, generation: UInt64,
+                          snapshot: ChannelSnapshot?, channel: PageChannel?) -> PendingScript? {
+        let built: (script: String, bytes: Int, outcome: String?)
+        if let fast = PageScript.successReply(id: id, result: json, limit: configuration.limits.maxPayloadBytes) {
+            built = (fast.script, fast.messageBytes, "ok")
+        } else {
+            built = finalReplyScript(.reply(id: id, result: .success(RawJSON(checked: json))), id: id)
+        }
+        if postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: built.outcome,
+                     bytes: built.bytes, snapshot: snapshot) {
+            return nil
+        }
+        return PendingScript(script: built.script, bytes: built.bytes, id: id, taskName: taskName,
+                             outcome: built.outcome, generation: generation, channel: channel)
     }
 
     /// Hands a final reply script to the channel's ``PageChannel/post``, unless the page changed

@@ -38,13 +38,19 @@ struct OptionsDecodingTests {
         Probe.decodedOn.withLock { $0 = nil }
         let page = InMemoryPage(router: router)
         let caller = Locked<pthread_t?>(nil)
+        // The calling thread lives until the reply is in: a thread that has ended can have its
+        // `pthread_t` reused by a new worker thread, which would then look like the caller.
+        let replied = DispatchSemaphore(value: 0)
         let thread = Thread {
             caller.set(pthread_self())
             page.send(task, options: [:], id: "p")
+            replied.wait()
         }
         thread.start()
         #expect(await page.reply(for: "p")["ok"] == true)
-        return (caller.value, Probe.decodedOn.withLock { $0 })
+        let decoder = Probe.decodedOn.withLock { $0 }
+        replied.signal()
+        return (caller.value, decoder)
     }
 
     @Test("a concurrent task decodes its options off the delivering thread")
