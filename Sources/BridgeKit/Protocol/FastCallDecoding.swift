@@ -49,6 +49,7 @@ extension InboundEnvelope {
     /// checks refused (it takes a trailing comma, for example).
     /// - Throws: the ``BridgeError`` the general path reports: `invalid_options` with its path;
     ///   `invalid_message` for text that is not JSON.
+    @inline(never)
     static func generalOptions(of body: UnsafeBufferPointer<UInt8>, task: AnyBridgeTask, source: MessageSource,
                                policy: AccessPolicy) throws -> any Sendable {
         guard let message = try? decodeWhole(body, tasks: [task.name: task], source: source, policy: policy) else {

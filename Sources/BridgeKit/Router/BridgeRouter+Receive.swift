@@ -78,6 +78,15 @@ extension BridgeRouter {
                 return start(call, from: source, replyHandler: replyHandler, bytes: text.count)
             }
         }
+        handleGenerally(text, from: source, replyHandler: replyHandler)
+    }
+
+    /// The general path of ``handle(_:body:from:replyHandler:)``: every message that is not a
+    /// plain call envelope, and every fast-path failure. Not inlined: kept out of the fast path's
+    /// code, so that a plain call touches fewer instruction-cache lines.
+    @inline(never)
+    private func handleGenerally(_ text: UnsafeBufferPointer<UInt8>, from source: MessageSource, replyHandler: ReplyHandler?) {
+        let limits = configuration.limits
         let scan = BodyScan(text)
         if text.count > limits.maxPayloadBytes {
             return rejectUnreadable(id: scan.id, .payloadTooLarge(bytes: text.count, limit: limits.maxPayloadBytes),
@@ -123,6 +132,7 @@ extension BridgeRouter {
 
     /// Answers a message that cannot run: with an error reply when it named an id, otherwise
     /// only a log record (field case R13: no id, nothing to answer).
+    @inline(never)
     func reject(id: String?, _ error: BridgeError, bytes: Int, source: MessageSource, replyHandler: ReplyHandler?,
                         task: String? = nil, reason: String? = nil) {
         record(.inbound, "call", id: id, task: task, outcome: error.code, reason: reason, bytes: bytes)
@@ -188,10 +198,7 @@ extension BridgeRouter {
             case nil: break
             }
             if let timeout {
-                entry.timer = Task { [weak self] in
-                    guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                    await self?.finish(entry, .failure(.timeout(seconds: timeout.seconds)), by: .timer)
-                }
+                entry.timer = startTimer(for: entry, after: timeout)
             }
             return .admitted(entry, keepsReplyHandler: keepsReplyHandler, observer: state.observer)
         }
@@ -216,6 +223,16 @@ extension BridgeRouter {
         // needs no cancel at all.
         if !entry.attachWork(work) {
             work.cancel()
+        }
+    }
+
+    /// Starts the timer that settles `call` with `timeout` after `timeout`; not inlined (a call
+    /// without a timeout, the default, never runs this code).
+    @inline(never)
+    private func startTimer(for call: PendingCall, after timeout: Duration) -> Task<Void, Never> {
+        Task { [weak self] in
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            await self?.finish(call, .failure(.timeout(seconds: timeout.seconds)), by: .timer)
         }
     }
 
@@ -273,6 +290,7 @@ extension BridgeRouter {
     /// decoded now on the calling thread; `nil` when they decode or were decoded already. Only
     /// for calls refused at admission (a duplicate id, too many pending calls), which get the
     /// reply they got when options were decoded before admission.
+    @inline(never)
     private static func optionsFailure(_ prepared: PreparedCall, source: MessageSource, policy: AccessPolicy) -> BridgeError? {
         guard case .text = prepared.input else { return nil }
         do {

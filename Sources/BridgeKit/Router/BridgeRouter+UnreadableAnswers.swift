@@ -6,6 +6,7 @@ extension BridgeRouter {
     /// call's answer: the call fails with `error` at once (instead of waiting for its timeout, or
     /// forever without one) and the page gets no reply for an id it never used. Anything else is
     /// answered like any refused message.
+    @inline(never)
     func rejectUnreadable(id: String?, _ error: BridgeError, bytes: Int, source: MessageSource, replyHandler: ReplyHandler?) {
         if let id, source.isMainFrame,
            state.withLock({ state in state.pageCalls[id].map { $0.generation == state.generation } ?? false }) {
