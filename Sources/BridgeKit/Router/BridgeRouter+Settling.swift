@@ -126,14 +126,10 @@ extension BridgeRouter {
             noReplyPath(consume message, id: id, task: call.taskName)
         case .script:
             call.replyHandler?.reply(nil)
-            let built = finalReplyScript(consume message, id: id)
-            // The connected channel's completion-handler form takes the script without a suspension.
-            if channel == nil, postReply(built.script, generation: generation, id: id, taskName: call.taskName,
-                                         outcome: built.outcome, bytes: built.bytes, snapshot: snapshot) {
-                return nil
-            }
-            return PendingScript(script: built.script, bytes: built.bytes, id: id, taskName: call.taskName,
-                                 outcome: built.outcome, generation: generation, channel: channel)
+            // An explicit channel (close()) is evaluated by the caller; otherwise the connected
+            // channel's completion-handler form takes the script without a suspension.
+            return postOrPend(finalReplyScript(consume message, id: id), id: id, taskName: call.taskName,
+                              generation: generation, snapshot: snapshot, channel: channel, post: channel == nil)
         }
         return nil
     }

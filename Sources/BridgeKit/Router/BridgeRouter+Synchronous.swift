@@ -114,12 +114,8 @@ extension BridgeRouter {
                 pending = postSuccessReply(data, id: id, taskName: taskName, generation: generation, snapshot: snapshot,
                                            channel: channel)
             } else {
-                let built = finalReplyScript(message, id: id)
-                pending = postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: built.outcome,
-                                    bytes: built.bytes, snapshot: snapshot)
-                    ? nil
-                    : PendingScript(script: built.script, bytes: built.bytes, id: id, taskName: taskName,
-                                    outcome: built.outcome, generation: generation, channel: channel)
+                pending = postOrPend(finalReplyScript(message, id: id), id: id, taskName: taskName, generation: generation,
+                                     snapshot: snapshot, channel: channel)
             }
             if let pending {
                 Task { await deliver(pending) }
@@ -145,8 +141,17 @@ extension BridgeRouter {
         } else {
             built = finalReplyScript(.reply(id: id, result: .success(RawJSON(checked: json))), id: id)
         }
-        if postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: built.outcome,
-                     bytes: built.bytes, snapshot: snapshot) {
+        return postOrPend(built, id: id, taskName: taskName, generation: generation, snapshot: snapshot, channel: channel)
+    }
+
+    /// Hands a built final reply script to the channel's completion-handler form
+    /// (``postReply(_:generation:id:taskName:outcome:bytes:snapshot:)``) when `post` is `true`;
+    /// otherwise, or when the channel only has the `async` form, returns it for
+    /// ``deliver(_:)``, naming `channel` (`nil`: the one connected when it is evaluated).
+    func postOrPend(_ built: (script: String, bytes: Int, outcome: String?), id: String, taskName: String,
+                    generation: UInt64, snapshot: ChannelSnapshot?, channel: PageChannel?, post: Bool = true) -> PendingScript? {
+        if post, postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: built.outcome,
+                           bytes: built.bytes, snapshot: snapshot) {
             return nil
         }
         return PendingScript(script: built.script, bytes: built.bytes, id: id, taskName: taskName,
