@@ -47,8 +47,8 @@ extension BridgeRouter {
     /// The JSON text of the result of a successful reply (``resultJSON(_:)``); `nil` for any other
     /// message and for a result that cannot be encoded.
     private static func successJSON(_ message: borrowing OutboundMessage) -> Data? {
-        guard case .reply(_, .success(let value)) = copy message else { return nil }
-        return resultJSON(value)
+        guard case .reply(_, let result) = copy message else { return nil }
+        return successJSON(result)
     }
 
     /// Evaluates the script carrying `json` in the page (see the ``OutboundJSON`` overload).

@@ -85,7 +85,7 @@ extension BridgeRouter {
 
     /// The JSON text of a successful outcome's result (``resultJSON(_:)``); `nil` for a failure
     /// and for a result that cannot be encoded (the general path then replies `invalid_result`).
-    private static func successJSON(_ outcome: borrowing Result<any Encodable & Sendable, BridgeError>) -> Data? {
+    static func successJSON(_ outcome: borrowing Result<any Encodable & Sendable, BridgeError>) -> Data? {
         guard case .success(let value) = copy outcome else { return nil }
         return resultJSON(value)
     }
