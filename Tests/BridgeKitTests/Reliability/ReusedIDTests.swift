@@ -105,7 +105,6 @@ struct ReusedIDTests {
           arguments: ["complete", "cancel", "timeout"], [TaskExecution.immediate, .concurrent])
     func duplicateWhilePending(ending: String, execution: TaskExecution) async throws {
         let gates = Gates()
-        // Long enough that the duplicates are answered first even under a sanitizer.
         let task = ClosureTask(name: "gated", timeout: ending == "timeout" ? .seconds(2) : nil,
                                execution: execution) { (options: JSONValue, context: CallContext) -> JSONValue in
             await gates.wait(context.callID ?? "")
@@ -115,17 +114,23 @@ struct ReusedIDTests {
         let router = try makeRouter([task])
         let page = InMemoryPage(router: router)
         page.send("gated", options: 1, id: "x")
-        #expect(await eventually { gates.waitingCount == 1 })
         for _ in 0..<3 { page.send("gated", options: 2, id: "x") }
-        #expect(await eventually { Self.finalReplies(page, "x").count == 3 })
+        // Admission is decided on the calling thread, so this holds whatever the scheduler does.
+        // The refusals themselves reach the page on tasks of their own: when the cooperative pool
+        // is busy (ThreadSanitizer, other suites' thousands of calls), they may arrive after the
+        // timeout's reply, so the test judges the replies, not the moment they arrive.
         #expect(router.pendingCountsForTesting.calls == 1)
+        // Complete and cancel end the work while it runs; the timeout may fire before it starts.
+        if ending != "timeout" { #expect(await eventually { gates.waitingCount == 1 }) }
         if ending == "complete" { gates.release("x") }
         if ending == "cancel" { page.cancel("x") }
         for _ in 0..<2_000 where Self.finalReplies(page, "x").count < 4 { try await Task.sleep(for: .milliseconds(10)) }
-        let codes = Self.finalReplies(page, "x").map { $0["ok"] == true ? "ok" : $0["error"]?.string("code") ?? "?" }
-        let expected = ["complete": "ok", "cancel": "cancelled", "timeout": "timeout"][ending]
-        #expect(codes == ["invalid_message", "invalid_message", "invalid_message", expected])
-        if ending == "complete" { #expect(Self.finalReplies(page, "x").last?["data"] == 1) }
+        try await Task.sleep(for: .milliseconds(50))  // a second final reply of the first call would show now
+        let replies = Self.finalReplies(page, "x")
+        let codes = replies.map { $0["ok"] == true ? "ok" : $0["error"]?.string("code") ?? "?" }
+        let expected = ["complete": "ok", "cancel": "cancelled", "timeout": "timeout"][ending] ?? "?"
+        #expect(codes.sorted() == ["invalid_message", "invalid_message", "invalid_message", expected].sorted())
+        if ending == "complete" { #expect(replies.filter { $0["ok"] == true }.map { $0["data"] } == [1]) }
         #expect(router.pendingCountsForTesting.calls == 0)
     }
 
