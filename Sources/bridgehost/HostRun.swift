@@ -26,6 +26,7 @@ struct HostRun {
         router.setTrafficObserver { [printer] (record: TrafficRecord) in
             printer.print(record)
             errors.note(record)
+            control.noteReply(record)
         }
         let presenter = AutomaticAlertPresenter(rule: .last) { [printer] request, index in
             printer.event("alert", ["title": request.title.map(JSONValue.string) ?? .null,

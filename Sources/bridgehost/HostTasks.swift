@@ -16,6 +16,8 @@ final class HostControl: Sendable {
     private struct State {
         var expected: [String: Int] = [:]
         var done: Done?
+        /// Whether the reply to the `bridgehost.done` call that reported `done` has gone out.
+        var answered = false
         var waiters: [CheckedContinuation<Done?, Never>] = []
     }
 
@@ -33,18 +35,30 @@ final class HostControl: Sendable {
         }
     }
 
-    /// Records the page's final report and wakes ``waitForDone(timeout:)``; later reports are ignored.
-    func finish(_ done: Done) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Done?, Never>] in
-            guard state.done == nil else { return [] }
-            state.done = done
+    /// Records the page's final report; later reports are ignored. ``waitForDone(timeout:)``
+    /// wakes only once the report's call is answered (``noteReply(_:)``): closing the router
+    /// before that would answer the page's last call with `unavailable`.
+    func report(_ done: Done) {
+        state.withLock { state in
+            if state.done == nil { state.done = done }
+        }
+    }
+
+    /// Notes an outbound traffic record; the reply to `bridgehost.done` after a report wakes
+    /// ``waitForDone(timeout:)``.
+    func noteReply(_ record: TrafficRecord) {
+        guard record.direction == .outbound, record.kind == "reply", record.task == "bridgehost.done" else { return }
+        let (done, waiters) = state.withLock { state -> (Done?, [CheckedContinuation<Done?, Never>]) in
+            guard let done = state.done, !state.answered else { return (nil, []) }
+            state.answered = true
             defer { state.waiters.removeAll() }
-            return state.waiters
+            return (done, state.waiters)
         }
         for waiter in waiters { waiter.resume(returning: done) }
     }
 
-    /// Waits until the page reports it is done, or `timeout` seconds pass (then `nil`).
+    /// Waits until the page has reported it is done and that call is answered, or `timeout`
+    /// seconds pass (then `nil`).
     func waitForDone(timeout: Double) async -> Done? {
         let timer = Task { [weak self] in
             guard (try? await Task.sleep(for: .seconds(timeout))) != nil else { return }
@@ -53,7 +67,7 @@ final class HostControl: Sendable {
         defer { timer.cancel() }
         return await withCheckedContinuation { continuation in
             let existing: Done?? = state.withLock { state in
-                if let done = state.done { return .some(done) }
+                if let done = state.done, state.answered { return .some(done) }
                 state.waiters.append(continuation)
                 return .none
             }
@@ -84,7 +98,7 @@ enum HostTasks {
                 return NoResult()
             },
             ClosureTask(name: "bridgehost.done") { (options: HostControl.Done, _: CallContext) in
-                control.finish(options)
+                control.report(options)
                 return NoResult()
             },
             ClosureTask(name: "demo.countdown") { (options: Countdown, context: CallContext) -> String in
