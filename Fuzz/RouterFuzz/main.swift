@@ -232,7 +232,7 @@ final class Conversation {
     }
 
     func post(_ control: Control, _ bytes: ArraySlice<UInt8>) {
-        if control.navigateBefore { router.pageDidStartNavigation() }
+        if control.navigateBefore { router.pageDidCommitNavigation() }
         if control.callPageBefore {
             let router = self.router
             pageCalls.append(Task { _ = try? await router.callPage("h", options: ["x": 1], timeout: .milliseconds(1)) })

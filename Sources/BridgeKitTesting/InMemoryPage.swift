@@ -156,11 +156,12 @@ public final class InMemoryPage: Sendable {
 
     // MARK: Page lifecycle
 
-    /// Simulates a navigation to a new document: the router is told, and later deliveries are
-    /// recorded with the new generation.
+    /// Simulates a committed navigation to a new document: the router is told
+    /// (``BridgeRouter/pageDidCommitNavigation()``), and later deliveries are recorded with the new
+    /// generation. A navigation that never commits needs no call: nothing changes for the page.
     public func navigate() {
         state.withLock { $0.generation += 1 }
-        router.pageDidStartNavigation()
+        router.pageDidCommitNavigation()
     }
 
     /// Makes every later script evaluation fail (the page is gone), or succeed again.

@@ -10,7 +10,7 @@ const { spawnSync } = require('node:child_process');
 const { loadShim, recordingTransport, SHIM_PATH, RELAY_PATH } = require('../testing/fakes.js');
 
 const JS_DIR = path.join(__dirname, '..');
-const SHIPPED = [SHIM_PATH, RELAY_PATH];
+const SHIPPED = [SHIM_PATH, RELAY_PATH, path.join(__dirname, '..', 'webbridge-document.js')];
 const DTS_PATH = path.join(JS_DIR, 'webbridge.d.ts');
 const ACORN = '/usr/share/nodejs/acorn';
 

@@ -2,25 +2,26 @@
 public import WebKit
 
 extension WebViewBridge {
-    /// How the bridge learns that the web view left its document (a new page generation:
-    /// ``BridgeRouter/pageDidStartNavigation()``).
+    /// How the bridge learns that a new document replaced the page's document (a new page
+    /// generation: ``BridgeRouter/pageDidCommitNavigation()``).
     ///
-    /// Without being the navigation delegate (BridgeKit never takes `navigationDelegate` or
-    /// `UIDelegate`), the only reliable public signal is KVO on `isLoading`. `url` is not
-    /// usable: it also changes for same-document navigations (`pushState`, fragments), which must
-    /// not cancel the page's calls. `isLoading` turns true when a main-frame load starts (at
-    /// `load(_:)` for app-initiated loads, at the provisional start for link clicks, reloads and
-    /// history navigations) and is not touched by same-document navigations. Its gap: a
-    /// navigation that starts while another is still loading (a script redirect during load, a
-    /// tap before the page finished) produces no new edge, so calls of the interrupted document
-    /// stay pending until they finish or time out (their replies find no matching id in the new
-    /// document's shim and are ignored). Apps that have a navigation delegate anyway should pick
-    /// ``appReported``, which has no gap.
+    /// The document changes when WebKit *commits* a navigation, not when one starts: a navigation
+    /// that never commits (a 204 or 205 response, a download, `window.stop()`, a navigation the
+    /// app's policy cancels) leaves the same document, whose calls must go on and settle. BridgeKit
+    /// never takes `navigationDelegate`, where `webView(_:didCommit:)` arrives, and no KVO-observable
+    /// property of `WKWebView` changes exactly at commit (`isLoading` rises at the start, `url`
+    /// also changes for `pushState`). So by default the page says it: the shim posts a document
+    /// notice (`{"v":1,"kind":"document"}`, docs/protocol.md) from every new main-frame document
+    /// at document start and when the back-forward cache restores one. A page that forges a notice
+    /// only ends its own calls; subframes' notices are ignored.
     public enum NavigationSignal: Sendable, Hashable {
-        /// Default: each rising edge of `isLoading` (KVO) starts a new page generation.
-        case loadingObservation
-        /// The app calls ``WebViewBridge/navigationStarted()`` from its own
-        /// `webView(_:didStartProvisionalNavigation:)`; `isLoading` only feeds page state.
+        /// Default: the shim's document notice starts a new page generation. Needs the shim in
+        /// the main frame (``Configuration/installsShim``, or a page that bundles it).
+        case documentNotice
+        /// The app calls ``WebViewBridge/navigationCommitted()`` from its own
+        /// `webView(_:didCommit:)`; a document notice that follows it changes nothing. Use it when
+        /// the app has a navigation delegate anyway: pages without the shim (a PDF, an image)
+        /// are covered too.
         case appReported
     }
 
@@ -37,7 +38,7 @@ extension WebViewBridge {
         /// Whether the shim runs in the main frame only; default `true`. Subframes that get the
         /// shim are still subject to the router's ``AccessPolicy`` (main frame only by default).
         public var shimInMainFrameOnly: Bool
-        /// How navigations are detected; default ``NavigationSignal/loadingObservation``.
+        /// How committed navigations are detected; default ``NavigationSignal/documentNotice``.
         public var navigationSignal: NavigationSignal
         /// Which responses and failures are page errors; default 2xx is success.
         public var responsePolicy: NavigationResponsePolicy
@@ -50,7 +51,7 @@ extension WebViewBridge {
         public init(contentWorld: WKContentWorld = .page,
                     installsShim: Bool = true,
                     shimInMainFrameOnly: Bool = true,
-                    navigationSignal: NavigationSignal = .loadingObservation,
+                    navigationSignal: NavigationSignal = .documentNotice,
                     responsePolicy: NavigationResponsePolicy = NavigationResponsePolicy(),
                     pageEventBufferLimit: Int = PageStateTracker.defaultBufferLimit) {
             self.contentWorld = contentWorld

@@ -5,8 +5,8 @@ public import WebKit
 /// delegate). Each one is optional; together they give exact page generations and page errors.
 ///
 /// ```swift
-/// func webView(_ webView: WKWebView, didStartProvisionalNavigation navigation: WKNavigation!) {
-///     bridge.navigationStarted()          // with navigationSignal: .appReported
+/// func webView(_ webView: WKWebView, didCommit navigation: WKNavigation!) {
+///     bridge.navigationCommitted()        // with navigationSignal: .appReported
 /// }
 /// func webView(_ webView: WKWebView, decidePolicyFor navigationResponse: WKNavigationResponse,
 ///              decisionHandler: @escaping @MainActor @Sendable (WKNavigationResponsePolicy) -> Void) {
@@ -18,13 +18,15 @@ public import WebKit
 /// }
 /// ```
 extension WebViewBridge {
-    /// Reports `webView(_:didStartProvisionalNavigation:)`: the web view is leaving its
-    /// document, so the router starts a new page generation (pending calls settle with
-    /// `navigated`, their tasks are cancelled). Use with ``NavigationSignal/appReported``; with
-    /// the default signal it is harmless but redundant.
-    public func navigationStarted() {
+    /// Reports `webView(_:didCommit:)`: a new document replaced the old one, so the router
+    /// starts a new page generation (the old document's pending calls settle with `navigated`,
+    /// their tasks are cancelled). Not `didStartProvisionalNavigation`: a navigation that starts
+    /// may never commit (a 204 response, a download, a cancelled navigation), and the document
+    /// that stays keeps its calls. Use with ``NavigationSignal/appReported``; with the default
+    /// signal it is harmless (the document notice that follows changes nothing).
+    public func navigationCommitted() {
         guard isAttached else { return }
-        router.pageDidStartNavigation()
+        router.pageDidCommitNavigation()
     }
 
     /// Reports `webView(_:decidePolicyFor:decisionHandler:)` for a navigation response:
@@ -66,7 +68,7 @@ extension WebViewBridge {
     /// the shim is injected again.
     public func webContentProcessTerminated() {
         guard isAttached else { return }
-        router.pageDidStartNavigation()
+        router.pageDidCommitNavigation()
         pageState.send(.loadFailed(.webContentProcessTerminated(reason: nil)))
     }
 

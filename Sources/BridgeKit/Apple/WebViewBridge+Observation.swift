@@ -3,7 +3,7 @@ import WebKit
 
 extension WebViewBridge {
     /// Starts KVO on the web view's `title`, `estimatedProgress` and `isLoading` (all documented
-    /// as KVO-compliant in `WKWebView.h`) and reports the current state.
+    /// as KVO-compliant in `WKWebView.h`) for ``pageState``, and reports the current state.
     ///
     /// Swift 6: the block-based `observe(_:options:changeHandler:)` takes a `@Sendable`,
     /// nonisolated handler, while `WKWebView`'s properties and this bridge are main-actor
@@ -51,17 +51,15 @@ extension WebViewBridge {
         pageState.send(.progressChanged(webView.estimatedProgress))
     }
 
-    /// `isLoading` edges: rising starts a load (and, with
-    /// ``NavigationSignal/loadingObservation``, a new page generation); falling ends it.
+    /// `isLoading` edges: rising starts a load, falling ends it. Page state only: a load that
+    /// starts may never commit, so page generations come from commits
+    /// (``NavigationSignal``).
     private func loadingDidChange() {
         guard isAttached, let webView else { return }
         let isLoading = webView.isLoading
         guard isLoading != wasLoading else { return }
         wasLoading = isLoading
         if isLoading {
-            if configuration.navigationSignal == .loadingObservation {
-                router.pageDidStartNavigation()
-            }
             pageState.send(.loadStarted(webView.url))
         } else {
             pageState.send(.loadFinished(webView.url))

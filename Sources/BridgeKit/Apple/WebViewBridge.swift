@@ -16,21 +16,23 @@ public import WebKit
 ///    handler, the handler's proxy holds the router weakly: no retain cycle, R23; never a
 ///    duplicate add, R24);
 /// 2. adds the shim (``WebBridgeShim/source``) as a `WKUserScript` at document start, main
-///    frame only by default, in the configured content world (default `.page`). User scripts
-///    apply to documents loaded *after* this, so attach before the first load;
+///    frame only by default, in the configured content world (default `.page`), and, with the
+///    default ``NavigationSignal/documentNotice``, the document notice
+///    (``WebBridgeDocumentNotice/source``, main frame only). User scripts apply to documents
+///    loaded *after* this, so attach before the first load;
 /// 3. connects the router's ``PageChannel`` (``WebKitScriptEvaluator``: the completion form of
 ///    `evaluateJavaScript`, web view held weakly);
-/// 4. starts observing `title`, `estimatedProgress` and `isLoading` by KVO for ``pageState``
-///    and for page generations (see ``NavigationSignal``).
+/// 4. starts observing `title`, `estimatedProgress` and `isLoading` by KVO for ``pageState``;
+///    page generations follow committed documents (see ``NavigationSignal``).
 ///
 /// It never sets `navigationDelegate` or `UIDelegate`: the app keeps them and calls the
-/// navigation helpers (``navigationStarted()``, ``navigationResponseReceived(_:)``,
+/// navigation helpers (``navigationCommitted()``, ``navigationResponseReceived(_:)``,
 /// ``provisionalNavigationFailed(_:)``, ``navigationFailed(_:)``,
 /// ``webContentProcessTerminated()``) from its own delegate.
 ///
 /// ``detach()`` undoes all of it. Dropping the last reference without detaching still ends
 /// KVO (the observations are released), ends the page event streams and removes the handler
-/// (through ``BridgeAttachment``), but leaves the shim script in the controller.
+/// (through ``BridgeAttachment``), but leaves its user scripts in the controller.
 ///
 /// Thread: main actor, like WebKit.
 @MainActor
@@ -47,7 +49,8 @@ public final class WebViewBridge {
     private let attachment: BridgeAttachment
     private let evaluator: WebKitScriptEvaluator
     private weak var userContentController: WKUserContentController?
-    private var shimScript: WKUserScript?
+    /// The user scripts this bridge added (the shim, the document notice), removed by ``detach()``.
+    private var addedScripts: [WKUserScript] = []
     /// The KVO observations (see `WebViewBridge+Observation.swift`).
     var observations: [NSKeyValueObservation] = []
     /// The last `isLoading` value seen, for edge detection.
@@ -86,17 +89,19 @@ public final class WebViewBridge {
         }
         let bridge = WebViewBridge(router: router, webView: webView, configuration: configuration, attachment: attachment)
         if configuration.installsShim {
-            let script = WKUserScript(source: WebBridgeShim.source, injectionTime: .atDocumentStart,
-                                      forMainFrameOnly: configuration.shimInMainFrameOnly, in: configuration.contentWorld)
-            controller.addUserScript(script)
-            bridge.shimScript = script
+            bridge.addUserScript(WebBridgeShim.source, mainFrameOnly: configuration.shimInMainFrameOnly, to: controller)
+        }
+        if configuration.navigationSignal == .documentNotice {
+            // Injected after the shim, in the handler's world: posts {"v":1,"kind":"document"}
+            // when each main-frame document starts (js/webbridge-document.js).
+            bridge.addUserScript(WebBridgeDocumentNotice.source, mainFrameOnly: true, to: controller)
         }
         router.connect(bridge.evaluator.channel)
         bridge.startObserving(webView)
         return bridge
     }
 
-    /// Detaches: removes the message handler and the shim script, disconnects the page channel
+    /// Detaches: removes the message handler and the user scripts it added, disconnects the page channel
     /// (later scripts throw `unavailable`), stops KVO, ends the ``pageState`` streams, and
     /// starts a new page generation so that pending calls settle (`navigated`) and their tasks
     /// are cancelled — no page can receive their replies any more. The router stays usable
@@ -106,23 +111,33 @@ public final class WebViewBridge {
         isAttached = false
         stopObserving()
         attachment.detach()
-        removeShimScript()
+        removeUserScripts()
         evaluator.disconnect()
-        router.pageDidStartNavigation()
+        router.pageDidCommitNavigation()
         pageState.finish()
     }
 
-    /// Removes exactly the shim script this bridge added. `WKUserContentController` can only
+    /// Adds a document-start user script in the configured content world and remembers it.
+    private func addUserScript(_ source: String, mainFrameOnly: Bool, to controller: WKUserContentController) {
+        let script = WKUserScript(source: source, injectionTime: .atDocumentStart, forMainFrameOnly: mainFrameOnly,
+                                  in: configuration.contentWorld)
+        controller.addUserScript(script)
+        addedScripts.append(script)
+    }
+
+    /// Removes exactly the user scripts this bridge added. `WKUserContentController` can only
     /// remove all user scripts (`removeAllUserScripts()`), so the others are added back, in
-    /// their order, as the same objects. The script is found by identity (`userScripts` returns
-    /// the objects that were added); should WebKit ever hand back copies, by its source.
-    private func removeShimScript() {
-        guard let script = shimScript, let controller = userContentController else { return }
-        shimScript = nil
+    /// their order, as the same objects. The scripts are found by identity (`userScripts` returns
+    /// the objects that were added); should WebKit ever hand back copies, by their source.
+    private func removeUserScripts() {
+        let added = addedScripts
+        addedScripts = []
+        guard !added.isEmpty, let controller = userContentController else { return }
         let scripts = controller.userScripts
-        let isOurs: (WKUserScript) -> Bool = scripts.contains(where: { $0 === script })
-            ? { $0 === script }
-            : { $0.source == script.source }
+        let identical = scripts.contains { script in added.contains { $0 === script } }
+        let isOurs: (WKUserScript) -> Bool = identical
+            ? { script in added.contains { $0 === script } }
+            : { script in added.contains { $0.source == script.source } }
         let remaining = scripts.filter { !isOurs($0) }
         guard remaining.count < scripts.count else { return }
         controller.removeAllUserScripts()

@@ -65,7 +65,7 @@ extension InboundEnvelope {
             }
         case .invalid(_, let error):
             throw error
-        case .cancel, .reply:
+        case .cancel, .reply, .document:
             break
         }
         // Not a call the general path could prepare: not expected for a scanned call envelope.

@@ -5,15 +5,16 @@ import Synchronization
 ///
 /// One router serves one web view. The host (WKWebView adapter, WebKitGTK host, or a test
 /// page) feeds it every script message with ``receive(_:from:replyHandler:)``, gives it a
-/// ``PageChannel`` to evaluate scripts, and reports navigations with
-/// ``pageDidStartNavigation()``.
+/// ``PageChannel`` to evaluate scripts, and reports committed navigations with
+/// ``pageDidCommitNavigation()``.
 ///
 /// Guarantees:
 /// - **Every call with an id settles exactly once**, with data or a ``BridgeError`` code,
 ///   whatever happens: unknown task, bad options, a thrown error, cancel, timeout, navigation,
 ///   ``close()``. A call without an id is fire-and-forget.
 /// - **Replies are data.** Every script is built by ``PageScript``.
-/// - **Pages change.** A reply of a call made before a navigation is never delivered after it.
+/// - **Pages change.** A reply of a call made before a navigation committed is never delivered
+///   after it; a navigation that never commits changes nothing.
 /// - **Secure by default.** Calls are checked against ``AccessPolicy`` before their options
 ///   are decoded.
 ///
@@ -125,21 +126,40 @@ public final class BridgeRouter: Sendable {
     }
 
     /// The current page generation. It starts at 0 and grows by one on every
-    /// ``pageDidStartNavigation()``.
+    /// ``pageDidCommitNavigation()`` (and on a main-frame document notice the host did not
+    /// report first, see ``pageDidCommitNavigation()``).
     public var pageGeneration: UInt64 {
         currentGeneration.load(ordering: .acquiring)
     }
 
-    /// Tells the router the web view started loading another document (not a same-document
-    /// `pushState`): call it from `webView(_:didStartProvisionalNavigation:)` or WebKitGTK's
-    /// `load-changed` `STARTED`, on any thread.
+    /// Tells the router that a new document replaced the page's document: call it when WebKit
+    /// commits a main-frame navigation (`webView(_:didCommit:)`, WebKitGTK's `load-changed`
+    /// `WEBKIT_LOAD_COMMITTED`), when the web content process terminated, or when the bridge is
+    /// detached from the page. Not when a navigation merely *starts*: a navigation that never
+    /// commits (a 204 or 205 response, a download, `window.stop()`, a navigation the app's policy
+    /// ignores) leaves the same document in place, and its calls must go on and settle normally.
+    /// Not for same-document navigations (`pushState`, fragments) either. Any thread.
     ///
-    /// Every pending call of the old page settles with `navigated` (not delivered: the page that
-    /// asked is gone) and its task is cancelled; every native-to-page call throws `navigated`.
-    /// Fire-and-forget calls of the old page that are running are cancelled, and queued ones
-    /// never start.
-    public func pageDidStartNavigation() {
+    /// Every pending call of the old document settles with `navigated` (not delivered: the
+    /// document that asked is gone) and its task is cancelled; every native-to-page call throws
+    /// `navigated`. Fire-and-forget calls of the old document that are running are cancelled, and
+    /// queued ones never start.
+    ///
+    /// Hosts that cannot observe commits (a `WKWebView` observed only by KVO) rely on the shim's
+    /// document notice instead (`{"v":1,"kind":"document"}`, posted by every new main-frame
+    /// document at document start, docs/protocol.md): a notice that follows a reported commit
+    /// changes nothing; one that no reported commit preceded starts a new generation itself.
+    public func pageDidCommitNavigation() {
+        newGeneration(reportedByHost: true)
+    }
+
+    /// Starts a new page generation: settles the old document's calls (see
+    /// ``pageDidCommitNavigation()``). `reportedByHost`: a host's commit report (the next document
+    /// notice is then expected and changes nothing), otherwise a document notice that no report
+    /// preceded.
+    func newGeneration(reportedByHost: Bool) {
         let (calls, pageCalls, generation) = state.withLock { state in
+            state.awaitsDocumentNotice = reportedByHost
             state.generation &+= 1
             currentGeneration.store(state.generation, ordering: .releasing)
             return (state.takeAllCalls(), state.takeAllPageCalls(), state.generation)
@@ -155,6 +175,21 @@ public final class BridgeRouter: Sendable {
             call.timer?.cancel()
             call.continuation.resume(throwing: BridgeError.navigated())
         }
+    }
+
+    /// Handles a document notice (`{"v":1,"kind":"document"}`, docs/protocol.md) from `source`:
+    /// a main-frame document that no host commit report announced starts a new generation;
+    /// subframes' notices and the notice that follows a reported commit change nothing.
+    func documentDidStart(from source: MessageSource) {
+        guard source.isMainFrame else {
+            return record(.inbound, "document", id: nil, task: nil, outcome: "dropped", reason: "subframe")
+        }
+        let announced = state.withLock { state in
+            defer { state.awaitsDocumentNotice = false }
+            return state.awaitsDocumentNotice
+        }
+        record(.inbound, "document", id: nil, task: nil, outcome: announced ? nil : "navigated")
+        if !announced { newGeneration(reportedByHost: false) }
     }
 
     /// Closes the router: pending calls settle with `unavailable` (delivered while the channel

@@ -11,8 +11,10 @@ public import BridgeKit
 ///   ``BridgeAttachment`` (weak proxy, never added twice);
 /// - connects a ``PageChannel`` that evaluates reply scripts in the page world
 ///   (`webkit_web_view_evaluate_javascript`);
-/// - reports every new load (`load-changed` STARTED, and a crashed web process) to
-///   ``BridgeRouter/pageDidStartNavigation()``.
+/// - reports every committed main-frame load (`load-changed` `WEBKIT_LOAD_COMMITTED`, and a
+///   crashed web process) to ``BridgeRouter/pageDidCommitNavigation()``. A load that starts but
+///   never commits (a 204 or 205 response, a download, `window.stop()`, a navigation the policy
+///   ignores) leaves the document and its calls as they are.
 ///
 /// **Origin and frame identity.** WebKitGTK's message signal says nothing about the sender. The
 /// handler exists only in the isolated world, where the relay reads `location.origin` and
@@ -81,11 +83,12 @@ public final class WebKitGTKBridgeHost {
         })
         let observedLoad = webView.onLoadEvent
         webView.onLoadEvent = { [weak self] event in
-            if event == .started { self?.router?.pageDidStartNavigation() }
+            // The document changes at commit, not at start: a load may never commit.
+            if event == .committed { self?.router?.pageDidCommitNavigation() }
             observedLoad?(event)
         }
         webView.onWebProcessTerminated = { [weak self] reason in
-            self?.router?.pageDidStartNavigation()
+            self?.router?.pageDidCommitNavigation()
             self?.page.tracker.send(.loadFailed(.webContentProcessTerminated(reason: reason)))
         }
         return outcome

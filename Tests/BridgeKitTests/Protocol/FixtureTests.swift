@@ -88,6 +88,7 @@ struct FixtureTests {
     func embeddedScripts() throws {
         #expect(Array(WebBridgeShim.source.utf8) == Array(try Repository.data("js/webbridge.js")))
         #expect(Array(WebBridgeRelay.source.utf8) == Array(try Repository.data("js/webbridge-relay.js")))
+        #expect(Array(WebBridgeDocumentNotice.source.utf8) == Array(try Repository.data("js/webbridge-document.js")))
     }
 
     @Test("docs/protocol.md lists every built-in error code")

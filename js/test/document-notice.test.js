@@ -1,0 +1,56 @@
+'use strict';
+// js/webbridge-document.js: the document notice for hosts that cannot observe commits.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const fs = require('node:fs');
+const { makeWindow, recordingHandler, evaluateIn } = require('../testing/fakes.js');
+
+const DOCUMENT_PATH = path.join(__dirname, '..', 'webbridge-document.js');
+const { announceDocuments, NOTICE } = require(DOCUMENT_PATH);
+
+test('posts one document notice when it installs, as the exact protocol text', () => {
+  const handler = recordingHandler();
+  const win = makeWindow({ handler });
+  assert.equal(announceDocuments({ window: win }), true);
+  assert.deepEqual(handler.texts, ['{"v":1,"kind":"document"}']);
+  assert.deepEqual(JSON.parse(NOTICE), { v: 1, kind: 'document' });
+});
+
+test('a back-forward cache restore (pageshow, persisted) posts it again; an ordinary pageshow does not', () => {
+  const handler = recordingHandler();
+  const win = makeWindow({ handler });
+  announceDocuments({ window: win });
+  const show = (persisted) => { const e = new Event('pageshow'); e.persisted = persisted; win.dispatchEvent(e); };
+  show(false);
+  assert.equal(handler.texts.length, 1);
+  show(true);
+  assert.equal(handler.texts.length, 2);
+});
+
+test('the page replacing webkit.messageHandlers later does not redirect the notice', () => {
+  const handler = recordingHandler();
+  const win = makeWindow({ handler });
+  announceDocuments({ window: win });
+  const forged = recordingHandler();
+  win.webkit = { messageHandlers: { webbridge: forged } };
+  handler.postMessage = () => { throw new Error('replaced'); };
+  const e = new Event('pageshow');
+  e.persisted = true;
+  assert.doesNotThrow(() => win.dispatchEvent(e));
+  assert.equal(forged.texts.length, 0);
+});
+
+test('without a handler, or with one that throws, it installs nothing and never throws', () => {
+  assert.equal(announceDocuments({ window: makeWindow() }), false);
+  assert.equal(announceDocuments({}), false);
+  const throwing = { postMessage() { throw new Error('gone'); } };
+  assert.doesNotThrow(() => announceDocuments({ window: makeWindow({ handler: throwing }) }));
+});
+
+test('as a classic script it announces the document at once', () => {
+  const handler = recordingHandler();
+  const win = makeWindow({ handler });
+  evaluateIn(win, fs.readFileSync(DOCUMENT_PATH, 'utf8'));
+  assert.deepEqual(handler.texts, [NOTICE]);
+});

@@ -1,0 +1,53 @@
+/*
+ * BridgeKit document notice (protocol v1, docs/protocol.md, "Document notice"): for hosts that
+ * cannot observe when WebKit commits a navigation (a WKWebView observed by KVO only). Injected at
+ * document start in the main frame, in the message handler's script world, it posts
+ * {"v":1,"kind":"document"} to the "webbridge" handler once when the document starts and again
+ * when the back-forward cache restores it, so native starts a new page generation exactly when a
+ * new document replaced the old one. Defines nothing, never throws. ES2017, no build step;
+ * `announceDocuments({window})` for tests.
+ */
+(function (factory) {
+  'use strict';
+  var api = factory();
+  if (typeof module === 'object' && module && module.exports) {
+    module.exports.announceDocuments = api.announceDocuments;
+    module.exports.NOTICE = api.NOTICE;
+  }
+  if (typeof window !== 'undefined' && window && typeof window.addEventListener === 'function') {
+    api.announceDocuments({ window: window });
+  }
+})(function () {
+  'use strict';
+
+  var NOTICE = '{"v":1,"kind":"document"}';
+
+  /**
+   * Posts the notice on `opts.window` to the handler `opts.channel` (default "webbridge") now and
+   * on every `pageshow` whose `persisted` is true. Returns whether it was installed.
+   */
+  function announceDocuments(opts) {
+    try {
+      var win = opts && opts.window;
+      var channel = opts && typeof opts.channel === 'string' && opts.channel ? opts.channel : 'webbridge';
+      if (!win || typeof win.addEventListener !== 'function') { return false; }
+      // Read now, at document start, before any page script could replace what it reads.
+      var mh = win.webkit && win.webkit.messageHandlers;
+      var handler = mh && mh[channel];
+      if (!handler || typeof handler.postMessage !== 'function') { return false; }
+      var post = handler.postMessage;
+      var announce = function () {
+        try { post.call(handler, NOTICE); } catch (e) { /* never throw into the engine */ }
+      };
+      announce();
+      win.addEventListener('pageshow', function (event) {
+        if (event && event.persisted === true) { announce(); }
+      });
+      return true;
+    } catch (e) {
+      return false;
+    }
+  }
+
+  return { announceDocuments: announceDocuments, NOTICE: NOTICE };
+});
