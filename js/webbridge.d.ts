@@ -13,7 +13,7 @@ export type JSONValue = null | boolean | number | string | JSONValue[] | { [key:
 export type WebBridgeErrorCode =
   | 'unknown_task' | 'invalid_message' | 'invalid_options' | 'invalid_result' | 'task_failed'
   | 'cancelled' | 'timeout' | 'forbidden' | 'payload_too_large' | 'nesting_too_deep'
-  | 'too_many_pending_calls' | 'progress_limit_exceeded' | 'navigated' | 'unavailable'
+  | 'too_many_pending_calls' | 'progress_limit_exceeded' | 'memory_budget_exceeded' | 'navigated' | 'unavailable'
   | (string & {});
 
 /** The error part of a failed reply. `details` is `null` when the reply carried none. */

@@ -16,6 +16,14 @@ public struct BridgeLimits: Sendable, Hashable {
     /// The most native-to-page calls in flight at once. Default 1024. Over it:
     /// `too_many_pending_calls`.
     public var maxPendingPageCalls: Int
+    /// The most bytes the router holds for its page at once, counted as the UTF-8 bytes of the
+    /// message bodies it keeps: pending calls (from admission until their work ends, which covers
+    /// their decoded options), queued and running fire-and-forget calls, and final replies waiting
+    /// for the engine. Default 64 MiB (four bodies of the default ``maxPayloadBytes``). A call that
+    /// would take the router past it is refused with `memory_budget_exceeded`; a fire-and-forget
+    /// call is dropped and logged with that outcome. Synchronous tasks, which hold their body only
+    /// while ``BridgeRouter/receive(_:from:replyHandler:)`` runs, are not counted.
+    public var maxHeldBytes: Int
 
     /// Creates limits; every argument defaults to the value documented on its property.
     public init(
@@ -23,13 +31,15 @@ public struct BridgeLimits: Sendable, Hashable {
         maxDepth: Int = 64,
         maxPendingCalls: Int = 4096,
         maxProgressPerCall: Int = 10_000,
-        maxPendingPageCalls: Int = 1024
+        maxPendingPageCalls: Int = 1024,
+        maxHeldBytes: Int = 64 * 1024 * 1024
     ) {
         self.maxPayloadBytes = maxPayloadBytes
         self.maxDepth = maxDepth
         self.maxPendingCalls = maxPendingCalls
         self.maxProgressPerCall = maxProgressPerCall
         self.maxPendingPageCalls = maxPendingPageCalls
+        self.maxHeldBytes = maxHeldBytes
     }
 }
 

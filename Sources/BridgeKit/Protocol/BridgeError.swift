@@ -18,6 +18,7 @@ public struct BridgeError: Error, Sendable, Hashable, Codable, CustomStringConve
         case nestingTooDeep = "nesting_too_deep"
         case tooManyPendingCalls = "too_many_pending_calls"
         case progressLimitExceeded = "progress_limit_exceeded"
+        case memoryBudgetExceeded = "memory_budget_exceeded"
         case navigated
         case unavailable
     }
@@ -94,6 +95,14 @@ public struct BridgeError: Error, Sendable, Hashable, Codable, CustomStringConve
     /// The page already has `limit` calls in flight.
     public static func tooManyPendingCalls(limit: Int) -> BridgeError {
         BridgeError(.tooManyPendingCalls, "The page already has \(limit) calls in flight.", ["limit": .int(Int64(limit))])
+    }
+    /// Admitting a call of `bytes` bytes would make the router hold more than its budget
+    /// (``BridgeLimits/maxHeldBytes``) for the page: its pending calls' bodies and options, queued
+    /// fire-and-forget calls and replies waiting for the engine.
+    public static func memoryBudgetExceeded(bytes: Int, limit: Int) -> BridgeError {
+        BridgeError(.memoryBudgetExceeded,
+                    "The router holds too much for this page to take \(bytes) more bytes; its budget is \(limit) bytes.",
+                    ["bytes": .int(Int64(bytes)), "limit": .int(Int64(limit))])
     }
     /// A task sent more progress messages than the configured limit for one call.
     public static func progressLimitExceeded(limit: Int) -> BridgeError {

@@ -6,11 +6,18 @@ extension BridgeRouter {
     func startFireAndForget(_ taskName: String, _ prepared: PreparedCall, from source: MessageSource,
                             replyHandler: ReplyHandler?, bytes: Int) {
         replyHandler?.reply(nil)
+        // Held from now until the job ends; dropped when over the budget.
+        guard budget.reserve(bytes) else {
+            record(.inbound, "call", id: nil, task: taskName, outcome: "memory_budget_exceeded", reason: "fire_and_forget",
+                   bytes: bytes)
+            return
+        }
         record(.inbound, "call", id: nil, task: taskName, bytes: bytes)
         let generation = pageGeneration
         let context = CallContext(callID: nil, taskName: taskName, source: source, pageGeneration: generation)
         // Weak: a task that never ends must not keep the router (and its page) alive.
         let job = FireAndForgetQueue.Job(generation: generation) { [weak self] in
+            defer { self?.budget.release(bytes) }
             // Its page may be gone by the time its turn comes (navigation, close()).
             if let gone = self?.fireAndForgetRefusal(generation: generation) {
                 self?.record(.outbound, "reply", id: nil, task: taskName, outcome: gone, reason: "fire_and_forget")
@@ -26,6 +33,7 @@ extension BridgeRouter {
             }
         }
         if !fireAndForget.enqueue(job) {
+            budget.release(bytes)
             record(.outbound, "reply", id: nil, task: taskName, outcome: "too_many_pending_calls", reason: "fire_and_forget")
         }
     }

@@ -184,6 +184,11 @@ extension BridgeRouter {
             case admitted(PendingCall, keepsReplyHandler: Bool, observer: (@Sendable (TrafficRecord) -> Void)?)
             case refused(BridgeError)
         }
+        // Charged until the call's work ends (``runWork(_:)``), refused when over the budget.
+        guard budget.reserve(bytes) else {
+            return reject(id: id, .memoryBudgetExceeded(bytes: bytes, limit: limits.maxHeldBytes), bytes: bytes, source: source,
+                          replyHandler: replyHandler, task: taskName)
+        }
         let admission: Admission = state.withLock { state in
             if state.isClosed { return .refused(.unavailable("The router was closed.")) }
             let generation = state.generation
@@ -194,7 +199,7 @@ extension BridgeRouter {
             let entry = PendingCall(id: id, taskName: taskName, generation: generation, source: source,
                                     replyHandler: keepsReplyHandler ? replyHandler : nil, router: self, work: prepared,
                                     snapshot: ChannelSnapshot(channel: state.channel, observer: state.observer),
-                                    epoch: channelEpoch.load(ordering: .relaxed))
+                                    epoch: channelEpoch.load(ordering: .relaxed), heldBytes: bytes)
             switch state.admit(entry, as: id, limit: limits.maxPendingCalls) {
             case .duplicateID?: return .refused(.invalidMessage("The id \"\(id)\" is already in use."))
             case .tooManyPendingCalls?: return .refused(.tooManyPendingCalls(limit: limits.maxPendingCalls))
@@ -208,6 +213,7 @@ extension BridgeRouter {
         let entry: PendingCall
         switch admission {
         case .refused(let error):
+            budget.release(bytes)
             // Options its work would have decoded: if they do not decode, the page gets that
             // error, as when options were decoded on arrival, before admission.
             let refusal = Self.optionsFailure(prepared, source: source, policy: configuration.policy) ?? error
@@ -269,8 +275,14 @@ extension BridgeRouter {
         }
         // Settled without a further `async` frame; only a channel with just the `async` form waits.
         if let pending = settleFromWork(call, consume outcome) {
-            await call.router?.deliver(pending)
+            // The reply script waits for the engine: held, whatever the budget, until delivered.
+            let router = call.router
+            router?.budget.charge(pending.bytes)
+            await router?.deliver(pending)
+            router?.budget.release(pending.bytes)
         }
+        // The body, the options and the result are gone.
+        call.router?.budget.release(call.heldBytes)
     }
 
     /// The task of `call` and its decoded options, taken out of the call (``runWork(_:)``).

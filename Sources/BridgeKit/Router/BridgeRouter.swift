@@ -47,7 +47,19 @@ public final class BridgeRouter: Sendable {
     public init(configuration: BridgeConfiguration = BridgeConfiguration()) {
         self.configuration = configuration
         fireAndForget = FireAndForgetQueue(limit: configuration.limits.maxPendingCalls)
+        budget = ByteBudget(limit: configuration.limits.maxHeldBytes)
     }
+
+    /// The bytes held for the page, against ``BridgeLimits/maxHeldBytes``.
+    let budget: ByteBudget
+
+    /// The bytes the router holds for its page now, as ``BridgeLimits/maxHeldBytes`` counts
+    /// them: for diagnostics and tests. Any thread.
+    public var heldBytes: Int { budget.heldBytes }
+
+    /// The most bytes the router has held for its page at once (see ``heldBytes``); never more
+    /// than ``BridgeLimits/maxHeldBytes`` plus the final replies its tasks produced meanwhile.
+    public var peakHeldBytes: Int { budget.peakBytes }
 
     /// Fire-and-forget calls, started one at a time in arrival order and cancelled when their
     /// page is gone (``FireAndForgetQueue``). Bounded by ``BridgeLimits/maxPendingCalls``.

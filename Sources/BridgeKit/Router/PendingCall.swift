@@ -30,6 +30,9 @@ final class PendingCall: @unchecked Sendable {
     /// call that never runs (an error reply). Only the work touches it after the initializer.
     private var work: PreparedCall?
     var progressCount = 0
+    /// The bytes this call holds against the router's budget (``BridgeLimits/maxHeldBytes``),
+    /// released when its work ends; 0 for a call that never runs (an error reply).
+    let heldBytes: Int
     /// Whether the call has been claimed for settling (``claim()``): set once, never cleared.
     private let claimed = Atomic<Bool>(false)
     /// The channel and traffic observer connected when the call was admitted, read under the
@@ -45,8 +48,10 @@ final class PendingCall: @unchecked Sendable {
     private(set) weak var router: BridgeRouter?
 
     init(id: String, taskName: String, generation: UInt64, source: MessageSource, replyHandler: ReplyHandler?,
-         router: BridgeRouter, work: PreparedCall? = nil, snapshot: BridgeRouter.ChannelSnapshot? = nil, epoch: UInt64 = 0) {
+         router: BridgeRouter, work: PreparedCall? = nil, snapshot: BridgeRouter.ChannelSnapshot? = nil, epoch: UInt64 = 0,
+         heldBytes: Int = 0) {
         self.id = id
+        self.heldBytes = heldBytes
         self.work = work
         admissionSnapshot = snapshot
         admissionEpoch = epoch
