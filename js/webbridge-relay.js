@@ -1,7 +1,7 @@
 /*
  * BridgeKit WebBridge relay (protocol v1, docs/protocol.md): runs in an isolated script world in
  * every frame, where the native "webbridge" message handler lives. It forwards the page shim's
- * "webbridge:post" events to that handler, stamped with the frame's origin and "main" | "sub"
+ * "webbridge:post" events to that handler, stamped with the document's security origin (`self.origin`) and "main" | "sub"
  * (one string "main <origin>\n<body>" for a body under 65,536 UTF-16 code units, else the array
  * [origin, "main" | "sub", body]), and hands replies back as "webbridge:message" events. Only strings cross between worlds. It defines nothing in the page world, is idempotent when
  * evaluated twice and never throws. ES2017, no build step; `createRelay({window})` for tests.
@@ -82,10 +82,14 @@
         encoder = typeof win.TextEncoder === 'function' ? new win.TextEncoder() : null;
         decoder = typeof win.TextDecoder === 'function' ? new win.TextDecoder() : null;
       } catch (e) { encoder = null; decoder = null; }
+      // Read once, at install. The relay's world has its own globals and its own DOM wrappers and
+      // prototypes, which page scripts cannot reach (they share only the document); capturing them
+      // keeps the relay independent of later changes in its own world too.
+      var CustomEventCtor = win.CustomEvent || (typeof CustomEvent === 'function' ? CustomEvent : null);
+      var dispatchEventFn = win.dispatchEvent;
       var dispatch = function (name, detail) {
         try {
-          var C = win.CustomEvent || (typeof CustomEvent === 'function' ? CustomEvent : null);
-          if (C) { win.dispatchEvent(new C(name, { detail: detail })); }
+          if (CustomEventCtor) { Reflect.apply(dispatchEventFn, win, [new CustomEventCtor(name, { detail: detail })]); }
         } catch (e) { /* never throw into the engine */ }
       };
       var handler = function () {
@@ -100,8 +104,11 @@
           var body = event ? event.detail : null;
           var h = handler();
           if (typeof body !== 'string' || !h) { return; }
+          // The document's security origin (`self.origin`), not its URL's (`location.origin`): "null"
+          // for an opaque origin (CSP sandbox, sandboxed iframe, data:), and the creator's origin
+          // for documents that inherit it (srcdoc, about:blank). Without it: no origin.
           var origin = null;
-          try { origin = win.location.origin; } catch (e) { origin = null; }
+          try { origin = typeof win.origin === 'string' ? win.origin : null; } catch (e) { origin = null; }
           // The body is never escaped into a second JSON text (docs/protocol.md, "Relay").
           var result = h.postMessage(envelope(origin, win.top === win ? 'main' : 'sub', narrow(body, encoder, decoder)));
           if (result && typeof result.then === 'function') {

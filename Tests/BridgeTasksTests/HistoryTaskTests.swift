@@ -2,6 +2,7 @@ import BridgeKit
 import BridgeKitTesting
 import BridgeTasks
 import Foundation
+import Synchronization
 import Testing
 
 @Suite("History task")
@@ -41,5 +42,67 @@ struct HistoryTaskTests {
         var count = 0
         for await _ in history.notices { count += 1 }
         #expect(count == 1)
+    }
+}
+
+@Suite("History task: notices a page cannot have made")
+struct HistoryNoticeOriginTests {
+    static let app = "https://app.example"
+
+    @Test("A notice not http(s) or not same-origin with its sender is refused with invalid_options and never reaches the stream; a notify is dropped and logged")
+    func forged() async throws {
+        let history = HistoryTask()
+        let records = Mutex<[TrafficRecord]>([])
+        let router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins([OriginPattern(Self.app)])))
+        router.setTrafficObserver { record in records.withLock { $0.append(record) } }
+        try router.register(history)
+        let page = InMemoryPage(router: router)
+        let cases: [(String, String)] = [
+            ("javascript:alert(1)", "scheme_not_allowed"), ("file:///etc/passwd", "scheme_not_allowed"),
+            ("data:text/html,x", "scheme_not_allowed"), ("about:blank", "scheme_not_allowed"),
+            ("https://evil.example/login", "not_same_origin"), ("http://app.example/", "not_same_origin"),
+            ("https://app.example:8443/", "not_same_origin"), ("https://sub.app.example/", "not_same_origin"),
+        ]
+        for (url, reason) in cases {
+            let reply = await page.call("History", options: ["type": "pushState", "url": .string(url)])
+            #expect(reply["error"]?.string("code") == "invalid_options", "\(url)")
+            #expect(reply["error"]?["details"]?.string("reason") == reason, "\(url)")
+            #expect(reply["error"]?["details"]?.string("path") == "url", "\(url)")
+            page.send("History", options: ["type": "pushState", "url": .string(url)], fireAndForget: true)
+        }
+        page.send("History", options: ["type": "pushState", "url": "https://app.example:443/ok"], fireAndForget: true)
+        var received: [HistoryNotice] = []
+        for await notice in history.notices {
+            received.append(notice)
+            break
+        }
+        #expect(received.map(\.url.absoluteString) == ["https://app.example:443/ok"], "only the same-origin notice, after every forged one")
+        let refusedNotices = records.withLock { $0 }.filter { $0.task == "History" && $0.id == nil && $0.outcome == "invalid_options" }
+        #expect(refusedNotices.count == cases.count, "each dropped notice is logged")
+    }
+
+    @Test("refusal(url:sender:): same origin with default ports folded; no sender means refused")
+    func rule() throws {
+        let app = try #require(SecurityOrigin(Self.app))
+        #expect(HistoryTask.refusal(url: try #require(URL(string: "https://APP.example:443/a?b#c")), sender: app) == nil)
+        #expect(HistoryTask.refusal(url: try #require(URL(string: "https://app.example/")), sender: nil)?.details?.string("reason") == "not_same_origin")
+        #expect(HistoryTask.refusal(url: try #require(URL(string: "ftp://app.example/")), sender: app)?.details?.string("reason") == "scheme_not_allowed")
+        let local = try #require(SecurityOrigin("http://127.0.0.1:8080"))
+        #expect(HistoryTask.refusal(url: try #require(URL(string: "http://127.0.0.1:8080/x")), sender: local) == nil)
+        #expect(HistoryTask.refusal(url: try #require(URL(string: "http://127.0.0.1:8081/x")), sender: local) != nil)
+    }
+
+    @Test("A sender other than the notice's origin (a subframe allowed by the task's policy) is refused too")
+    func otherFrame() async throws {
+        let history = HistoryTask(policy: .origins(["https://app.example", "https://widgets.example"], allowsSubframes: true))
+        let router = BridgeRouter()
+        try router.register(history)
+        let page = InMemoryPage(router: router)
+        let reply = await page.call("History", options: ["type": "pushState", "url": "https://app.example/x"],
+                                    from: .subframe("https://widgets.example"), replyHandler: true)
+        #expect(reply["error"]?["details"]?.string("reason") == "not_same_origin")
+        let own = await page.call("History", options: ["type": "pushState", "url": "https://widgets.example/x"],
+                                  from: .subframe("https://widgets.example"), replyHandler: true)
+        #expect(own["ok"] == true)
     }
 }

@@ -5,7 +5,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const {
   loadShim, loadRelay, makeWorlds, makeWindow, finishLoading, relayHandler, relaySource, evaluateIn,
-  settleMicrotasks, readFixtures,
+  settleMicrotasks, readFixtures, relayEnvelope,
 } = require('../testing/fakes.js');
 
 const { createWebBridge, install } = loadShim();
@@ -207,4 +207,41 @@ test('a page-world shim with no relay after load settles calls unavailable', asy
   const p = bridge.call('t', 1);
   finishLoading(win);
   await assert.rejects(p, (err) => err.code === 'unavailable');
+});
+
+// Issue 20, item 1: the relay stamps the document's security origin (`self.origin`), not its URL's.
+for (const [what, href, origin, expected] of [
+  ['an opaque origin (CSP sandbox, sandboxed iframe) posts "null", not the URL\'s origin', 'https://app.example/page', 'null', 'null'],
+  ['a srcdoc document posts the origin it inherits, not its URL\'s "null"', 'about:srcdoc', 'https://app.example', 'https://app.example'],
+  ['an about:blank document written by its parent posts the parent\'s origin', 'about:blank', 'https://app.example', 'https://app.example'],
+  ['a blob: document posts its creator\'s origin', 'blob:https://app.example/0b9f', 'https://app.example', 'https://app.example'],
+]) {
+  test('relay: ' + what, () => {
+    const { page, relay, handler } = makeWorlds({ href, origin });
+    createRelay({ window: relay });
+    loadShim().createWebBridge({ window: page }).notify('t', 1);
+    assert.equal(handler.messages.length, 1);
+    assert.equal(handler.messages[0][0], expected);
+    assert.equal(typeof handler.texts[0], 'string', 'one-string form');
+  });
+}
+
+test('relay: without self.origin (an engine that lacks it) the post carries no origin (null), never location.origin', () => {
+  const { page, relay, handler } = makeWorlds({ href: 'https://app.example/', origin: undefined });
+  createRelay({ window: relay });
+  loadShim().createWebBridge({ window: page }).notify('t', 1);
+  assert.equal(handler.messages.length, 1);
+  assert.deepEqual(handler.texts[0].slice(0, 2), [null, 'main']);
+});
+
+test('relay: CustomEvent and dispatchEvent replaced in its world after install change nothing (captured at install)', () => {
+  const { page, relay, handler } = makeWorlds();
+  createRelay({ window: relay });
+  const bridge = loadShim().createWebBridge({ window: page });
+  relay.CustomEvent = function () { throw new Error('replaced'); };
+  relay.dispatchEvent = function () { throw new Error('replaced'); };
+  let reply = null;
+  handler.postMessage = (posted) => { handler.texts.push(posted); return Promise.resolve(JSON.stringify({ v: 1, kind: 'reply', id: JSON.parse(relayEnvelope(posted)[2]).id, ok: true, data: 2 })); };
+  bridge.call('t', 1, (r) => { reply = r; });
+  return settleMicrotasks(10).then(() => { assert.deepEqual(reply, { ok: true, data: 2 }); });
 });

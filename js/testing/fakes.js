@@ -82,6 +82,8 @@ function recordingConsole() {
  * A fake window. `listenerCounts` counts live listeners per event type, so tests can prove that a
  * second install adds none. Pass `target` to share one EventTarget between two worlds.
  */
+const hasOwnProperty = Object.prototype.hasOwnProperty;
+
 function makeWindow(options = {}) {
   const target = options.target || new EventTarget();
   const clock = options.clock || new FakeClock();
@@ -98,6 +100,13 @@ function makeWindow(options = {}) {
     removeEventListener(type, fn, opts) { counts.set(type, (counts.get(type) || 0) - 1); target.removeEventListener(type, fn, opts); },
     dispatchEvent(event) { return target.dispatchEvent(event); },
   };
+  // The document's security origin (`self.origin`): the URL's origin unless `options.origin` says
+  // otherwise ("null" for an opaque origin, the creator's for srcdoc/about:blank, undefined for none).
+  if (hasOwnProperty.call(options, 'origin')) {
+    win.origin = options.origin;
+  } else {
+    Object.defineProperty(win, 'origin', { get() { return win.location.origin; }, enumerable: true, configurable: true });
+  }
   win.window = win;
   win.self = win;
   win.top = win;
@@ -162,7 +171,8 @@ function makeWorlds(options = {}) {
   const clock = new FakeClock();
   const page = makeWindow({ target, clock, href: options.href });
   const handler = options.handler || relayHandler();
-  const relay = makeWindow({ target, clock, href: options.href, history: false, handler });
+  const origin = hasOwnProperty.call(options, 'origin') ? { origin: options.origin } : {};
+  const relay = makeWindow({ target, clock, href: options.href, history: false, handler, ...origin });
   if (options.subframe) { relay.top = {}; }
   return { page, relay, handler, clock, target };
 }

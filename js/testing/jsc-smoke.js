@@ -33,6 +33,7 @@ function makeWorld() {
     dispatchEvent: function (e) { return dom.dispatchEvent(e); },
     document: { readyState: 'loading' },
     location: { href: 'https://app.example/', origin: 'https://app.example' },
+    origin: 'https://app.example',
     CustomEvent: MiniCustomEvent,
     AbortController: MiniAbortController,
     setTimeout: function (fn) { timers.push(fn); return timers.length; },

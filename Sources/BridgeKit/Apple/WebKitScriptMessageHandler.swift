@@ -13,7 +13,9 @@ import WebKit
 /// Per message:
 /// - the sender comes from the engine, never from the body: `message.frameInfo.securityOrigin`
 ///   (`protocol`, `host`, `port`) and `message.frameInfo.isMainFrame`
-///   (``MessageSource/init(frameProtocol:host:port:isMainFrame:)``);
+///   (``MessageSource/init(frameProtocol:host:port:isMainFrame:)``, Linux-tested). That is the
+///   document's security origin; an opaque one has an empty protocol and host and becomes no
+///   origin, refused by every policy unless it sets ``AccessPolicy/allowsOpaqueOrigins``;
 /// - the body becomes ``MessageBody/init(foundationObject:)`` (a posted string stays a string);
 /// - WebKit's `replyHandler` becomes a ``ReplyHandler``. The router answers it exactly once:
 ///   `nil` (the page's promise resolves to `undefined`, an acknowledgement) or the JSON text

@@ -3,8 +3,12 @@ extension MessageSource {
     /// frame — on Apple platforms `WKScriptMessage.frameInfo`: `securityOrigin.protocol`,
     /// `.host`, `.port` and `isMainFrame` (iOS 9 / macOS 10.11). Never from the message body.
     ///
-    /// - An empty protocol or host (an opaque origin: sandboxed frame, `data:`; or `file:`,
-    ///   which has no host) gives a `nil` ``origin``, which no origin pattern allows.
+    /// - `WKFrameInfo.securityOrigin` is the frame's document origin, not its URL's (WebKit builds
+    ///   it from the document's `SecurityOrigin`). For an opaque origin (CSP `sandbox`, a
+    ///   sandboxed iframe without `allow-same-origin`, `data:`) WebKit reports an empty protocol
+    ///   and host. An empty protocol or host (opaque; or `file:`, which has no host) gives a `nil`
+    ///   ``origin``: **no origin**, which no origin pattern and not `.anyOrigin` allows; only a
+    ///   policy with ``AccessPolicy/allowsOpaqueOrigins`` admits it (SECURITY.md, issue 20).
     /// - The protocol may come with or without its `:`; scheme and host are lowercased; IPv6
     ///   brackets are removed (``SecurityOrigin`` stores `::1`).
     /// - Port 0 or less (WebKit's "default port") and the scheme's default port are stored as

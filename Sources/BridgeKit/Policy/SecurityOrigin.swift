@@ -1,8 +1,10 @@
 public import Foundation
 
-/// A web security origin: scheme, host and port (RFC 6454), as WebKit reports it for the frame
-/// that sent a message (`WKFrameInfo.securityOrigin`, or `location.origin` read by BridgeKit's
-/// relay script in an isolated script world on WebKitGTK).
+/// A web security origin: scheme, host and port (RFC 6454), as WebKit reports it for the
+/// document that sent a message (`WKFrameInfo.securityOrigin`, or `self.origin` read by
+/// BridgeKit's relay script in an isolated script world on WebKitGTK). Always the document's
+/// origin, never its URL's: an opaque origin has no `SecurityOrigin` (``MessageSource/origin`` is
+/// `nil`).
 ///
 /// Scheme and host are lowercased. The default port of `http` (80) and `https` (443) is stored as
 /// `nil`, so `https://a.example` and `https://a.example:443` are the same origin.

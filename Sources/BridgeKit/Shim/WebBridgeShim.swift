@@ -33,19 +33,93 @@ public enum WebBridgeShim {
   var MAX_QUEUE = 1000;
   var MAX_TIMER_MS = 2147483647;
   var HISTORY_MARK = '__webbridgeHistoryWrapper';
-  var hasOwn = Object.prototype.hasOwnProperty;
+
+  // The intrinsics the shim uses, captured when it is evaluated (at document start, before any of
+  // the page's own scripts). A page that later replaces `Promise`, `JSON`, `Map` or its methods,
+  // Array methods, `Function.prototype.call` and the like changes nothing here: methods are called
+  // through `uncurry`, a bound function that looks nothing up when it runs.
+  var apply = Reflect.apply;
+  var uncurry = Function.prototype.bind.bind(Function.prototype.call);
+  var P = Promise;
+  var promiseThen = uncurry(P.prototype.then);
+  var promiseResolve = P.resolve;
+  var speciesKey = typeof Symbol === 'function' ? Symbol.species : undefined;
+  var stringify = JSON.stringify;
+  var parseJSON = JSON.parse;
+  var M = Map;
+  var mapGet = uncurry(M.prototype.get);
+  var mapSet = uncurry(M.prototype.set);
+  var mapHas = uncurry(M.prototype.has);
+  var mapDelete = uncurry(M.prototype.delete);
+  var mapForEach = uncurry(M.prototype.forEach);
+  var mapSize = uncurry(Object.getOwnPropertyDescriptor(M.prototype, 'size').get);
+  var isArray = Array.isArray;
+  var arrayPush = uncurry(Array.prototype.push);
+  var arrayShift = uncurry(Array.prototype.shift);
+  var arrayIndexOf = uncurry(Array.prototype.indexOf);
+  var arraySplice = uncurry(Array.prototype.splice);
+  var arraySlice = uncurry(Array.prototype.slice);
+  var arrayFilter = uncurry(Array.prototype.filter);
+  var arrayConcat = uncurry(Array.prototype.concat);
+  var arrayForEach = uncurry(Array.prototype.forEach);
+  var defineProperty = Object.defineProperty;
+  var freeze = Object.freeze;
+  var hasOwn = uncurry(Object.prototype.hasOwnProperty);
+  var TypeErrorCtor = TypeError;
+  var ErrorCtor = Error;
+  var mathMin = Math.min;
+  var mathFloor = Math.floor;
+  var mathRandom = Math.random;
+  var dateNow = Date.now;
+  var Uint32ArrayCtor = typeof Uint32Array === 'function' ? Uint32Array : null;
+  var hostSetTimeout = typeof setTimeout === 'function' ? setTimeout : null;
+  var hostClearTimeout = typeof clearTimeout === 'function' ? clearTimeout : null;
+  var hostCustomEvent = typeof CustomEvent === 'function' ? CustomEvent : null;
+  var hostAbortController = typeof AbortController === 'function' ? AbortController : null;
+
+  /** A `constructor` for promises of ours: its species is the captured `Promise`, so `then` never consults the page's `Promise[Symbol.species]` or `Promise.prototype.constructor`. */
+  var ownConstructor = {};
+  if (speciesKey !== undefined) { defineProperty(ownConstructor, speciesKey, { value: P }); }
+  function ownPromise(value) {
+    var p = apply(promiseResolve, P, [value]);
+    defineProperty(p, 'constructor', { value: ownConstructor });
+    return p;
+  }
+  var resolved = ownPromise(undefined);
+  /** Runs `fn` in a microtask (never synchronously), with the captured intrinsics only. */
+  function soon(fn) { promiseThen(resolved, fn); }
+  /**
+   * Runs `onValue` or `onError` once `value` settles. A promise (the engine's reply to a post, a
+   * page handler's result) is read with the captured `then`, after giving it the constructor above
+   * (nobody else holds the engine's promise); anything else goes through a promise of ours, which
+   * adopts a thenable by calling its own `then`. Never throws.
+   */
+  function whenSettled(value, onValue, onError) {
+    var adopted = null;
+    if (value !== null && typeof value === 'object') {
+      try {
+        defineProperty(value, 'constructor', { value: ownConstructor, configurable: true });
+        promiseThen(value, null, function () { /* handled below; throws at once for a non-promise */ });
+        // As many microtasks as `resolve(value)` takes (a job, then the promise's reaction), so
+        // replies keep their order.
+        adopted = new P(function (resolve, reject) { soon(function () { promiseThen(value, resolve, reject); }); });
+        defineProperty(adopted, 'constructor', { value: ownConstructor });
+      } catch (e) { adopted = null; /* not a promise, or a frozen one: adopt it below */ }
+    }
+    try { promiseThen(adopted || ownPromise(value), onValue, onError); } catch (e) { /* nothing to wait for */ }
+  }
 
   /** The error a promise-form call rejects with: `code` (stable string), `message`, `details` (any JSON or null). */
   class WebBridgeError extends Error {
     constructor(code, message, details) {
-      super(typeof message === 'string' ? message : String(code));
+      super(typeof message === 'string' ? message : '' + code);
       this.name = 'WebBridgeError';
       this.code = code;
       this.details = details === undefined ? null : details;
     }
   }
 
-  function isObject(x) { return x !== null && typeof x === 'object' && !Array.isArray(x); }
+  function isObject(x) { return x !== null && typeof x === 'object' && !isArray(x); }
   function orNull(x) { return x === undefined ? null : x; }
   function failure(code, message, details) {
     return { ok: false, error: { code: code, message: message, details: orNull(details) } };
@@ -83,43 +157,43 @@ public enum WebBridgeShim {
     return t === 'function' || t === 'symbol' || t === 'bigint';
   }
   function encodeCall(id, task, options) {
-    if (notJSON(options)) { throw new TypeError('options of type ' + typeof options + ' are not JSON'); }
+    if (notJSON(options)) { throw new TypeErrorCtor('options of type ' + typeof options + ' are not JSON'); }
     var message = { v: 1, kind: 'call' };
     if (id !== null) { message.id = id; }
     message.task = task;
     message.options = orNull(options);
-    return JSON.stringify(message);
+    return stringify(message);
   }
   function encodeReply(id, reply) {
     var message = { v: 1, kind: 'reply', id: id, ok: reply.ok };
     if (reply.ok) {
       if (notJSON(reply.data)) { return encodeReply(id, failure('invalid_result', 'The handler result is not JSON', null)); }
       message.data = orNull(reply.data);
-      try { return JSON.stringify(message); } catch (e) {
+      try { return stringify(message); } catch (e) {
         return encodeReply(id, failure('invalid_result', 'The handler result is not JSON', null));
       }
     }
     var error = { code: reply.error.code, message: reply.error.message };
     if (reply.error.details !== null && reply.error.details !== undefined) { error.details = reply.error.details; }
     message.error = error;
-    try { return JSON.stringify(message); } catch (e) {
+    try { return stringify(message); } catch (e) {
       delete error.details;
-      return JSON.stringify(message);
+      return stringify(message);
     }
   }
   function makePrefix(win) {
     try {
       var c = (win && win.crypto) || (typeof crypto !== 'undefined' ? crypto : null);
       if (c && typeof c.getRandomValues === 'function') {
-        var words = new Uint32Array(2);
+        var words = new Uint32ArrayCtor(2);
         c.getRandomValues(words);
         return words[0].toString(36) + words[1].toString(36);
       }
     } catch (e) { /* fall through to Math.random */ }
-    return Math.floor(Math.random() * 4294967296).toString(36) + Date.now().toString(36);
+    return mathFloor(mathRandom() * 4294967296).toString(36) + dateNow().toString(36);
   }
   function makeController(win) {
-    var AC = (win && win.AbortController) || (typeof AbortController === 'function' ? AbortController : null);
+    var AC = (win && win.AbortController) || hostAbortController;
     return AC ? new AC() : { signal: { aborted: false }, abort: function () { this.signal.aborted = true; } };
   }
 
@@ -132,15 +206,21 @@ public enum WebBridgeShim {
     var win = opts.window || null;
     var transport = opts.transport && typeof opts.transport.post === 'function' ? opts.transport : null;
     var channel = typeof opts.channel === 'string' && opts.channel ? opts.channel : 'webbridge';
-    var pending = new Map();     // page call id -> entry
+    var pending = new M();       // page call id -> entry
     var queue = [];              // {text, entry|null} waiting for a channel, at most MAX_QUEUE
-    var listeners = new Map();   // event name -> array of functions
-    var handlers = new Map();    // task name -> handler for native->page calls
-    var nativeCalls = new Map(); // native call id -> AbortController
+    var listeners = new M();     // event name -> array of functions
+    var handlers = new M();      // task name -> handler for native->page calls
+    var nativeCalls = new M();   // native call id -> AbortController
     var prefix = makePrefix(win);
     var counter = 0;
     var relayReady = false;
     var loaded = false;
+    // The window's own functions, read now: the page may replace them later.
+    var winSetTimeout = win && typeof win.setTimeout === 'function' ? win.setTimeout : null;
+    var winClearTimeout = win && typeof win.clearTimeout === 'function' ? win.clearTimeout : null;
+    var winCustomEvent = (win && typeof win.CustomEvent === 'function' && win.CustomEvent) || hostCustomEvent;
+    var winDispatchEvent = win && typeof win.dispatchEvent === 'function' ? win.dispatchEvent : null;
+    var controllerWindow = { AbortController: win && win.AbortController };
 
     function report(err) {
       try {
@@ -149,12 +229,18 @@ public enum WebBridgeShim {
       } catch (e) { /* nothing left to report to */ }
     }
     // Timers come from the window when it has them (so tests can drive them), else from the host.
-    function later(fn, ms) { return win && typeof win.setTimeout === 'function' ? win.setTimeout(fn, ms) : setTimeout(fn, ms); }
-    function cancelLater(t) { if (win && typeof win.clearTimeout === 'function') { win.clearTimeout(t); } else { clearTimeout(t); } }
+    function later(fn, ms) {
+      if (winSetTimeout) { return apply(winSetTimeout, win, [fn, ms]); }
+      return hostSetTimeout ? hostSetTimeout(fn, ms) : null;
+    }
+    function cancelLater(t) {
+      try {
+        if (winClearTimeout) { apply(winClearTimeout, win, [t]); } else if (hostClearTimeout) { hostClearTimeout(t); }
+      } catch (e) { /* the timer fires later and finds its call settled */ }
+    }
     function dispatch(name, detail) {
-      var C = (win && win.CustomEvent) || (typeof CustomEvent === 'function' ? CustomEvent : null);
-      if (!C) { throw new Error('CustomEvent is not available'); }
-      win.dispatchEvent(new C(name, { detail: detail }));
+      if (!winCustomEvent || !winDispatchEvent) { throw new ErrorCtor('CustomEvent is not available'); }
+      apply(winDispatchEvent, win, [new winCustomEvent(name, { detail: detail })]);
     }
     function directHandler() {
       try {
@@ -183,7 +269,7 @@ public enum WebBridgeShim {
         return false;
       }
       if (result && typeof result.then === 'function') {
-        result.then(function (reply) {
+        whenSettled(result, function (reply) {
           if (typeof reply === 'string' ? reply.length > 0 : isObject(reply)) { receive(reply); }
         }, function () { /* a rejection settles nothing by itself (spec) */ });
       }
@@ -194,10 +280,10 @@ public enum WebBridgeShim {
       var post = currentChannel();
       var items = queue;
       if (post) {
-        while (queue.length) { transmit(post, queue.shift()); }
+        while (queue.length) { transmit(post, arrayShift(queue)); }
       } else if (loaded && items.length) {
         queue = [];
-        items.forEach(function (item) { fail(item, 'unavailable', 'No native channel is available', null); });
+        arrayForEach(items, function (item) { fail(item, 'unavailable', 'No native channel is available', null); });
       }
     }
     /** Sends now, or queues until a channel is ready. Returns whether the message was sent or queued. */
@@ -215,7 +301,7 @@ public enum WebBridgeShim {
         fail(item, 'too_many_pending_calls', 'More than ' + MAX_QUEUE + ' messages are queued before the native channel is ready', { limit: MAX_QUEUE });
         return false;
       }
-      queue.push(item);
+      arrayPush(queue, item);
       if (item.entry) { item.entry.queued = item; }
       return true;
     }
@@ -224,20 +310,20 @@ public enum WebBridgeShim {
     function settle(entry, reply) {
       if (entry.done) { return; }
       entry.done = true;
-      if (entry.id !== null) { pending.delete(entry.id); }
+      if (entry.id !== null) { mapDelete(pending, entry.id); }
       if (entry.timer !== null) { cancelLater(entry.timer); entry.timer = null; }
       if (entry.onAbort) {
         try { entry.signal.removeEventListener('abort', entry.onAbort); } catch (e) { /* foreign signal */ }
         entry.onAbort = entry.signal = null;
       }
       if (entry.queued) {
-        var index = queue.indexOf(entry.queued);
-        if (index >= 0) { queue.splice(index, 1); }
+        var index = arrayIndexOf(queue, entry.queued);
+        if (index >= 0) { arraySplice(queue, index, 1); }
         entry.queued = null;
       }
       entry.onProgress = null;
       // A call that fails inside call() itself still answers asynchronously, like every other reply.
-      if (entry.starting) { Promise.resolve().then(function () { deliver(entry, reply); }); } else { deliver(entry, reply); }
+      if (entry.starting) { soon(function () { deliver(entry, reply); }); } else { deliver(entry, reply); }
     }
     function deliver(entry, reply) {
       var callback = entry.callback;
@@ -255,7 +341,7 @@ public enum WebBridgeShim {
       var wasPosted = !entry.queued;
       var id = entry.id;
       settle(entry, failure(code, message, details));
-      if (wasPosted) { enqueueOrSend({ text: JSON.stringify({ v: 1, kind: 'cancel', id: id }), entry: null }); }
+      if (wasPosted) { enqueueOrSend({ text: stringify({ v: 1, kind: 'cancel', id: id }), entry: null }); }
     }
     function start(entry, task, options, settings) {
       if (typeof task !== 'string' || !task) {
@@ -274,13 +360,13 @@ public enum WebBridgeShim {
         return;
       }
       entry.id = id;
-      pending.set(id, entry);
+      mapSet(pending, id, entry);
       var ms = settings.timeout;
-      if (typeof ms === 'number' && ms > 0 && isFinite(ms)) {
+      if (typeof ms === 'number' && ms > 0 && ms < Infinity) {
         entry.timer = later(function () {
           entry.timer = null;
           stop(entry, 'timeout', 'The call did not finish within ' + ms + ' ms', { timeout: ms });
-        }, Math.min(ms, MAX_TIMER_MS));
+        }, mathMin(ms, MAX_TIMER_MS));
       }
       if (signal && typeof signal.addEventListener === 'function') {
         entry.signal = signal;
@@ -308,7 +394,7 @@ public enum WebBridgeShim {
         }
       } catch (err) { settings = {}; }
       if (!entry.callback) {
-        promise = new Promise(function (resolve, reject) { entry.resolve = resolve; entry.reject = reject; });
+        promise = new P(function (resolve, reject) { entry.resolve = resolve; entry.reject = reject; });
       }
       try { start(entry, task, options, settings); } catch (err) {
         settle(entry, failure('invalid_message', 'The call could not be started', { reason: reasonOf(err) }));
@@ -325,55 +411,60 @@ public enum WebBridgeShim {
 
     // ---- native -> page ----
     function onReply(m) {
-      var entry = typeof m.id === 'string' ? pending.get(m.id) : undefined;
+      var entry = typeof m.id === 'string' ? mapGet(pending, m.id) : undefined;
       if (!entry) { return; }
       settle(entry, m.ok === true ? { ok: true, data: orNull(m.data) }
         : m.ok === false ? wireError(m.error, 'task_failed')
           : failure('invalid_message', 'The reply has no boolean "ok"', null));
     }
     function onProgress(m) {
-      var entry = typeof m.id === 'string' ? pending.get(m.id) : undefined;
+      var entry = typeof m.id === 'string' ? mapGet(pending, m.id) : undefined;
       if (entry && entry.onProgress) {
         try { entry.onProgress(orNull(m.data)); } catch (err) { report(err); }
       }
     }
     function onEvent(m) {
-      var list = typeof m.name === 'string' ? listeners.get(m.name) : undefined;
+      var list = typeof m.name === 'string' ? mapGet(listeners, m.name) : undefined;
       if (!list) { return; }
       var data = orNull(m.data);
-      list.slice().forEach(function (fn) {
+      arrayForEach(arraySlice(list), function (fn) {
         try { fn(data); } catch (err) { report(err); }
       });
     }
     function sendReply(id, reply) { enqueueOrSend({ text: encodeReply(id, reply), entry: null }); }
     function finishNativeCall(id, controller, reply) {
-      if (id === null || nativeCalls.get(id) !== controller) { return; }
-      nativeCalls.delete(id);
+      if (id === null || mapGet(nativeCalls, id) !== controller) { return; }
+      mapDelete(nativeCalls, id);
       sendReply(id, reply);
     }
     function onNativeCall(m) {
       var id = typeof m.id === 'string' && m.id ? m.id : null;
-      if (id !== null && nativeCalls.has(id)) { return; }
+      if (id !== null && mapHas(nativeCalls, id)) { return; }
       if (typeof m.task !== 'string') {
         if (id !== null) { sendReply(id, failure('invalid_message', 'The call has no task name', null)); }
         return;
       }
-      var fn = handlers.get(m.task);
+      var fn = mapGet(handlers, m.task);
       if (!fn) {
-        if (id !== null) { sendReply(id, failure('unknown_task', 'No page handler for ' + JSON.stringify(m.task), { task: m.task })); }
+        if (id !== null) { sendReply(id, failure('unknown_task', 'No page handler for ' + stringify(m.task), { task: m.task })); }
         return;
       }
-      var controller = makeController(win);
-      if (id !== null) { nativeCalls.set(id, controller); }
+      var controller = makeController(controllerWindow);
+      if (id !== null) { mapSet(nativeCalls, id, controller); }
       var options = orNull(m.options);
-      new Promise(function (resolve) { resolve(fn(options, { signal: controller.signal })); }).then(
+      var result;
+      try { result = fn(options, { signal: controller.signal }); } catch (err) {
+        soon(function () { finishNativeCall(id, controller, thrownFailure(err)); });
+        return;
+      }
+      whenSettled(result,
         function (value) { finishNativeCall(id, controller, { ok: true, data: orNull(value) }); },
         function (err) { finishNativeCall(id, controller, thrownFailure(err)); });
     }
     function onNativeCancel(m) {
-      var controller = typeof m.id === 'string' ? nativeCalls.get(m.id) : undefined;
+      var controller = typeof m.id === 'string' ? mapGet(nativeCalls, m.id) : undefined;
       if (!controller) { return; }
-      nativeCalls.delete(m.id);
+      mapDelete(nativeCalls, m.id);
       try { controller.abort(); } catch (err) { report(err); }
     }
     /** Entry point for native -> page messages: an object or its JSON text. Never throws. */
@@ -381,9 +472,9 @@ public enum WebBridgeShim {
       try {
         var m = message;
         if (typeof m === 'string') {
-          try { m = JSON.parse(m); } catch (e) { return; }
+          try { m = parseJSON(m); } catch (e) { return; }
         }
-        if (!isObject(m) || (hasOwn.call(m, 'v') && m.v !== 1)) { return; }
+        if (!isObject(m) || (hasOwn(m, 'v') && m.v !== 1)) { return; }
         switch (m.kind) {
           case 'reply': onReply(m); break;
           case 'progress': onProgress(m); break;
@@ -399,26 +490,26 @@ public enum WebBridgeShim {
 
     // ---- events and handlers ----
     function requireName(name, what) {
-      if (typeof name !== 'string' || !name) { throw new TypeError(what + ' name must be a non-empty string'); }
+      if (typeof name !== 'string' || !name) { throw new TypeErrorCtor(what + ' name must be a non-empty string'); }
     }
     function off(name, fn) {
-      var list = listeners.get(name);
+      var list = mapGet(listeners, name);
       if (!list) { return; }
-      var rest = fn === undefined ? [] : list.filter(function (f) { return f !== fn; });
-      if (rest.length) { listeners.set(name, rest); } else { listeners.delete(name); }
+      var rest = fn === undefined ? [] : arrayFilter(list, function (f) { return f !== fn; });
+      if (rest.length) { mapSet(listeners, name, rest); } else { mapDelete(listeners, name); }
     }
     function on(name, fn) {
       requireName(name, 'event');
-      if (typeof fn !== 'function') { throw new TypeError('listener must be a function'); }
-      var list = listeners.get(name) || [];
-      if (list.indexOf(fn) < 0) { listeners.set(name, list.concat([fn])); }
+      if (typeof fn !== 'function') { throw new TypeErrorCtor('listener must be a function'); }
+      var list = mapGet(listeners, name) || [];
+      if (arrayIndexOf(list, fn) < 0) { mapSet(listeners, name, arrayConcat(list, [fn])); }
       return function () { off(name, fn); };
     }
     function handle(name, fn) {
       requireName(name, 'handler');
-      if (fn === null || fn === undefined) { handlers.delete(name); return; }
-      if (typeof fn !== 'function') { throw new TypeError('handler must be a function or null'); }
-      handlers.set(name, fn);
+      if (fn === null || fn === undefined) { mapDelete(handlers, name); return; }
+      if (typeof fn !== 'function') { throw new TypeErrorCtor('handler must be a function or null'); }
+      mapSet(handlers, name, fn);
     }
 
     // ---- history notices ----
@@ -436,24 +527,24 @@ public enum WebBridgeShim {
         var original = h[name];
         if (typeof original !== 'function') { return; }
         var wrapper = function () {
-          var result = original.apply(h, arguments);
+          var result = apply(original, h, arguments);
           historyNotice(name);
           return result;
         };
-        Object.defineProperty(wrapper, HISTORY_MARK, { value: true });
+        defineProperty(wrapper, HISTORY_MARK, { value: true });
         try { h[name] = wrapper; } catch (e) { /* a frozen history keeps its methods */ }
       });
       win.addEventListener('popstate', function () { historyNotice('popstate'); });
     }
 
-    var bridge = Object.freeze({
+    var bridge = freeze({
       version: VERSION, call: call, notify: notify, on: on, off: off, handle: handle,
-      pendingCount: function () { return pending.size; },
+      pendingCount: function () { return mapSize(pending); },
       WebBridgeError: WebBridgeError,
       _receive: receive,
       _sizes: function () {
-        return { pending: pending.size, queued: queue.length, listeners: listeners.size,
-          handlers: handlers.size, nativeCalls: nativeCalls.size };
+        return { pending: mapSize(pending), queued: queue.length, listeners: mapSize(listeners),
+          handlers: mapSize(handlers), nativeCalls: mapSize(nativeCalls) };
       }
     });
 
@@ -468,7 +559,7 @@ public enum WebBridgeShim {
       // settled them as `navigated` when the page went away: settle them here the same way.
       win.addEventListener('pageshow', function (event) {
         if (!event || event.persisted !== true) { return; }
-        pending.forEach(function (entry) { settle(entry, failure('navigated', 'The page was restored from the back-forward cache')); });
+        mapForEach(pending, function (entry) { settle(entry, failure('navigated', 'The page was restored from the back-forward cache')); });
       });
       try { loaded = !!win.document && win.document.readyState === 'complete'; } catch (e) { loaded = false; }
       if (opts.history) { installHistory(); }
@@ -486,7 +577,7 @@ public enum WebBridgeShim {
     var bridge = createWebBridge({ window: win, transport: opts.transport, channel: opts.channel,
       history: opts.history !== false });
     try {
-      Object.defineProperty(win, 'WebBridge', { value: bridge, writable: false, enumerable: false, configurable: true });
+      defineProperty(win, 'WebBridge', { value: bridge, writable: false, enumerable: false, configurable: true });
     } catch (e) {
       try { win.WebBridge = bridge; } catch (e2) { /* the page froze the name; the bridge still works via return */ }
     }

@@ -3,7 +3,8 @@ import BridgeKit
 import Foundation
 
 /// What `js/webbridge-relay.js` posts from the isolated script world: the sender's origin and
-/// frame as the relay read them (`location.origin`, `window.top === window`) and the page's
+/// frame as the relay read them (`self.origin`, the document's security origin, and
+/// `window.top === window`) and the page's
 /// message text. Page scripts cannot reach that world, so they cannot forge the first two.
 ///
 /// Two forms (docs/protocol.md, "Relay"): a body under 65,536 UTF-16 code units comes as one

@@ -3,7 +3,7 @@ import BridgeKit
 
 /// The security origins the relay sent last, parsed once each.
 ///
-/// Every call carries its frame's serialized origin (`location.origin`, read by the relay), and
+/// Every call carries its frame's serialized origin (`self.origin`, read by the relay), and
 /// the calls of one page carry the same few. ``SecurityOrigin/init(_:)`` parses through
 /// `URLComponents`, which cost about as much as the router's whole handling of a small call
 /// (measured with `perf` on bridgebench's 100 B round trips); a hit here is one string comparison.

@@ -17,7 +17,7 @@ public import BridgeKit
 ///   ignores) leaves the document and its calls as they are.
 ///
 /// **Origin and frame identity.** WebKitGTK's message signal says nothing about the sender. The
-/// handler exists only in the isolated world, where the relay reads `location.origin` and
+/// handler exists only in the isolated world, where the relay reads `self.origin` (the document's security origin) and
 /// `window.top === window` itself: page scripts can neither post to the handler directly nor
 /// change what the relay reads. See SECURITY.md for what this does not cover.
 ///

@@ -41,6 +41,15 @@ public struct HistoryNotice: Decodable, Sendable, Hashable {
 /// popstate) and hands them to the host as an `AsyncStream`, for example to update a back
 /// button.
 ///
+/// A notice is page input, so only a URL the sending document could really have reaches the
+/// stream: `pushState` and `replaceState` can never change a document's origin (HTML, "URL and
+/// history update steps"), so a notice whose URL is not `http` or `https`, or not same-origin
+/// with the frame that sent it (``CallContext/source``), is refused with `invalid_options`
+/// (``refusal(url:sender:)``); the router's traffic log records the refusal (a notice sent with
+/// `notify` gets no reply), and the stream never sees it. A sender without an origin (an opaque
+/// one, admitted only by a policy with ``AccessPolicy/allowsOpaqueOrigins``) has no URL in common
+/// with anything and is refused too (SECURITY.md, "History notices").
+///
 /// The stream keeps the newest ``bufferLimit`` notices when the host reads slower than the page
 /// navigates, so memory stays bounded. Calls settle with `null`.
 public struct HistoryTask: BridgeTask {
@@ -68,8 +77,40 @@ public struct HistoryTask: BridgeTask {
         continuation.finish()
     }
 
+    /// Checks the notice against its sender and hands it to ``notices``.
+    /// - Parameters:
+    ///   - options: the notice.
+    ///   - context: the call; its ``CallContext/source`` is the sender as the engine reported it.
+    /// - Returns: nothing (`null` for a call with an id).
+    /// - Throws: ``refusal(url:sender:)``'s `invalid_options` error for a URL the sender cannot have.
     public func run(_ options: HistoryNotice, context: CallContext) async throws -> NoResult {
+        if let refusal = Self.refusal(url: options.url, sender: context.source.origin) { throw refusal }
         continuation.yield(options)
         return NoResult()
+    }
+
+    /// Why a notice's URL is refused for a sender, or `nil` when the sender can have that URL.
+    /// Pure; any thread.
+    ///
+    /// - Parameters:
+    ///   - url: the URL the notice reports.
+    ///   - sender: the sending document's origin; `nil` when it has none (opaque or unknown).
+    /// - Returns: `nil` for an `http` or `https` URL whose origin (scheme, host, port; default
+    ///   ports folded) equals `sender`; otherwise an `invalid_options` error whose details are
+    ///   `{"path": "url", "reason": …}` with reason `"scheme_not_allowed"` (not http or https,
+    ///   for example `javascript:`, `file:`, `data:`) or `"not_same_origin"` (another origin, or
+    ///   a sender without one).
+    public static func refusal(url: URL, sender: SecurityOrigin?) -> BridgeError? {
+        let scheme = url.scheme?.lowercased()
+        guard scheme == "http" || scheme == "https" else {
+            return BridgeError(code: "invalid_options", message: "A history notice's URL must be http or https.",
+                               details: ["path": "url", "reason": "scheme_not_allowed"])
+        }
+        guard let sender, let target = SecurityOrigin(url: url), target == sender else {
+            return BridgeError(code: "invalid_options",
+                               message: "A history notice's URL must be same-origin with the frame that sent it.",
+                               details: ["path": "url", "reason": "not_same_origin"])
+        }
+        return nil
     }
 }

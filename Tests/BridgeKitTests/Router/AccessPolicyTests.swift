@@ -55,8 +55,30 @@ struct AccessPolicyTests {
         try open.register(echoTask)
         let openPage = InMemoryPage(router: open)
         #expect(await openPage.call("echo", options: 1)["data"] == 1)
-        #expect(await openPage.call("echo", from: MessageSource(origin: nil, isMainFrame: true))["ok"] == true)
+        let opaque = await openPage.call("echo", from: MessageSource(origin: nil, isMainFrame: true), replyHandler: true)
+        #expect(opaque["error"]?.string("code") == "forbidden", "anyOrigin means any tuple origin, not an opaque one")
+        #expect(opaque["error"]?["details"]?.string("reason") == "no_origin")
         #expect(await openPage.call("echo", from: .subframe("https://x.example"), replyHandler: true)["error"]?.string("code") == "forbidden")
+    }
+
+    @Test("Opaque origins (no origin) are refused with no_origin by every policy unless allowsOpaqueOrigins opts in")
+    func opaqueOrigins() {
+        let opaqueMain = MessageSource(origin: nil, isMainFrame: true)
+        let opaqueSub = MessageSource(origin: nil, isMainFrame: false)
+        for policy in [AccessPolicy(), .anyOrigin(), .anyOrigin(allowsSubframes: true), .origins(["https://app.example"], allowsSubframes: true)] {
+            #expect(!policy.allowsOpaqueOrigins)
+            #expect(policy.refusal(for: opaqueMain) == "no_origin")
+        }
+        #expect(AccessPolicy.anyOrigin().refusal(for: .mainFrame("https://app.example")) == nil, "a tuple origin still passes anyOrigin")
+        let optedIn = AccessPolicy.anyOrigin(allowsOpaqueOrigins: true)
+        #expect(optedIn.refusal(for: opaqueMain) == nil)
+        #expect(optedIn.refusal(for: opaqueSub) == "subframe", "the frame check still applies")
+        #expect(AccessPolicy.anyOrigin(allowsSubframes: true, allowsOpaqueOrigins: true).refusal(for: opaqueSub) == nil)
+        let listed = AccessPolicy.origins(["https://app.example"], allowsOpaqueOrigins: true)
+        #expect(listed.refusal(for: opaqueMain) == nil)
+        #expect(listed.refusal(for: .mainFrame("https://other.example")) == "origin_not_allowed", "the opt-in widens nothing else")
+        #expect(AccessPolicy(origins: .anyOrigin, allowsOpaqueOrigins: true) == optedIn)
+        #expect(AccessPolicy(origins: .anyOrigin) != optedIn)
     }
 
     @Test("Origin patterns: exact scheme, host and port; subdomain wildcards exclude the apex")
