@@ -245,3 +245,28 @@ test('relay: CustomEvent and dispatchEvent replaced in its world after install c
   bridge.call('t', 1, (r) => { reply = r; });
   return settleMicrotasks(10).then(() => { assert.deepEqual(reply, { ok: true, data: 2 }); });
 });
+
+test('a body longer than maxBodyUnits is never posted: only its head and length, the array form [origin, frame, head, length]', () => {
+  const { page, relay, handler } = makeWorlds();
+  createRelay({ window: relay, maxBodyUnits: 5000 });
+  const bridge = install(page);
+  bridge.call('big', 'x'.repeat(6000), () => {});
+  bridge.call('fits', 'y'.repeat(4000), () => {});
+  assert.equal(handler.texts.length, 2);
+  const [oversized, fits] = handler.texts;
+  assert.ok(Array.isArray(oversized) && oversized.length === 4, 'the oversized form');
+  assert.equal(oversized[1], 'main');
+  assert.equal(oversized[2].length, 1024, 'the head only');
+  assert.ok(oversized[2].startsWith('{"v":1,"kind":"call","id":'), 'the head names the id');
+  assert.ok(Number(oversized[3]) > 6000, 'the full length in UTF-16 code units');
+  assert.equal(typeof fits, 'string', 'a body within the limit goes as usual');
+});
+
+test('as a classic script the relay reads its limit from __webbridgeRelaySettings in its own world', () => {
+  const { page, relay, handler } = makeWorlds();
+  relay.__webbridgeRelaySettings = { maxBodyUnits: 100 };
+  evaluateIn(relay, relaySource());
+  const bridge = install(page);
+  bridge.call('big', 'x'.repeat(200), () => {});
+  assert.equal(handler.texts[0].length, 4);
+});

@@ -31,6 +31,16 @@ public final class MessageHandlerProxy: Sendable {
         replyHandler.reply(Self.unavailableReply(for: body))
     }
 
+    /// Forwards a body its host refused to copy (``BridgeRouter/refuseOversizedBody(head:byteCount:from:replyHandler:)``),
+    /// or answers it with `unavailable` when the router is gone.
+    public func refuseOversizedBody(head: String, byteCount: Int, from source: MessageSource, replyHandler: ReplyHandler? = nil) {
+        if let router {
+            router.refuseOversizedBody(head: head, byteCount: byteCount, from: source, replyHandler: replyHandler)
+            return
+        }
+        replyHandler?.reply(Self.unavailableReply(for: .string(head)))
+    }
+
     /// The JSON text of an `unavailable` reply for the call in `body`, or `nil` when the body
     /// names no id.
     static func unavailableReply(for body: MessageBody) -> String? {

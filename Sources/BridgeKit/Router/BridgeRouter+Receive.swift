@@ -125,6 +125,25 @@ extension BridgeRouter {
         }
     }
 
+    /// Answers a message that its host refused to copy because it is over
+    /// ``BridgeLimits/maxPayloadBytes``: `payload_too_large` for the call its first characters
+    /// name (a page answer to a native-to-page call fails that call), as if the whole body had
+    /// arrived. For hosts that can see a body's length before its bytes cross into the app (the
+    /// WebKitGTK relay measures the page's string and posts only its head). Any thread.
+    /// - Parameters:
+    ///   - head: the body's first characters (a kilobyte is plenty for the shim's envelope, whose
+    ///     `id` comes before the options).
+    ///   - byteCount: the body's size as the host measured it, at least its UTF-8 byte count (a
+    ///     JavaScript string's length in UTF-16 code units is never more).
+    ///   - source: the sending frame, as the engine reports it.
+    ///   - replyHandler: the message's reply path, answered exactly once.
+    public func refuseOversizedBody(head: String, byteCount: Int, from source: MessageSource, replyHandler: ReplyHandler? = nil) {
+        var head = head
+        let id = head.withUTF8 { BodyScan($0).id }
+        rejectUnreadable(id: id, .payloadTooLarge(bytes: byteCount, limit: configuration.limits.maxPayloadBytes), bytes: byteCount,
+                         source: source, replyHandler: replyHandler)
+    }
+
     /// A body that is itself a JSON string carries the message as its content (R15).
     static func unwrapJSONString(_ data: Data) -> Data? {
         guard let first = data.first(where: { $0 > 0x20 }) else { return nil }

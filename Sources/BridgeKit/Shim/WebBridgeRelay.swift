@@ -12,7 +12,8 @@ public enum WebBridgeRelay {
  * every frame, where the native "webbridge" message handler lives. It forwards the page shim's
  * "webbridge:post" events to that handler, stamped with the document's security origin (`self.origin`) and "main" | "sub"
  * (one string "main <origin>\n<body>" for a body under 65,536 UTF-16 code units, else the array
- * [origin, "main" | "sub", body]), and hands replies back as "webbridge:message" events. Only strings cross between worlds. It defines nothing in the page world, is idempotent when
+ * [origin, "main" | "sub", body]; for a body over the host's limit only its head and length,
+ * [origin, frame, head, length]), and hands replies back as "webbridge:message" events. Only strings cross between worlds. It defines nothing in the page world, is idempotent when
  * evaluated twice and never throws. ES2017, no build step; `createRelay({window})` for tests.
  */
 (function (factory) {
@@ -22,7 +23,10 @@ public enum WebBridgeRelay {
     module.exports.createRelay = api.createRelay;
   }
   if (typeof window !== 'undefined' && window && typeof window.addEventListener === 'function') {
-    api.createRelay({ window: window });
+    // Settings the host injects into this world before the relay (WebBridgeRelay.settingsScript).
+    var settings = null;
+    try { settings = window.__webbridgeRelaySettings; } catch (e) { settings = null; }
+    api.createRelay({ window: window, maxBodyUnits: settings ? settings.maxBodyUnits : undefined });
   }
 })(function () {
   'use strict';
@@ -67,6 +71,9 @@ public enum WebBridgeRelay {
    * the origin is a string without a line break (a serialized origin never has one), else the
    * array [origin, frame, body].
    */
+  /** How many UTF-16 code units of an oversized body are posted, for native to find its id. */
+  var HEAD_UNITS = 1024;
+
   function envelope(origin, frame, body) {
     if (body.length < ONE_STRING_BELOW && typeof origin === 'string' && !LINE_BREAK.test(origin)) {
       return frame + ' ' + origin + '\n' + body;
@@ -75,14 +82,27 @@ public enum WebBridgeRelay {
   }
 
   /**
+   * What is posted for a body longer than the native limit in UTF-16 code units, which is over it
+   * whatever its UTF-8 size (that is never smaller): only its head and length,
+   * [origin, frame, head, String(length)], which native refuses with `payload_too_large`. The body
+   * is never copied out of the page's process, nor narrowed first.
+   */
+  function oversized(origin, frame, body) {
+    return [origin, frame, body.slice(0, HEAD_UNITS), String(body.length)];
+  }
+
+  /**
    * Installs the relay on `opts.window` (the relay world's window) for `opts.channel`
-   * (default "webbridge"). Returns true when installed, false when already installed or impossible.
+   * (default "webbridge"); bodies longer than `opts.maxBodyUnits` UTF-16 code units (default: no
+   * limit) are refused before they are posted (see `envelope`). Returns true when installed, false
+   * when already installed or impossible.
    */
   function createRelay(opts) {
     try {
       var win = opts && opts.window;
       var channel = opts && typeof opts.channel === 'string' && opts.channel ? opts.channel : 'webbridge';
       if (!win || typeof win.addEventListener !== 'function' || win[MARK + channel]) { return false; }
+      var maxBodyUnits = opts && typeof opts.maxBodyUnits === 'number' && opts.maxBodyUnits > 0 ? opts.maxBodyUnits : 0;
       Object.defineProperty(win, MARK + channel, { value: true });
 
       var encoder = null;
@@ -119,7 +139,9 @@ public enum WebBridgeRelay {
           var origin = null;
           try { origin = typeof win.origin === 'string' ? win.origin : null; } catch (e) { origin = null; }
           // The body is never escaped into a second JSON text (docs/protocol.md, "Relay").
-          var result = h.postMessage(envelope(origin, win.top === win ? 'main' : 'sub', narrow(body, encoder, decoder)));
+          var frame = win.top === win ? 'main' : 'sub';
+          var result = h.postMessage(maxBodyUnits > 0 && body.length > maxBodyUnits ? oversized(origin, frame, body)
+            : envelope(origin, frame, narrow(body, encoder, decoder)));
           if (result && typeof result.then === 'function') {
             result.then(function (reply) {
               if (typeof reply === 'string' && reply.length > 0) { dispatch(channel + ':message', reply); }

@@ -50,6 +50,11 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
         let replyHandler = message.reply.map { reply in
             ReplyHandler(carriesFinalReplies: true) { json in _ = reply.returnValue(json ?? "") }
         }
+        if let length = envelope.oversizedLength, case .string(let head) = envelope.body {
+            // The relay posted only the head of a body over the limit (WebBridgeRelay.settingsScript).
+            return proxy.refuseOversizedBody(head: head, byteCount: length, from: envelope.source(using: origins),
+                                             replyHandler: replyHandler)
+        }
         proxy.receive(envelope.body, from: envelope.source(using: origins), replyHandler: replyHandler)
     }
 }

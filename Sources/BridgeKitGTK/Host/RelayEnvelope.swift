@@ -7,7 +7,8 @@ import Foundation
 /// `window.top === window`) and the page's
 /// message text. Page scripts cannot reach that world, so they cannot forge the first two.
 ///
-/// Two forms (docs/protocol.md, "Relay"): a body under 65,536 UTF-16 code units comes as one
+/// Two forms (docs/protocol.md, "Relay"), and a third for a body over the host's limit
+/// (`[origin, frame, head, length]`, ``oversizedLength``): a body under 65,536 UTF-16 code units comes as one
 /// string, `"main <origin>\n<body>"` or `"sub <origin>\n<body>"` (three JavaScriptCore calls to
 /// read, against a dozen for an array, and one value for WebKit to serialize); a longer one as the
 /// array `[origin, "main" | "sub", body]`, whose body arrives as its own string
@@ -17,6 +18,9 @@ struct RelayEnvelope {
     let origin: String
     let mainFrame: Bool
     let body: MessageBody
+    /// For a body the relay refused to post because it is longer than the host's limit: its
+    /// length in UTF-16 code units (``body`` is then only its head).
+    var oversizedLength: Int?
 
     /// The sender, as BridgeKit's policy sees it. `"null"` (opaque origins) becomes `nil`.
     /// - Parameter origins: where origins already parsed are kept.
@@ -51,15 +55,26 @@ struct RelayEnvelope {
         return RelayEnvelope(origin: origin, mainFrame: mainFrame, body: .string(String(body)))
     }
 
-    /// Reads the array form; `nil` for anything else.
+    /// Reads the array form, `[origin, frame, body]`, or the oversized form
+    /// `[origin, frame, head, length]`; `nil` for anything else.
     /// - Parameter elements: the posted array's elements as UTF-8 (``GTKScriptMessage/utf8Elements``).
     static func parse(_ elements: [Data?]) -> RelayEnvelope? {
-        guard elements.count == 3, let origin = elements[0], let frame = elements[1], let body = elements[2] else { return nil }
+        guard elements.count == 3 || elements.count == 4, let origin = elements[0], let frame = elements[1],
+              let body = elements[2] else { return nil }
+        var oversizedLength: Int?
+        if elements.count == 4 {
+            guard let length = elements[3].flatMap({ Int(String(decoding: $0, as: UTF8.self)) }), length >= 0 else { return nil }
+            oversizedLength = length
+        }
         let mainFrame: Bool
         switch frame {
         case Data("main".utf8): mainFrame = true
         case Data("sub".utf8): mainFrame = false
         default: return nil
+        }
+        if let oversizedLength {
+            return RelayEnvelope(origin: String(decoding: origin, as: UTF8.self), mainFrame: mainFrame,
+                                 body: .string(String(decoding: body, as: UTF8.self)), oversizedLength: oversizedLength)
         }
         return RelayEnvelope(origin: String(decoding: origin, as: UTF8.self), mainFrame: mainFrame, body: messageBody(body))
     }

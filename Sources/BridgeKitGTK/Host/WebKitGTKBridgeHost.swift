@@ -68,6 +68,9 @@ public final class WebKitGTKBridgeHost {
     public func attach() throws(GTKWebViewError) -> BridgeAttachment.Outcome {
         guard let router, let webView else { throw .closed }
         if let attachment { return attachment.attach(to: registry ?? GTKMessageHandlerRegistry(webView: webView, world: world)) }
+        let maxBodyUnits = router.configuration.limits.maxPayloadBytes
+        try webView.addUserScript(WebBridgeRelay.settingsScript(maxBodyUnits: maxBodyUnits), world: world, frames: .allFrames,
+                                  injectionTime: .documentStart)
         try webView.addUserScript(WebBridgeRelay.source, world: world, frames: .allFrames, injectionTime: .documentStart)
         try webView.addUserScript(WebBridgeShim.source, world: nil, frames: .allFrames, injectionTime: .documentStart)
         let registry = GTKMessageHandlerRegistry(webView: webView, world: world)

@@ -1,0 +1,102 @@
+#if WebKitGTK
+import BridgeKit
+import BridgeKitGTK
+import Foundation
+import Testing
+
+extension GTKWrapperTests.EndToEnd {
+    /// Kind of fault: memory bounded by count × maximum size instead of a budget. Pages flood the
+    /// app with large messages; the router never holds more than its byte budget, a body over the
+    /// limit never reaches the app's process, and the app's peak resident memory stays a small
+    /// multiple of the budget (issue 20, item 3). The figures are printed for SECURITY.md.
+    @MainActor
+    @Suite("Memory under floods")
+    struct MemoryFlood {
+        /// `Sink`: a slow fire-and-forget target (two seconds per notice, longer than the queue's turn).
+        static let sink = ClosureTask(name: "Sink") { (_: JSONValue, _: CallContext) -> NoResult in
+            try await Task.sleep(for: .seconds(2))
+            return NoResult()
+        }
+
+        @Test("Forty 15 MB notifies behind a slow task: the router holds at most its budget and drops the rest with a log record",
+              .timeLimit(.minutes(1)))
+        func notifyFlood() async throws {
+            let server = try LoopbackServer()
+            defer { server.stop() }
+            server.routes["/"] = .init(body: E2EPage.html(title: "flood"))
+            let harness = try E2EHarness(allowing: [server.origin]) { router, _ in try router.register(Self.sink) }
+            try await harness.load(server.origin + "/")
+            let budget = harness.router.configuration.limits.maxHeldBytes
+            ProcessMemory.resetPeak()
+            let baseline = ProcessMemory.residentBytes
+            try await harness.run("""
+                var big = 'x'.repeat(15 * 1024 * 1024); window.__sent = 0;
+                for (var i = 0; i < 40; i++) { if (WebBridge.notify('Sink', big)) { window.__sent++; } }
+                """)
+            #expect(try await harness.value("window.__sent", as: Int.self) == 40)
+            #expect(await eventually {
+                harness.traffic.matching(.inbound, "call").filter { $0.task == "Sink" }.count == 40
+            }, "every notice reached native")
+            let peak = ProcessMemory.peakResidentBytes
+            let held = harness.router.peakHeldBytes
+            let dropped = harness.traffic.matching(.inbound, "call").filter { $0.outcome == "memory_budget_exceeded" }.count
+            print("memory flood: 40 x 15 MiB notifies: peak held \(held / 1_048_576) MiB (budget \(budget / 1_048_576) MiB), "
+                + "\(dropped) dropped, peak RSS growth \((peak - baseline) / 1_048_576) MiB")
+            #expect(held <= budget, "the router never holds more than its budget")
+            // 40 x 15 MiB is over nine budgets; notices that finished during the flood made room for some.
+            #expect(dropped >= 20, "the notices past the budget were dropped")
+            #expect(peak - baseline < 12 * budget, "the app's memory follows the budget, not count x size")
+            await harness.close()
+        }
+
+        @Test("Three concurrent 300 MB calls are refused payload_too_large before their bodies leave the page's process",
+              .timeLimit(.minutes(1)))
+        func oversizedCalls() async throws {
+            let server = try LoopbackServer()
+            defer { server.stop() }
+            server.routes["/"] = .init(body: E2EPage.html(title: "oversized"))
+            let harness = try E2EHarness(allowing: [server.origin])
+            try await harness.load(server.origin + "/")
+            ProcessMemory.resetPeak()
+            let baseline = ProcessMemory.residentBytes
+            try await harness.run("""
+                var huge = 'x'.repeat(300 * 1000 * 1000);
+                e2eCall('a', 'Echo', huge); e2eCall('b', 'Echo', huge); e2eCall('c', 'Echo', huge); huge = null;
+                """)
+            try await harness.waitForSettled(["a", "b", "c"])
+            let peak = ProcessMemory.peakResidentBytes
+            print("memory flood: 3 x 300 MB calls: peak RSS growth \((peak - baseline) / 1_048_576) MiB")
+            for key in ["a", "b", "c"] {
+                let outcome = try await harness.outcome(key)
+                #expect(outcome.code == "payload_too_large")
+                #expect(outcome.details?["bytes"].flatMap { if case .int(let n) = $0 { n } else { nil } } ?? 0 > 300_000_000)
+            }
+            #expect(peak - baseline < 100 * 1_048_576, "no 300 MB body was copied into the app")
+            #expect(harness.router.peakHeldBytes == 0)
+            await harness.close()
+        }
+    }
+}
+
+/// This process's resident memory, from `/proc/self/status` (Linux).
+enum ProcessMemory {
+    /// The resident set size now, in bytes (`VmRSS`).
+    static var residentBytes: Int { field("VmRSS") }
+    /// The most resident memory since the last ``resetPeak()``, in bytes (`VmHWM`).
+    static var peakResidentBytes: Int { field("VmHWM") }
+
+    /// Resets `VmHWM` to the current resident size (writing "5" to `/proc/self/clear_refs`).
+    static func resetPeak() {
+        guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return }
+        try? handle.write(contentsOf: Data("5".utf8))
+        try? handle.close()
+    }
+
+    private static func field(_ name: String) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }),
+              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return 0 }
+        return kilobytes * 1024
+    }
+}
+#endif
