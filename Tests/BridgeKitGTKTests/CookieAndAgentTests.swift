@@ -7,7 +7,7 @@ extension GTKWrapperTests {
     @MainActor
     @Suite("Cookies and user agent")
     struct CookiesAndAgent {
-        @Test("server cookies (HttpOnly too) are readable; added cookies reach the server; delete removes")
+        @Test("server cookies (HttpOnly too) are readable; added cookies reach the server; delete removes", .timeLimit(.minutes(1)))
         func cookieRoundTrip() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
@@ -46,7 +46,7 @@ extension GTKWrapperTests {
             #expect(Set(after.map(\.name)) == ["pref", "added"])
         }
 
-        @Test("cookie fields that would split or corrupt the Cookie header are rejected, never sent")
+        @Test("cookie fields that would split or corrupt the Cookie header are rejected, never sent", .timeLimit(.minutes(1)))
         func cookieFieldsValidated() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -66,7 +66,7 @@ extension GTKWrapperTests {
             #expect(try await view.cookies.allCookies().isEmpty)
         }
 
-        @Test("R45 application details are appended to WebKit's user agent, which stays intact")
+        @Test("R45 application details are appended to WebKit's user agent, which stays intact", .timeLimit(.minutes(1)))
         func r45UserAgentAppended() throws {
             let plain = try GTKWebView()
             let base = try #require(plain.userAgent)
@@ -79,7 +79,7 @@ extension GTKWrapperTests {
             #expect(base.contains("AppleWebKit/"))
         }
 
-        @Test("R47 the very first request already carries the application user agent")
+        @Test("R47 the very first request already carries the application user agent", .timeLimit(.minutes(1)))
         func r47FirstRequestHasUserAgent() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }

@@ -6,7 +6,7 @@ extension GTKWrapperTests {
     @MainActor
     @Suite("GLib main loop")
     struct MainLoop {
-        @Test("under Swift Testing GTK runs on a dedicated thread, not on the main actor's")
+        @Test("under Swift Testing GTK runs on a dedicated thread, not on the main actor's", .timeLimit(.minutes(1)))
         func dedicatedThreadUnderSwiftTesting() throws {
             try GLibMainLoop.shared.start()
             #expect(GLibMainLoop.shared.isStarted)
@@ -18,7 +18,7 @@ extension GTKWrapperTests {
             #expect(throws: GLibMainLoopError.notOnProcessMainThread) { try GLibMainLoop.shared.run() }
         }
 
-        @Test("iterate returns at once when the condition holds and false when the timeout passes")
+        @Test("iterate returns at once when the condition holds and false when the timeout passes", .timeLimit(.minutes(1)))
         func iterateTimeout() throws {
             try GLibMainLoop.shared.start()
             var checks = 0
@@ -27,7 +27,7 @@ extension GTKWrapperTests {
             #expect(GLibMainLoop.shared.iterate(until: { false }, timeout: .milliseconds(20)) == false)
         }
 
-        @Test("web view calls awaited from main-actor tests complete, and events arrive without pumping")
+        @Test("web view calls awaited from main-actor tests complete, and events arrive without pumping", .timeLimit(.minutes(1)))
         func awaitedCallsAndEvents() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -42,7 +42,7 @@ extension GTKWrapperTests {
             #expect(titles.contains("no pumping"))
         }
 
-        @Test("WebKit keeps working after the main actor idles longer than libdispatch keeps a worker thread")
+        @Test("WebKit keeps working after the main actor idles longer than libdispatch keeps a worker thread", .timeLimit(.minutes(1)))
         func survivesIdleMainActor() async throws {
             let view = try GTKWebView()
             defer { finish(view) }

@@ -7,7 +7,7 @@ extension GTKWrapperTests {
     @MainActor
     @Suite("JavaScript evaluation")
     struct JavaScript {
-        @Test("results come back as JSON text; undefined as nil")
+        @Test("results come back as JSON text; undefined as nil", .timeLimit(.minutes(1)))
         func resultsAsJSON() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -23,7 +23,7 @@ extension GTKWrapperTests {
             #expect(try await view.evaluateJavaScriptReturningJSON("null") == "null")
         }
 
-        @Test("every character of the script and of string results survives (NUL, U+2028, quotes, emoji)")
+        @Test("every character of the script and of string results survives (NUL, U+2028, quotes, emoji)", .timeLimit(.minutes(1)))
         func charactersSurvive() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -36,7 +36,7 @@ extension GTKWrapperTests {
             #expect(try JSONDecoder().decode(String.self, from: Data(json.utf8)) == tricky)
         }
 
-        @Test("exceptions, syntax errors and unsupported results throw javaScriptFailed; cycles throw resultNotJSON")
+        @Test("exceptions, syntax errors and unsupported results throw javaScriptFailed; cycles throw resultNotJSON", .timeLimit(.minutes(1)))
         func failures() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -69,7 +69,7 @@ extension GTKWrapperTests {
             }
         }
 
-        @Test("evaluateJavaScript ignores the result (a Promise is fine) and still reports exceptions")
+        @Test("evaluateJavaScript ignores the result (a Promise is fine) and still reports exceptions", .timeLimit(.minutes(1)))
         func evaluateWithoutResult() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -85,7 +85,7 @@ extension GTKWrapperTests {
             }
         }
 
-        @Test("the page world and a named world share the DOM but not globals")
+        @Test("the page world and a named world share the DOM but not globals", .timeLimit(.minutes(1)))
         func worldsAreIsolated() async throws {
             let view = try GTKWebView()
             defer { finish(view) }

@@ -6,7 +6,7 @@ extension GTKWrapperTests {
     @MainActor
     @Suite("Lifecycle")
     struct Lifecycle {
-        @Test("close() stops every callback, settles pending calls, rejects new ones and frees the view")
+        @Test("close() stops every callback, settles pending calls, rejects new ones and frees the view", .timeLimit(.minutes(1)))
         func closeStopsEverything() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
@@ -39,7 +39,7 @@ extension GTKWrapperTests {
             finish(view)
         }
 
-        @Test("a call in flight when the view closes settles: with its result or with closed")
+        @Test("a call in flight when the view closes settles: with its result or with closed", .timeLimit(.minutes(1)))
         func pendingCallSettlesOnClose() async throws {
             let view = try GTKWebView()
             try loadAndWait(view, html: "<title>pending</title>", title: "pending")
@@ -55,7 +55,7 @@ extension GTKWrapperTests {
             #expect(waitUntil { view.finalization.isFinalized })
         }
 
-        @Test("R23 dropping the last reference without close() frees WebKit's view and fires no callback")
+        @Test("R23 dropping the last reference without close() frees WebKit's view and fires no callback", .timeLimit(.minutes(1)))
         func r23DroppedViewIsFreed() throws {
             var view: GTKWebView? = try GTKWebView()
             let finalization = try #require(view?.finalization)

@@ -6,7 +6,7 @@ extension GTKWrapperTests {
     @MainActor
     @Suite("Loading, title, progress and policy")
     struct Loading {
-        @Test("loading HTML reports started, committed, finished, the title and progress up to 1")
+        @Test("loading HTML reports started, committed, finished, the title and progress up to 1", .timeLimit(.minutes(1)))
         func loadHTMLReportsEvents() throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -24,7 +24,7 @@ extension GTKWrapperTests {
             #expect(waitUntil { recorder.titles.last == "Second page" })
         }
 
-        @Test("reload loads the document again")
+        @Test("reload loads the document again", .timeLimit(.minutes(1)))
         func reloadLoadsAgain() throws {
             let server = try LoopbackServer()
             defer { server.stop() }
@@ -39,7 +39,7 @@ extension GTKWrapperTests {
             #expect(server.requests.filter { $0.path == "/page" }.count == 2)
         }
 
-        @Test("a response decision exposes URI, HTTP status, MIME type and main-frame flag")
+        @Test("a response decision exposes URI, HTTP status, MIME type and main-frame flag", .timeLimit(.minutes(1)))
         func responsePolicyShowsStatus() throws {
             let server = try LoopbackServer()
             defer { server.stop() }
@@ -64,7 +64,7 @@ extension GTKWrapperTests {
             #expect(response.headerValues("x-test") == ["yes"])
         }
 
-        @Test("ignoring a navigation blocks it: no load events, the URI stays")
+        @Test("ignoring a navigation blocks it: no load events, the URI stays", .timeLimit(.minutes(1)))
         func ignoredNavigationDoesNotLoad() throws {
             let server = try LoopbackServer()
             defer { server.stop() }
@@ -87,7 +87,7 @@ extension GTKWrapperTests {
             #expect(server.requests.isEmpty)
         }
 
-        @Test("a deferred decision waits until use() and is ignored when dropped undecided")
+        @Test("a deferred decision waits until use() and is ignored when dropped undecided", .timeLimit(.minutes(1)))
         func deferredDecision() throws {
             let server = try LoopbackServer()
             defer { server.stop() }
@@ -115,7 +115,7 @@ extension GTKWrapperTests {
             #expect(view.title == "later")
         }
 
-        @Test("a failed load reports URI and message; WebKit's error page can be suppressed")
+        @Test("a failed load reports URI and message; WebKit's error page can be suppressed", .timeLimit(.minutes(1)))
         func loadFailureReported() throws {
             let closed = try LoopbackServer()
             let deadOrigin = closed.origin

@@ -15,7 +15,7 @@ struct RelayEnvelopeTests {
         return nil
     }
 
-    @Test("one string: frame and origin from the header line, the body is everything after the first line feed")
+    @Test("one string: frame and origin from the header line, the body is everything after the first line feed", .timeLimit(.minutes(1)))
     func oneString() throws {
         let body = #"{"v":1,"kind":"call","id":"a-1","task":"t","options":"x\ny"}"# + "\nmain http://evil.example\n"
         let main = try #require(BridgeKitGTK.RelayEnvelope.parse(oneString: "main https://app.example:8443\n" + body))
@@ -34,14 +34,14 @@ struct RelayEnvelopeTests {
         #expect(BridgeKitGTK.RelayEnvelope.parse(oneString: "main https://a.example\n✓ Grüße").map { Self.text($0.body) } == "✓ Grüße")
     }
 
-    @Test("one string: anything but \"main\" or \"sub\", a space and a line feed is no envelope",
+    @Test("one string: anything but \"main\" or \"sub\", a space and a line feed is no envelope", .timeLimit(.minutes(1)),
           arguments: ["", "main", "main https://a.example", "https://a.example\n{}", "top https://a.example\n{}",
                       "Main https://a.example\n{}", "mainhttps://a.example\n{}", "{\"v\":1}"])
     func notAnEnvelope(_ text: String) {
         #expect(BridgeKitGTK.RelayEnvelope.parse(oneString: text) == nil)
     }
 
-    @Test("the origin cache answers what SecurityOrigin parses, for every origin, before and after it is full")
+    @Test("the origin cache answers what SecurityOrigin parses, for every origin, before and after it is full", .timeLimit(.minutes(1)))
     func originCache() {
         let cache = SecurityOriginCache()
         let origins = ["https://App.Example:443", "null", "not an origin", "http://[::1]:8080", "https://a.example/path"]

@@ -26,7 +26,7 @@ extension GTKWrapperTests {
             }
         }
 
-        @Test("world handler with reply: origin and main-frame flag are right in every frame, each reply reaches its frame")
+        @Test("world handler with reply: origin and main-frame flag are right in every frame, each reply reaches its frame", .timeLimit(.minutes(1)))
         func relayRoundTripAcrossFrames() throws {
             let a = try LoopbackServer()
             let b = try LoopbackServer()
@@ -64,7 +64,7 @@ extension GTKWrapperTests {
             #expect(inbox.messages.allSatisfy { $0.isString && $0.reply != nil })
         }
 
-        @Test("a handler in a named world is invisible to the page world")
+        @Test("a handler in a named world is invisible to the page world", .timeLimit(.minutes(1)))
         func pageWorldCannotSeeWorldHandler() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -76,7 +76,7 @@ extension GTKWrapperTests {
                     "typeof window.webkit.messageHandlers.webbridge.postMessage", inWorld: "bridgekit") == #""function""#)
         }
 
-        @Test("reply values keep every character; errors reject; a dropped reply resolves with null")
+        @Test("reply values keep every character; errors reject; a dropped reply resolves with null", .timeLimit(.minutes(1)))
         func replyKinds() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -117,7 +117,7 @@ extension GTKWrapperTests {
             #expect(out["drop"] == .some(nil))
         }
 
-        @Test("a page-world handler without reply gets strings raw and objects as JSON")
+        @Test("a page-world handler without reply gets strings raw and objects as JSON", .timeLimit(.minutes(1)))
         func pageWorldWithoutReply() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -137,7 +137,7 @@ extension GTKWrapperTests {
             #expect(messages.allSatisfy { $0.reply == nil })
         }
 
-        @Test("a short array of strings and nulls arrives as its elements; its JSON text is JSON.stringify's; other arrays as JSON")
+        @Test("a short array of strings and nulls arrives as its elements; its JSON text is JSON.stringify's; other arrays as JSON", .timeLimit(.minutes(1)))
         func stringElements() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -169,7 +169,7 @@ extension GTKWrapperTests {
             #expect(messages[1].utf8Elements == nil)
         }
 
-        @Test("R24 registering a name twice never adds it twice, in any world; unregister then register works")
+        @Test("R24 registering a name twice never adds it twice, in any world; unregister then register works", .timeLimit(.minutes(1)))
         func r24DuplicateRegistration() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -201,7 +201,7 @@ extension GTKWrapperTests {
             #expect(first == 1)
         }
 
-        @Test("invalid names are rejected before reaching WebKit")
+        @Test("invalid names are rejected before reaching WebKit", .timeLimit(.minutes(1)))
         func invalidNames() throws {
             let view = try GTKWebView()
             defer { finish(view) }

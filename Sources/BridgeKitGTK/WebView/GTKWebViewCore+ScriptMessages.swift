@@ -39,7 +39,9 @@ extension GTKWebViewCore {
     /// - Returns: false when there is no such handler (WebKit then answers a reply with undefined).
     func deliver(name: String, value: UnsafeMutablePointer<JSCValue>, reply: OpaquePointer?) -> Bool {
         guard handlers[name] != nil else { return false }
-        let reply = reply.map { ScriptMessageReply($0, value: value) }
+        // WebKit made `value` in its current shared context just now: replies are made in it.
+        ReplyValueContext.noteWebKitValue(value)
+        let reply = reply.map { ScriptMessageReply($0, core: self) }
         let message: GTKScriptMessage
         if let elements = JSCValueText.stringElements(of: value, limit: GTKScriptMessage.maxStringElements) {
             message = GTKScriptMessage(body: .strings(elements), isString: false, reply: reply)

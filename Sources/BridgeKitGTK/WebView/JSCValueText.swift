@@ -5,11 +5,6 @@ import CWebKitGTK
 /// characters: strings go through `GBytes` (the C-string functions stop at a NUL).
 /// GTK thread only.
 enum JSCValueText {
-    /// A private JavaScript context for creating reply values (any context works: WebKit serializes
-    /// the value into the page). Created on first use on the GTK thread, kept for the process
-    /// lifetime; only ever touched on the GTK thread, hence unchecked.
-    nonisolated(unsafe) private static var replyContext: UnsafeMutablePointer<JSCContext>?
-
     /// The text of a value: its characters when it is a string (`isString` true), else its JSON text
     /// (`jsc_value_to_json`; "null" when it has none, e.g. undefined or a cyclic object).
     static func text(of value: UnsafeMutablePointer<JSCValue>) -> (text: String, isString: Bool) {
@@ -52,25 +47,13 @@ enum JSCValueText {
         gStringTakingOwnership(jsc_value_to_json(value, 0))
     }
 
-    /// A new string value (transfer full: the caller unrefs it) in `context`, or in the shared
-    /// reply context when `nil`.
-    static func makeString(_ text: String, in context: UnsafeMutablePointer<JSCContext>? = nil) -> UnsafeMutablePointer<JSCValue>? {
-        guard let context = context ?? Self.context(), let bytes = gBytesSharing(text) else { return nil }
+    /// A new string value (transfer full: the caller unrefs it) in `context`. For a reply, that
+    /// must be WebKit's current context (``ReplyValueContext/usable()``): WebKit reads reply values
+    /// with it, and a string of another virtual machine crashed it.
+    static func makeString(_ text: String, in context: UnsafeMutablePointer<JSCContext>) -> UnsafeMutablePointer<JSCValue>? {
+        guard let bytes = gBytesSharing(text) else { return nil }
         defer { g_bytes_unref(bytes) }
         return jsc_value_new_string_from_bytes(context, bytes)
-    }
-
-    /// A new `null` value (transfer full) in `context`, or in the shared reply context when `nil`.
-    static func makeNull(in context: UnsafeMutablePointer<JSCContext>? = nil) -> UnsafeMutablePointer<JSCValue>? {
-        guard let context = context ?? Self.context() else { return nil }
-        return jsc_value_new_null(context)
-    }
-
-    private static func context() -> UnsafeMutablePointer<JSCContext>? {
-        if replyContext == nil {
-            replyContext = jsc_context_new()
-        }
-        return replyContext
     }
 }
 #endif

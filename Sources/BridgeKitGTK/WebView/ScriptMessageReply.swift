@@ -12,26 +12,16 @@ import Synchronization
 /// Thread-safe: answer from any thread; the answer is handed to WebKit on the GTK thread.
 public final class ScriptMessageReply: Sendable {
     private let reply: Mutex<GOpaque?>
-    /// The JSC context of the posted value, referenced: answers are created in it, so they belong
-    /// to the same VM as the message (values from a private context crashed WebKit's reply
-    /// serialization under load).
-    private let context: GOpaque?
+    /// The view's GTK-thread half, to ask WebKit for its current JavaScript context when an answer
+    /// comes too late for the one noted at arrival (see ``ReplyValueContext``). Used on the GTK
+    /// thread only, and only while it is open.
+    private let core: GTKWebViewCore
 
-    /// Wraps and references WebKit's reply object (`webkit_script_message_reply_ref`) and the
-    /// posted value's context (`jsc_value_get_context`). GTK thread.
-    init(_ reply: OpaquePointer, value: UnsafeMutablePointer<JSCValue>) {
+    /// Wraps and references WebKit's reply object (`webkit_script_message_reply_ref`). GTK thread.
+    /// No JavaScript context is held: reply values are made in ``ReplyValueContext``.
+    init(_ reply: OpaquePointer, core: GTKWebViewCore) {
         self.reply = Mutex(GOpaque(webkit_script_message_reply_ref(reply)))
-        if let context = jsc_value_get_context(value) {
-            g_object_ref(gRaw(context))
-            self.context = GOpaque(OpaquePointer(context))
-        } else {
-            self.context = nil
-        }
-    }
-
-    /// The context answers are created in (use on the GTK thread only).
-    private static func jscContext(_ context: GOpaque?) -> UnsafeMutablePointer<JSCContext>? {
-        context.map { UnsafeMutablePointer<JSCContext>($0.pointer) }
+        self.core = core
     }
 
     /// True once an answer was given.
@@ -48,19 +38,16 @@ public final class ScriptMessageReply: Sendable {
     @discardableResult
     public func returnValue(_ text: String) -> Bool {
         guard let reply = take() else { return false }
-        let handoff = TextHandoff(text)
-        let context = self.context
-        // Captures neither `self` nor anything the deinit needs: the answer releases the reply and
-        // the context itself, so an answered object's deinit, on whatever thread it runs, has
-        // nothing left to post to the GTK thread (no second wake-up per reply).
+        let answer = PendingAnswer(reply: reply, text: TextHandoff(text))
+        let core = self.core
+        // Captures neither `self` nor anything the deinit needs: the answer releases the reply
+        // itself, so an answered object's deinit has nothing left to post to the GTK thread.
         GTKThread.post {
-            let jsc = Self.jscContext(context)
-            if let value = handoff.take().flatMap({ JSCValueText.makeString($0, in: jsc) }) {
-                webkit_script_message_reply_return_value(reply.pointer, value)
-                g_object_unref(gRaw(value))
+            if ReplyValueContext.usable() != nil || core.isClosed {
+                answer.send()
+            } else {
+                answer.sendAfterRefreshingContext(in: core)
             }
-            webkit_script_message_reply_unref(reply.pointer)
-            if let jsc { g_object_unref(gRaw(jsc)) }
         }
         return true
     }
@@ -76,17 +63,15 @@ public final class ScriptMessageReply: Sendable {
             safe = String(String.UnicodeScalarView(message.unicodeScalars.map { $0 == "\0" ? "\u{FFFD}" : $0 }))
         }
         let text = safe
-        let context = self.context
         GTKThread.post {
             webkit_script_message_reply_return_error_message(reply.pointer, text)
             webkit_script_message_reply_unref(reply.pointer)
-            if let jsc = Self.jscContext(context) { g_object_unref(gRaw(jsc)) }
         }
         return true
     }
 
     /// A reply's text on its way to the GTK thread, given up once taken (see ``returnValue(_:)``).
-    private final class TextHandoff: Sendable {
+    final class TextHandoff: Sendable {
         private let text: Mutex<String?>
 
         init(_ text: String) { self.text = Mutex(text) }
@@ -108,19 +93,72 @@ public final class ScriptMessageReply: Sendable {
     }
 
     deinit {
-        // Answered: the answer released the reply and the context. Unanswered: resolve with null
-        // and release both, on the GTK thread.
+        // Answered: the answer released the reply. Unanswered: resolve with null (a value of no
+        // virtual machine, so no context of WebKit's is needed) and release it, on the GTK thread.
         guard let reply = take() else { return }
-        let context = self.context
         GTKThread.post {
-            let jsc = Self.jscContext(context)
-            if let null = JSCValueText.makeNull(in: jsc) {
-                webkit_script_message_reply_return_value(reply.pointer, null)
-                g_object_unref(gRaw(null))
-            }
-            webkit_script_message_reply_unref(reply.pointer)
-            if let jsc { g_object_unref(gRaw(jsc)) }
+            PendingAnswer.sendNull(reply)
         }
     }
+}
+
+/// A string answer on the GTK thread: sent in WebKit's current context (``ReplyValueContext``),
+/// after asking WebKit for that context when the one noted last may be gone. Owns one reference
+/// to the reply until sent.
+private final class PendingAnswer: @unchecked Sendable {
+    // Only touched on the GTK thread once posted there.
+    let reply: GOpaque
+    let text: ScriptMessageReply.TextHandoff
+
+    init(reply: GOpaque, text: ScriptMessageReply.TextHandoff) {
+        self.reply = reply
+        self.text = text
+    }
+
+    /// Sends the text in WebKit's current context, or `null` when that context is not known
+    /// (the view closed, or WebKit could not run a script in it), and releases the reply.
+    func send() {
+        guard let context = ReplyValueContext.usable() else {
+            Self.sendNull(reply)
+            return
+        }
+        if let value = text.take().flatMap({ JSCValueText.makeString($0, in: context) }) {
+            webkit_script_message_reply_return_value(reply.pointer, value)
+            g_object_unref(gRaw(value))
+            ReplyValueContext.noteReplyRead()
+        }
+        webkit_script_message_reply_unref(reply.pointer)
+    }
+
+    /// Evaluates `null` in the view's main frame: WebKit hands the result out in its current
+    /// context, which ``ReplyValueContext`` notes; then sends.
+    func sendAfterRefreshingContext(in core: GTKWebViewCore) {
+        let data = Unmanaged.passRetained(self).toOpaque()
+        webkit_web_view_evaluate_javascript(core.webView, "null", -1, nil, nil, nil, contextRefreshed, data)
+    }
+
+    /// Resolves the page's Promise with `null` and releases the reply.
+    static func sendNull(_ reply: GOpaque) {
+        if let null = ReplyValueContext.makeNull() {
+            webkit_script_message_reply_return_value(reply.pointer, null)
+            g_object_unref(gRaw(null))
+        }
+        webkit_script_message_reply_unref(reply.pointer)
+    }
+}
+
+/// `GAsyncReadyCallback` of ``PendingAnswer/sendAfterRefreshingContext(in:)`` (GTK thread).
+private let contextRefreshed: GAsyncReadyCallback = { source, result, data in
+    guard let data else { return }
+    let answer = Unmanaged<PendingAnswer>.fromOpaque(data).takeRetainedValue()
+    if let source, let result {
+        var error: UnsafeMutablePointer<GError>?
+        if let value = webkit_web_view_evaluate_javascript_finish(gCast(gRaw(source)), result, &error) {
+            ReplyValueContext.noteWebKitValue(value)
+            g_object_unref(gRaw(value))
+        }
+        if let error { g_error_free(error) }
+    }
+    answer.send()
 }
 #endif
