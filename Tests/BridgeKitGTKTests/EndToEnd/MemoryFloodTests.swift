@@ -12,19 +12,22 @@ extension GTKWrapperTests.EndToEnd {
     @MainActor
     @Suite("Memory under floods")
     struct MemoryFlood {
-        /// `Sink`: a slow fire-and-forget target (two seconds per notice, longer than the queue's turn).
-        static let sink = ClosureTask(name: "Sink") { (_: JSONValue, _: CallContext) -> NoResult in
-            try await Task.sleep(for: .seconds(2))
-            return NoResult()
+        /// `Sink`: a fire-and-forget target that holds every notice until the test opens `gate`.
+        static func sink(_ gate: Locked<Bool>) -> some BridgeTask {
+            ClosureTask(name: "Sink") { (_: JSONValue, _: CallContext) -> NoResult in
+                while !gate.value { try await Task.sleep(for: .milliseconds(5)) }
+                return NoResult()
+            }
         }
 
-        @Test("Forty 15 MB notifies behind a slow task: the router holds at most its budget and drops the rest with a log record",
+        @Test("Forty 15 MB notifies behind a task that holds them: the router holds at most its budget and drops the rest with a log record",
               .timeLimit(.minutes(1)))
         func notifyFlood() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
             server.routes["/"] = .init(body: E2EPage.html(title: "flood"))
-            let harness = try E2EHarness(allowing: [server.origin]) { router, _ in try router.register(Self.sink) }
+            let gate = Locked(false)
+            let harness = try E2EHarness(allowing: [server.origin]) { router, _ in try router.register(Self.sink(gate)) }
             try await harness.load(server.origin + "/")
             let budget = harness.router.configuration.limits.maxHeldBytes
             ProcessMemory.resetPeak()
@@ -43,9 +46,14 @@ extension GTKWrapperTests.EndToEnd {
             print("memory flood: 40 x 15 MiB notifies: peak held \(held / 1_048_576) MiB (budget \(budget / 1_048_576) MiB), "
                 + "\(dropped) dropped, peak RSS growth \((peak - baseline) / 1_048_576) MiB")
             #expect(held <= budget, "the router never holds more than its budget")
-            // 40 x 15 MiB is over nine budgets; notices that finished during the flood made room for some.
-            #expect(dropped >= 20, "the notices past the budget were dropped")
-            #expect(peak - baseline < 12 * budget, "the app's memory follows the budget, not count x size")
+            let fits = budget / (15 * 1024 * 1024 + 64)
+            #expect(dropped == 40 - fits, "the notices past the budget were dropped")
+            gate.set(true)
+            #expect(await eventually { harness.router.heldBytes == 0 }, "released once the held notices ended")
+            // The router's share is pinned above; the rest is WebKit's copies of the messages in
+            // flight, which its garbage collector frees later (measured 290-640 MiB; 860 MiB with
+            // the budget lifted). A sanity bound, far under the 2.2 GB issue 20 measured.
+            #expect(peak - baseline < 1536 * 1_048_576, "the app's memory follows the budget, not count x size")
             await harness.close()
         }
 
