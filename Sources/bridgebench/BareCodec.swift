@@ -37,11 +37,15 @@ struct BareCodec {
                 let operation: @Sendable () async -> Void = { [decoder, encoder, sink, optionsText] in
                     sink.keep(Self.convert(optionsText, decoder: decoder, encoder: encoder))
                 }
+                #if compiler(>=6.2)
                 if #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
                     Task.immediate(operation: operation)
                 } else {
                     Task(operation: operation)
                 }
+                #else
+                Task(operation: operation)
+                #endif
             }
             posted += count
             if sink.deliveredCount < posted {

@@ -269,10 +269,14 @@ extension BridgeRouter {
     /// writes its closure out (no shared closure value): a closure passed on as a value costs
     /// two more allocations per call, for the thunks that convert it to `Task`'s parameter type.
     private func startWork(_ call: PendingCall, execution: TaskExecution) -> Task<Void, Never> {
+        // `Task.immediate` needs the Swift 6.2 compiler; with 6.1 (Xcode 16.3, 16.4) an immediate
+        // task starts like a concurrent one, as on OS versions without it.
+        #if compiler(>=6.2)
         if execution == .immediate,
            #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
             return Self.startImmediately(call)
         }
+        #endif
         return Task { await Self.runWork(call) }
     }
 
@@ -343,6 +347,7 @@ extension BridgeRouter {
         call.router?.settle(call, consume outcome, by: .work)
     }
 
+#if compiler(>=6.2)
     /// Starts the work of `call` with `Task.immediate` (SE-0472) in a form the optimizer inlines.
     ///
     /// With Swift 6.3, a call of `Task.immediate` that is not inlined goes through a shared
@@ -357,6 +362,7 @@ extension BridgeRouter {
         for _ in 0..<1 { task = Task.immediate { await runWork(call) } }
         return task ?? Task { await runWork(call) }
     }
+#endif
 
     /// Cancels the call pending as `id`, if `source` made it in the current page; the call found
     /// now is the one cancelled, even if it settles and its id is reused before the cancel lands.

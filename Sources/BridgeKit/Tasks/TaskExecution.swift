@@ -22,7 +22,8 @@ public enum TaskExecution: Sendable, Hashable {
     /// until it first suspends (`Task.immediate`, Swift 6.2, SE-0472); a task that never
     /// suspends is decoded, run, encoded and answered before ``BridgeRouter/receive(_:from:replyHandler:)``
     /// returns. On Apple platforms before iOS 26 / macOS 26, where `Task.immediate` does not
-    /// exist, it behaves as ``concurrent``.
+    /// exist, and when built with the Swift 6.1 compiler (Xcode 16.3, 16.4), which lacks it, it
+    /// behaves as ``concurrent``.
     ///
     /// Everything the task does before its first suspension blocks the delivering thread, which
     /// is the UI thread in an app: keep such tasks short, and move heavy work behind an `await`
