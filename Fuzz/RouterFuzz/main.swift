@@ -181,13 +181,50 @@ final class FuzzPage: Sendable {
         let prefix = PageFunction.receive.source + "("
         let suffix = ");void 0"
         guard script.hasPrefix(prefix), script.hasSuffix(suffix) else { return nil }
-        var inner = String(script.dropFirst(prefix.count).dropLast(suffix.count))
-        if inner.hasPrefix("JSON.parse("), inner.hasSuffix(")") {
-            let literal = String(inner.dropFirst("JSON.parse(".count).dropLast())
-            guard let text = try? BridgeJSON.decode(String.self, from: Data(literal.utf8)) else { return nil }
-            inner = text
+        let inner = Array(script.utf8.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count))
+        guard let text = unwrappingParseCalls(inner) else { return nil }
+        return try? BridgeJSON.decode(JSONValue.self, from: Data(text))
+    }
+
+    /// `text` with each `JSON.parse(<string literal>)` outside JSON strings replaced by the
+    /// literal's content (the whole message, or a reply's result with a `__proto__` key); `nil`
+    /// when a literal does not decode. A copy of BridgeKitTesting's `PageScriptDecoder`.
+    static func unwrappingParseCalls(_ text: [UInt8]) -> [UInt8]? {
+        let call = Array("JSON.parse(".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count)
+        var index = 0
+        var inString = false
+        while index < text.count {
+            let byte = text[index]
+            if inString {
+                out.append(byte)
+                if byte == UInt8(ascii: "\\"), index + 1 < text.count {
+                    out.append(text[index + 1])
+                    index += 2
+                    continue
+                }
+                if byte == UInt8(ascii: "\"") { inString = false }
+                index += 1
+                continue
+            }
+            if byte == UInt8(ascii: "J"), text[index...].starts(with: call) {
+                let start = index + call.count
+                var end = start + 1
+                while end < text.count, text[end] != UInt8(ascii: "\"") {
+                    end += text[end] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                guard end < text.count, end + 1 < text.count, text[end + 1] == UInt8(ascii: ")"),
+                      let content = try? BridgeJSON.decode(String.self, from: Data(text[start...end])) else { return nil }
+                out.append(contentsOf: content.utf8)
+                index = end + 2
+                continue
+            }
+            if byte == UInt8(ascii: "\"") { inString = true }
+            out.append(byte)
+            index += 1
         }
-        return try? BridgeJSON.decode(JSONValue.self, from: Data(inner.utf8))
+        return out
     }
 }
 

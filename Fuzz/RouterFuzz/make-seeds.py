@@ -9,6 +9,7 @@ byte 0 = settings, then records "<control byte><body>" separated by 0x00. Task n
 mapped onto the harness's tasks so that seeds reach task code, and a few multi-record
 conversations (call then cancel, call then navigate, native call then page reply) are added.
 """
+import base64
 import hashlib
 import json
 import pathlib
@@ -62,6 +63,12 @@ def main():
     seeds.append(conversation(0x00, record(CALL_PAGE | SETTLE | STRING, reply)))
     seeds.append(conversation(0x08, record(STRING, dict(call, task="progress", options={"n": 8}))))
     seeds.append(conversation(0x01, record(HANDLER, dict(call, task="echo", options={"__proto__": {"x": "\u2028</script>"}}))))
+    # Regression inputs: bodies that once broke an invariant.
+    # Issue 20, item 10: a control character in a `callbackId` next to an `id` holding a byte that
+    # is not UTF-8; the general path answered it as a call although it is not JSON.
+    seeds.append(base64.b64decode(
+        "AIB7InRhc2siOiJjYiIsIm9wdGlvbnMiOnsiayI6MX0sImNhbGxiYWNrSWQiOiJSUlJSUlJSUj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+"
+        "Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj5SUlJSUhtSUlJNUlJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSUmwiLCJpZCI6Ik4tMVJSUmNi0zFAIn0="))
     for seed in seeds:
         (out / hashlib.sha1(seed).hexdigest()).write_bytes(seed)
     print(f"fuzz: wrote {len(seeds)} seeds from {len(messages)} fixture messages to {out}")

@@ -5,7 +5,8 @@ import Foundation
 /// engine would see it.
 ///
 /// Accepts both forms the script builder writes: a JSON expression in argument position, and
-/// `JSON.parse("...")` for texts with a `"__proto__"` key. The `\u2028`, `\u2029` and `\u003c`
+/// `JSON.parse("...")` (for the whole argument or a member's value) for texts with a key that
+/// means `"__proto__"`. The `\u2028`, `\u2029` and `\u003c`
 /// escapes are valid JSON escapes, so a JSON decoder restores the original strings.
 public enum PageScriptDecoder {
     /// The message passed to `function` in `script`, or `nil` when the script does not call it.
@@ -14,15 +15,55 @@ public enum PageScriptDecoder {
         return try? BridgeJSON.decode(JSONValue.self, from: Data(argument.utf8))
     }
 
-    /// The JSON text of the argument passed to `function`, unwrapped from `JSON.parse("…")` if
-    /// needed.
+    /// The JSON text of the argument passed to `function`, with every `JSON.parse("…")` in it
+    /// replaced by the text it parses: the whole argument (``PageScript/build(calling:json:)``)
+    /// or a member's value (a reply whose result has a `__proto__` key).
     public static func argumentText(of script: String, calling function: PageFunction = .receive) -> String? {
         let prefix = function.source + "("
         let suffix = ");void 0"
         guard script.hasPrefix(prefix), script.hasSuffix(suffix) else { return nil }
-        let inner = String(script.dropFirst(prefix.count).dropLast(suffix.count))
-        guard inner.hasPrefix("JSON.parse("), inner.hasSuffix(")") else { return inner }
-        let literal = String(inner.dropFirst("JSON.parse(".count).dropLast())
-        return try? BridgeJSON.decode(String.self, from: Data(literal.utf8))
+        let inner = Array(script.utf8.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count))
+        return unwrappingParseCalls(inner).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `text` with each `JSON.parse(<string literal>)` outside JSON strings replaced by the
+    /// literal's content; `nil` when a call's literal does not decode.
+    static func unwrappingParseCalls(_ text: [UInt8]) -> [UInt8]? {
+        let call = Array("JSON.parse(".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count)
+        var index = 0
+        var inString = false
+        while index < text.count {
+            let byte = text[index]
+            if inString {
+                out.append(byte)
+                if byte == UInt8(ascii: "\\"), index + 1 < text.count {
+                    out.append(text[index + 1])
+                    index += 2
+                    continue
+                }
+                if byte == UInt8(ascii: "\"") { inString = false }
+                index += 1
+                continue
+            }
+            if byte == UInt8(ascii: "J"), text[index...].starts(with: call) {
+                // The literal: from its quote to the closing quote, then `)`.
+                let start = index + call.count
+                var end = start + 1
+                while end < text.count, text[end] != UInt8(ascii: "\"") {
+                    end += text[end] == UInt8(ascii: "\\") ? 2 : 1
+                }
+                guard end < text.count, end + 1 < text.count, text[end + 1] == UInt8(ascii: ")"),
+                      let content = try? BridgeJSON.decode(String.self, from: Data(text[start...end])) else { return nil }
+                out.append(contentsOf: content.utf8)
+                index = end + 2
+                continue
+            }
+            if byte == UInt8(ascii: "\"") { inString = true }
+            out.append(byte)
+            index += 1
+        }
+        return out
     }
 }

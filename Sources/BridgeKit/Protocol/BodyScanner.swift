@@ -6,7 +6,8 @@ import Foundation
 struct BodyScan {
     /// The deepest nesting seen, counting the top-level object as 1.
     var depth = 0
-    /// The string value of the top-level `"id"` or `"callbackId"` member, if any.
+    /// The string value of the top-level `"id"` member, else of the `"callbackId"` member, if
+    /// any: the member the decoder reads (``InboundEnvelope``), whichever comes first.
     var id: String?
 
     /// Scans `bytes`, which need not be valid JSON.
@@ -16,6 +17,8 @@ struct BodyScan {
         let topIsObject = index < bytes.count && bytes[index] == UInt8(ascii: "{")
         var level = 0
         var pendingKeyIsID = false
+        var pendingKeyIsCallbackID = false
+        var idIsFromCallbackID = false
         var expectingKey = false
         let count = bytes.count
         while index < count {
@@ -47,10 +50,15 @@ struct BodyScan {
                 }
                 if level == 1 {
                     if expectingKey {
-                        pendingKeyIsID = Self.isIDKey(bytes, start, min(end, count))
-                    } else if pendingKeyIsID, id == nil, end < count {
+                        let key = Self.idKey(bytes, start, min(end, count))
+                        pendingKeyIsID = key == .id
+                        pendingKeyIsCallbackID = key == .callbackID
+                    } else if pendingKeyIsID || pendingKeyIsCallbackID, end < count,
+                              id == nil || (pendingKeyIsID && idIsFromCallbackID) {
                         id = Self.string(bytes, start, end, escaped: escaped)
+                        idIsFromCallbackID = pendingKeyIsCallbackID
                         pendingKeyIsID = false
+                        pendingKeyIsCallbackID = false
                     }
                 }
                 expectingKey = false
@@ -59,20 +67,26 @@ struct BodyScan {
                 expectingKey = false
                 index += 1
             default:
-                if level == 1, !expectingKey, byte > 0x20 { pendingKeyIsID = false }
+                if level == 1, !expectingKey, byte > 0x20 {
+                    pendingKeyIsID = false
+                    pendingKeyIsCallbackID = false
+                }
                 index += 1
             }
             if level < 0 { break }
         }
     }
 
-    private static func isIDKey(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+    private enum IDKey { case id, callbackID }
+
+    private static func idKey(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> IDKey? {
         let length = end - start
-        if length == 2 { return bytes[start] == UInt8(ascii: "i") && bytes[start + 1] == UInt8(ascii: "d") }
+        if length == 2 { return bytes[start] == UInt8(ascii: "i") && bytes[start + 1] == UInt8(ascii: "d") ? .id : nil }
         if length == 10 {
-            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self) == "callbackId"
+            let key = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            return key == "callbackId" ? .callbackID : nil
         }
-        return false
+        return nil
     }
 
     private static func string(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, escaped: Bool) -> String? {

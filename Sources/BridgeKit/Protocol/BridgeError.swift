@@ -30,6 +30,14 @@ public struct BridgeError: Error, Sendable, Hashable, Codable, CustomStringConve
     public var message: String
     /// Optional structured data: the coding path of a decode error, the limit that was hit, …
     public var details: JSONValue?
+    /// The full description of an error that the page gets only a generic message for (a task's
+    /// error that is not a ``PageFacingError``): for the host's log (``TrafficRecord/internalError``),
+    /// never encoded, and not part of equality.
+    var internalDescription: String?
+
+    private enum CodingKeys: String, CodingKey {
+        case code, message, details
+    }
 
     /// Creates an error with any code, for tasks that report their own failures
     /// (for example `"not_logged_in"`). Prefer the static constructors for BridgeKit's codes.
@@ -63,6 +71,14 @@ public struct BridgeError: Error, Sendable, Hashable, Codable, CustomStringConve
     /// The task's result could not be encoded as JSON (for example it holds `Double.nan`).
     public static func invalidResult(_ message: String) -> BridgeError {
         BridgeError(.invalidResult, message)
+    }
+    /// `invalid_result` for a value whose encoding threw `error` (which may come from a type's
+    /// own `encode(to:)`): a generic message for the page, the error's description for the log.
+    @usableFromInline
+    static func resultNotEncodable(_ error: any Error, what: String = "The result") -> BridgeError {
+        var result = BridgeError(.invalidResult, "\(what) could not be encoded as JSON.")
+        result.internalDescription = String(reflecting: error)
+        return result
     }
     /// The task threw an error that is not a ``BridgeError``.
     public static func taskFailed(_ message: String, details: JSONValue? = nil) -> BridgeError {
@@ -118,4 +134,44 @@ public struct BridgeError: Error, Sendable, Hashable, Codable, CustomStringConve
     }
 
     public var description: String { "\(code): \(message)" }
+
+    /// Equal when code, message and details are (the internal description is only for the log).
+    public static func == (lhs: BridgeError, rhs: BridgeError) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.details == rhs.details
+    }
+
+    /// Hashes code, message and details.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(details)
+    }
+
+    /// The error the page gets for `error`, which task code threw (or handed to a responder, or
+    /// raised while encoding its result): a ``BridgeError`` as it is; a `CancellationError` as
+    /// `cancelled`; a ``PageFacingError`` with its code, message and details; anything else as
+    /// `code` with `genericMessage`, keeping the error's full description only for the log
+    /// (issue 20, item 8: a task's internal error text must not reach the page).
+    static func pageFacing(_ error: any Error, code: String = "task_failed",
+                           genericMessage: String = "The task failed.") -> BridgeError {
+        if let bridgeError = error as? BridgeError { return bridgeError }
+        if error is CancellationError { return .cancelled() }
+        if let facing = error as? any PageFacingError {
+            let facingCode = facing.pageErrorCode
+            return BridgeError(code: facingCode.isEmpty ? Code.taskFailed.rawValue : facingCode,
+                               message: facing.pageErrorMessage, details: facing.pageErrorDetails)
+        }
+        var concealed = BridgeError(code: code, message: genericMessage)
+        concealed.internalDescription = String(reflecting: error)
+        return concealed
+    }
+}
+
+extension BridgeError: PageFacingError {
+    /// ``code``: a `BridgeError` is meant for the page.
+    public var pageErrorCode: String { code }
+    /// ``message``.
+    public var pageErrorMessage: String { message }
+    /// ``details``.
+    public var pageErrorDetails: JSONValue? { details }
 }

@@ -35,6 +35,10 @@ extension InboundEnvelope {
             guard JSONValidator.isValid(bytes, maxDepth: .max) else { throw RawOptionsRejected() }
             return RawJSON(checked: Data(bytes))
         }
+        // Checked first: `JSONDecoder` only looks inside the strings a type reads, so it would take
+        // options whose other strings hold control characters or invalid UTF-8 (issue 20, item 10).
+        let bytes = UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
+        guard JSONValidator.isValid(bytes, maxDepth: .max) else { throw RawOptionsRejected() }
         // No copy: the decoder reads the body's own bytes while this call runs.
         let options = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base + range.lowerBound),
                            count: range.count, deallocator: .none)
@@ -74,9 +78,15 @@ extension InboundEnvelope {
 
     /// Decodes a whole body the general way: the envelope with `JSONDecoder`, a call's options
     /// into the type of the task `tasks` has under its name (``InboundDecodingContext``).
-    /// - Throws: the decoder's error when the body is not JSON.
+    ///
+    /// The body must first be one JSON text by ``JSONValidator`` (RFC 8259, valid UTF-8), the one
+    /// definition of a body every path shares: `JSONDecoder` alone is lazier (it never looks
+    /// inside a string nobody reads, such as a `callbackId` next to an `id`, so a control
+    /// character or invalid UTF-8 there passed) and more forgiving (a trailing comma).
+    /// - Throws: when the body is not JSON.
     static func decodeWhole(_ body: UnsafeBufferPointer<UInt8>, tasks: [String: AnyBridgeTask], source: MessageSource,
                             policy: AccessPolicy) throws -> InboundMessage {
+        guard JSONValidator.isValid(body, maxDepth: .max) else { throw NotJSON() }
         let decoder = BridgeJSON.makeDecoder()
         if let key = InboundDecodingContext.key {
             decoder.userInfo[key] = InboundDecodingContext(tasks: tasks, source: source, policy: policy)
@@ -87,4 +97,7 @@ extension InboundEnvelope {
     private static let null = Data("null".utf8)
 
     private struct RawOptionsRejected: Error {}
+
+    /// A body that is not one JSON text (``decodeWhole(_:tasks:source:policy:)``).
+    private struct NotJSON: Error {}
 }

@@ -115,8 +115,15 @@ struct InboundEnvelope: Decodable {
             return .call(InboundCall(id: id, taskName: name,
                                      prepared: .failure(.invalidOptions(failure.message, path: failure.path)), refusal: nil))
         } catch {
-            return .call(InboundCall(id: id, taskName: name,
-                                     prepared: .failure(.invalidOptions(String(describing: error), path: "")), refusal: nil))
+            // Thrown by the task's own `Options` type: its text reaches the page only when it is
+            // meant for the page (``PageFacingError``); otherwise only the log gets it.
+            var failure = BridgeError.invalidOptions("The options could not be decoded.", path: "")
+            if let facing = error as? any PageFacingError {
+                failure.message = facing.pageErrorMessage
+            } else {
+                failure.internalDescription = String(reflecting: error)
+            }
+            return .call(InboundCall(id: id, taskName: name, prepared: .failure(failure), refusal: nil))
         }
     }
 

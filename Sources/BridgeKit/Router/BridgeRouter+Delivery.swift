@@ -8,19 +8,29 @@ extension BridgeRouter {
     /// written, the JSON until the reply text is), so the engine's copies of the reply do not
     /// add to them.
     func answer(_ message: consuming OutboundMessage, id: String, task: String, through replyHandler: ReplyHandler) {
-        let (outcome, encoded) = encodeBounded(consume message, id: id)
+        let internalError = Self.internalError(of: message)
+        let (outcome, encoded, encodingError) = encodeBounded(consume message, id: id)
         let bytes = encoded.count
         let text = encoded.replyText
         _ = consume encoded  // the JSON is not needed once the text exists
         let answered = replyHandler.reply(text)
         record(.outbound, "reply", id: id, task: task, outcome: outcome, reason: answered ? nil : "no_reply_path",
-               bytes: answered ? bytes : 0)
+               bytes: answered ? bytes : 0, internalError: internalError ?? encodingError)
     }
 
     /// Logs a final reply that has no way to the page.
     func noReplyPath(_ message: consuming OutboundMessage, id: String, task: String) {
-        record(.outbound, "reply", id: id, task: task, outcome: encodeBounded(consume message, id: id).outcome,
-               reason: "no_reply_path")
+        let internalError = Self.internalError(of: message)
+        let encoded = encodeBounded(consume message, id: id)
+        record(.outbound, "reply", id: id, task: task, outcome: encoded.outcome, reason: "no_reply_path",
+               internalError: internalError ?? encoded.internalError)
+    }
+
+    /// The full description of the error a failed reply carries when the page gets only a
+    /// generic message (``BridgeError/pageFacing(_:code:genericMessage:)``), for the log.
+    static func internalError(of message: borrowing OutboundMessage) -> String? {
+        guard case .reply(_, .failure(let error)) = copy message else { return nil }
+        return error.internalDescription
     }
 
     /// The script of a final reply, the length of its message in bytes and its outcome for the
@@ -32,17 +42,23 @@ extension BridgeRouter {
     /// Takes `message` over: a result value is released once its JSON is written, before the
     /// script is built, and the JSON when this returns, before the caller hands the script to
     /// the engine.
-    func finalReplyScript(_ message: consuming OutboundMessage, id: String) -> (script: String, bytes: Int, outcome: String?) {
+    func finalReplyScript(_ message: consuming OutboundMessage, id: String) -> BuiltReply {
         if let result = Self.successJSON(message) {
             // The JSON replaces the value (released here); it is released when this returns.
             message = .reply(id: id, result: .success(RawJSON(checked: result)))
             if let built = PageScript.successReply(id: id, result: result, limit: configuration.limits.maxPayloadBytes) {
-                return (built.script, built.messageBytes, "ok")
+                return (built.script, built.messageBytes, "ok", nil)
             }
         }
+        let internalError = Self.internalError(of: message)
         let json = encodeBounded(message, id: id)
-        return (PageScript.build(calling: .receive, jsonParts: json.data.parts), json.data.count, json.outcome)
+        return (PageScript.build(calling: .receive, jsonParts: json.data.parts), json.data.count, json.outcome,
+                internalError ?? json.internalError)
     }
+
+    /// A final reply script, the length of its message, its outcome and the internal error
+    /// description for the log (``TrafficRecord/internalError``).
+    typealias BuiltReply = (script: String, bytes: Int, outcome: String?, internalError: String?)
 
     /// The JSON text of the result of a successful reply (``resultJSON(_:)``); `nil` for any other
     /// message and for a result that cannot be encoded.
@@ -75,28 +91,29 @@ extension BridgeRouter {
     /// value then says it was handed over; the log gets the engine's answer).
     @discardableResult
     func deliver(script: String, bytes: Int, kind: String, id: String?, task: String?, outcome: String? = nil,
-                 generation: UInt64, channel explicitChannel: PageChannel? = nil) async -> Bool {
+                 generation: UInt64, channel explicitChannel: PageChannel? = nil, internalError: String? = nil) async -> Bool {
         let (channel, current) = state.withLock { ($0.channel, $0.generation) }
         guard generation == current else {
-            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: "navigated")
+            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: "navigated", internalError: internalError)
             return false
         }
         guard let channel = explicitChannel ?? channel else {
-            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: "no_channel")
+            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: "no_channel", internalError: internalError)
             return false
         }
         if kind == "reply", let post = channel.post {
             // Nothing waits for a final reply's evaluation (progress before it was awaited).
             handOver(script, to: post, observer: state.withLock { $0.observer }, id: id, task: task, outcome: outcome,
-                     bytes: bytes)
+                     bytes: bytes, internalError: internalError)
             return true
         }
         do {
             try await channel.evaluate(script)
-            record(.outbound, kind, id: id, task: task, outcome: outcome, bytes: bytes)
+            record(.outbound, kind, id: id, task: task, outcome: outcome, bytes: bytes, internalError: internalError)
             return true
         } catch {
-            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: "evaluate_failed: \(error)", bytes: bytes)
+            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: "evaluate_failed: \(error)", bytes: bytes,
+                   internalError: internalError)
             return false
         }
     }
@@ -114,19 +131,22 @@ extension BridgeRouter {
     /// - Returns: the outcome of the message sent, for the log (``outcome(of:)``), and its JSON
     ///   text. The message itself is not returned, so a caller that passes it with `consume`
     ///   holds the result only as JSON text once this returns.
-    func encodeBounded(_ message: borrowing OutboundMessage, id: String) -> (outcome: String?, data: OutboundJSON) {
+    func encodeBounded(_ message: borrowing OutboundMessage, id: String)
+        -> (outcome: String?, data: OutboundJSON, internalError: String?) {
         let limit = configuration.limits.maxPayloadBytes
         let replacement: BridgeError
         do {
             let data = try message.encodedParts()
             let count = data.count
-            if count <= limit { return (Self.outcome(of: message), data) }
+            if count <= limit { return (Self.outcome(of: message), data, nil) }
             replacement = .payloadTooLarge(bytes: count, limit: limit)
         } catch {
-            replacement = .invalidResult("The result could not be encoded as JSON: \(error)")
+            // The encoder's error may come from the task's own `encode(to:)`: only for the log.
+            replacement = .resultNotEncodable(error)
         }
         let fallback = OutboundMessage.reply(id: id, result: .failure(replacement))
-        return (Self.outcome(of: fallback), OutboundJSON((try? BridgeJSON.encode(fallback)) ?? Data()))
+        return (Self.outcome(of: fallback), OutboundJSON((try? BridgeJSON.encode(fallback)) ?? Data()),
+                replacement.internalDescription)
     }
 
     static func outcome(of message: OutboundMessage) -> String? {
@@ -164,7 +184,7 @@ extension BridgeRouter {
             do {
                 data = try BridgeJSON.encode(message)
             } catch {
-                throw BridgeError.invalidResult("The progress value could not be encoded as JSON: \(error)")
+                throw BridgeError.resultNotEncodable(error, what: "The progress value")
             }
             guard data.count <= configuration.limits.maxPayloadBytes else {
                 throw BridgeError.payloadTooLarge(bytes: data.count, limit: configuration.limits.maxPayloadBytes)

@@ -28,8 +28,9 @@ extension BridgeRouter {
                                                          policy: self?.configuration.policy ?? AccessPolicy())
                 _ = try await prepared.task.run(options, context)
             } catch {
-                self?.record(.outbound, "reply", id: nil, task: taskName, outcome: Self.bridgeError(error).code,
-                             reason: "fire_and_forget")
+                let failure = Self.bridgeError(error)
+                self?.record(.outbound, "reply", id: nil, task: taskName, outcome: failure.code, reason: "fire_and_forget",
+                             internalError: failure.internalDescription)
             }
         }
         if !fireAndForget.enqueue(job) {

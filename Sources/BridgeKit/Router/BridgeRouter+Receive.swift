@@ -376,12 +376,12 @@ extension BridgeRouter {
         Task { await finish(matching, .failure(.cancelled("The page cancelled the call.")), by: .other) }
     }
 
-    /// Maps any error a task throws to the code the page sees.
+    /// Maps any error a task throws to the error the page sees (``BridgeError/pageFacing(_:code:genericMessage:)``):
+    /// only a ``BridgeError`` or a ``PageFacingError`` brings its own text; any other error is
+    /// `task_failed` with a generic message, its description kept for the log.
     @usableFromInline
     static func bridgeError(_ error: any Error) -> BridgeError {
-        if let bridgeError = error as? BridgeError { return bridgeError }
-        if error is CancellationError { return .cancelled() }
-        return .taskFailed(String(describing: error))
+        BridgeError.pageFacing(error)
     }
 }
 

@@ -32,6 +32,8 @@ extension BridgeRouter {
         let outcome: String?
         let generation: UInt64
         let channel: PageChannel?
+        /// The internal error description for the log (``TrafficRecord/internalError``).
+        var internalError: String? = nil
     }
 
     /// Settles `call` with `outcome`, if it is still pending; the first of
@@ -138,7 +140,8 @@ extension BridgeRouter {
     /// ``deliverFinalNow(_:call:via:generation:refused:snapshot:)``.
     func deliver(_ pending: PendingScript) async {
         await deliver(script: pending.script, bytes: pending.bytes, kind: "reply", id: pending.id, task: pending.taskName,
-                      outcome: pending.outcome, generation: pending.generation, channel: pending.channel)
+                      outcome: pending.outcome, generation: pending.generation, channel: pending.channel,
+                      internalError: pending.internalError)
     }
 
     /// Where a final reply goes (see ``deliverFinal(_:call:via:generation:refused:snapshot:)``).

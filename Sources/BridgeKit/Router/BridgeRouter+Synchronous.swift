@@ -135,9 +135,9 @@ extension BridgeRouter {
     /// - Returns: the reply script still to evaluate when the channel only has the `async` form.
     func postSuccessReply(_ json: Data, id: String, taskName: String, generation: UInt64,
                           snapshot: ChannelSnapshot?, channel: PageChannel?) -> PendingScript? {
-        let built: (script: String, bytes: Int, outcome: String?)
+        let built: BuiltReply
         if let fast = PageScript.successReply(id: id, result: json, limit: configuration.limits.maxPayloadBytes) {
-            built = (fast.script, fast.messageBytes, "ok")
+            built = (fast.script, fast.messageBytes, "ok", nil)
         } else {
             built = finalReplyScript(.reply(id: id, result: .success(RawJSON(checked: json))), id: id)
         }
@@ -148,14 +148,15 @@ extension BridgeRouter {
     /// (``postReply(_:generation:id:taskName:outcome:bytes:snapshot:)``) when `post` is `true`;
     /// otherwise, or when the channel only has the `async` form, returns it for
     /// ``deliver(_:)``, naming `channel` (`nil`: the one connected when it is evaluated).
-    func postOrPend(_ built: (script: String, bytes: Int, outcome: String?), id: String, taskName: String,
+    func postOrPend(_ built: BuiltReply, id: String, taskName: String,
                     generation: UInt64, snapshot: ChannelSnapshot?, channel: PageChannel?, post: Bool = true) -> PendingScript? {
         if post, postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: built.outcome,
-                           bytes: built.bytes, snapshot: snapshot) {
+                           bytes: built.bytes, snapshot: snapshot, internalError: built.internalError) {
             return nil
         }
         return PendingScript(script: built.script, bytes: built.bytes, id: id, taskName: taskName,
-                             outcome: built.outcome, generation: generation, channel: channel)
+                             outcome: built.outcome, generation: generation, channel: channel,
+                             internalError: built.internalError)
     }
 
     /// Hands a final reply script to the channel's ``PageChannel/post``, unless the page changed
@@ -171,7 +172,7 @@ extension BridgeRouter {
     /// - Returns: `false` when the channel has only the `async` form: nothing was done and the
     ///   caller delivers the script with ``deliver(script:bytes:kind:id:task:outcome:generation:channel:)``.
     func postReply(_ script: String, generation: UInt64, id: String, taskName: String, outcome: String?,
-                   bytes: Int, snapshot: ChannelSnapshot? = nil) -> Bool {
+                   bytes: Int, snapshot: ChannelSnapshot? = nil, internalError: String? = nil) -> Bool {
         let current: UInt64
         let connected: PageChannel?
         let observer: (@Sendable (TrafficRecord) -> Void)?
@@ -182,25 +183,27 @@ extension BridgeRouter {
         }
         guard current == generation, let channel = connected else {
             record(.outbound, "reply", id: id, task: taskName, outcome: outcome,
-                   reason: current == generation ? "no_channel" : "navigated")
+                   reason: current == generation ? "no_channel" : "navigated", internalError: internalError)
             return true
         }
         guard let post = channel.post else { return false }
-        handOver(script, to: post, observer: observer, id: id, task: taskName, outcome: outcome, bytes: bytes)
+        handOver(script, to: post, observer: observer, id: id, task: taskName, outcome: outcome, bytes: bytes,
+                 internalError: internalError)
         return true
     }
 
     /// Hands a final reply script to a channel's completion-handler form without waiting; the
     /// traffic log gets the engine's answer when it comes.
     func handOver(_ script: String, to post: PageChannel.Post, observer: (@Sendable (TrafficRecord) -> Void)?,
-                  id: String?, task: String?, outcome: String?, bytes: Int) {
+                  id: String?, task: String?, outcome: String?, bytes: Int, internalError: String? = nil) {
         guard let observer else {
             // Nobody reads the log: a completion without captures allocates nothing.
             return post(script, Self.ignoreCompletion)
         }
+        let task = task.flatMap { $0.isEmpty ? nil : $0 }  // as ``record(_:_:id:task:outcome:reason:bytes:internalError:)``
         post(script) { error in
             observer(TrafficRecord(direction: .outbound, kind: "reply", id: id, task: task, outcome: outcome,
-                                   reason: error.map { "evaluate_failed: \($0)" }, bytes: bytes))
+                                   reason: error.map { "evaluate_failed: \($0)" }, bytes: bytes, internalError: internalError))
         }
     }
 }

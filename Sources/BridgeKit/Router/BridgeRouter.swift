@@ -239,10 +239,11 @@ public final class BridgeRouter: Sendable {
     }
 
     func record(_ direction: TrafficRecord.Direction, _ kind: String, id: String?, task: String?,
-                outcome: String? = nil, reason: String? = nil, bytes: Int = 0) {
+                outcome: String? = nil, reason: String? = nil, bytes: Int = 0, internalError: String? = nil) {
         guard let observer = state.withLock({ $0.observer }) else { return }
-        observer(TrafficRecord(direction: direction, kind: kind, id: id, task: task,
-                               outcome: outcome, reason: reason, bytes: bytes))
+        // One rule for every record: the task name when known, else nil (never "").
+        observer(TrafficRecord(direction: direction, kind: kind, id: id, task: task.flatMap { $0.isEmpty ? nil : $0 },
+                               outcome: outcome, reason: reason, bytes: bytes, internalError: internalError))
     }
 }
 

@@ -31,10 +31,16 @@ public struct TrafficRecord: Sendable, Hashable, Codable {
     public var reason: String?
     /// The size of the message in bytes of UTF-8 JSON.
     public var bytes: Int
+    /// For a reply whose error the page got only as a generic message: the full description
+    /// (`String(reflecting:)`) of the error the task threw, or of the error that kept its result
+    /// from being encoded. The page never sees it (see ``PageFacingError``). Unlike the rest of
+    /// the record it is not BridgeKit's text: it may hold whatever the error held (paths,
+    /// queries, credentials), so treat the log as being as sensitive as the app's own logs.
+    public var internalError: String?
 
     /// Creates a record.
     public init(time: Date = Date(), direction: Direction, kind: String, id: String? = nil, task: String? = nil,
-                outcome: String? = nil, reason: String? = nil, bytes: Int = 0) {
+                outcome: String? = nil, reason: String? = nil, bytes: Int = 0, internalError: String? = nil) {
         self.time = time
         self.direction = direction
         self.kind = kind
@@ -43,5 +49,6 @@ public struct TrafficRecord: Sendable, Hashable, Codable {
         self.outcome = outcome
         self.reason = reason
         self.bytes = bytes
+        self.internalError = internalError
     }
 }

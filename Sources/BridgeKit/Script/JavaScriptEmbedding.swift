@@ -15,7 +15,10 @@ public import Foundation
 ///
 /// An object literal with the key `"__proto__"` sets the prototype instead of creating a
 /// property (ECMA-262 §B.3.1), so such a text is embedded as `JSON.parse("...")` instead,
-/// which creates an own property exactly as the page's own `JSON.parse` would.
+/// which creates an own property exactly as the page's own `JSON.parse` would. Keys are compared
+/// after JSON unescaping, as the engine reads them: `"\u005f_proto__"`, `"__pr\u006fto__"` and
+/// every other escaped spelling count too (issue 20, item 4). Only a key with a backslash is
+/// unescaped, so the usual text pays nothing for it.
 public enum JavaScriptEmbedding {
     /// The largest integer magnitude JavaScript represents exactly: 2^53 − 1.
     public static let maxSafeInteger: UInt64 = 9_007_199_254_740_991
@@ -155,6 +158,10 @@ public enum JavaScriptEmbedding {
     private static let backslash = UInt8(ascii: "\\")
     private static let hexDigits = Array("0123456789abcdef".utf8)
     private static let protoKey = Array("\"__proto__\"".utf8)
+    /// `__proto__` in UTF-16 code units, for keys written with escapes.
+    private static let protoUnits = Array("__proto__".utf16)
+    /// The longest string token that can unescape to `__proto__`: nine `\uXXXX` escapes and quotes.
+    private static let longestEscapedProtoKey = 2 + 9 * 6
 
     /// Whether `byte` ends a run of plain string content: `"`, `\\`, `<`, and 0xE2 (the first
     /// byte of U+2028 and U+2029) or, in ASCII mode, any byte of a non-ASCII character.
@@ -213,6 +220,7 @@ public enum JavaScriptEmbedding {
                 let byte = base[index]
                 if byte == quote {
                     let start = index
+                    var hasEscape = false
                     index += 1
                     while index < count {
                         index = nextStop(base, from: index, count: count, asciiOnly: asciiOnly)
@@ -220,6 +228,7 @@ public enum JavaScriptEmbedding {
                         let b = base[index]
                         if b == quote { break }
                         if b == backslash {
+                            hasEscape = true
                             index += 2
                             continue
                         }
@@ -245,8 +254,12 @@ public enum JavaScriptEmbedding {
                         index += 1
                     }
                     index += 1  // past the closing quote
-                    if !sawProtoKey, index - start == protoKey.count, index <= count, isProtoKey(bytes, from: start, end: index) {
-                        sawProtoKey = true
+                    if !sawProtoKey, index <= count {
+                        let length = index - start
+                        if length == protoKey.count ? isProtoKey(bytes, from: start, end: index)
+                            : hasEscape && length <= longestEscapedProtoKey && isEscapedProtoKey(bytes, from: start, end: index) {
+                            sawProtoKey = true
+                        }
                     }
                 } else if byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) {
                     let end = numberEnd(bytes, from: index)
@@ -275,6 +288,47 @@ public enum JavaScriptEmbedding {
             next += 1
         }
         return next < bytes.count && bytes[next] == UInt8(ascii: ":")
+    }
+
+    /// Whether the string token `bytes[start..<end]`, which has escapes, means `__proto__` once
+    /// JSON unescapes it (`"\u005f_proto__"`, `"__pr\u006fto__"`, …) and is used as an object key.
+    private static func isEscapedProtoKey(_ bytes: UnsafeBufferPointer<UInt8>, from start: Int, end: Int) -> Bool {
+        var index = start + 1
+        let last = end - 1  // the closing quote
+        var matched = 0
+        while index < last {
+            var unit = UInt16(bytes[index])
+            if bytes[index] == backslash {
+                // `__proto__` has no character with a short escape (`\n`, `\"`, …): only `\uXXXX` can match.
+                guard index + 5 < last, bytes[index + 1] == UInt8(ascii: "u") else { return false }
+                unit = 0
+                for offset in 2..<6 {
+                    guard let digit = hexValue(bytes[index + offset]) else { return false }
+                    unit = unit << 4 | UInt16(digit)
+                }
+                index += 6
+            } else {
+                index += 1
+            }
+            guard matched < protoUnits.count, unit == protoUnits[matched] else { return false }
+            matched += 1
+        }
+        guard matched == protoUnits.count else { return false }
+        var next = end
+        while next < bytes.count, bytes[next] == 0x20 || bytes[next] == 0x0A || bytes[next] == 0x0D || bytes[next] == 0x09 {
+            next += 1
+        }
+        return next < bytes.count && bytes[next] == UInt8(ascii: ":")
+    }
+
+    /// The value of one hexadecimal digit (either case), or `nil`.
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
     }
 
     /// The index after the JSON number token that starts at `start`.

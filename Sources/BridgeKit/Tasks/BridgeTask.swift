@@ -17,8 +17,10 @@
 ///
 /// ## Implementation requirements
 /// - `run` may be called concurrently for several calls; keep shared state `Sendable`.
-/// - Throw a ``BridgeError`` to choose the code the page sees; any other error becomes
-///   `task_failed` with the error's description as the message.
+/// - Throw a ``BridgeError``, or an error adopting ``PageFacingError``, to choose the code,
+///   message and details the page sees; any other error becomes `task_failed` with the generic
+///   message `"The task failed."`, and its description goes only to the traffic log
+///   (``TrafficRecord/internalError``).
 /// - Check `Task.isCancelled` (or `try Task.checkCancellation()`) in long work: a call is
 ///   cancelled when the page cancels it, when it times out, and when the page navigates away.
 /// - Send progress only through ``CallContext/progress(_:)`` and await it, so progress arrives
@@ -46,7 +48,8 @@ public protocol BridgeTask: Sendable {
     ///   - options: the decoded options.
     ///   - context: the call's id, sender, progress channel and cancellation.
     /// - Returns: the result to send to the page.
-    /// - Throws: a ``BridgeError`` to reply with its code; any other error replies `task_failed`.
+    /// - Throws: a ``BridgeError`` or a ``PageFacingError`` to reply with its code and message; any
+    ///   other error replies `task_failed` with a generic message (see ``PageFacingError``).
     func run(_ options: Options, context: CallContext) async throws -> Result
 }
 

@@ -106,6 +106,10 @@ extension SynchronousBridgeTask {
             guard valid, let raw = RawJSON(checked: text) as? Options else { return .undecodable }
             options = raw
         } else {
+            // The one definition of a body (RFC 8259): `JSONDecoder` does not look inside strings
+            // the type never reads.
+            let valid = text.withUnsafeBytes { JSONValidator.isValid($0.bindMemory(to: UInt8.self), maxDepth: .max) }
+            guard valid else { return .undecodable }
             do {
                 options = try BridgeJSON.sharedDecoder.decode(Options.self, from: text)
             } catch {
@@ -123,7 +127,7 @@ extension SynchronousBridgeTask {
         do {
             return .result(try BridgeJSON.sharedEncoder.encode(result))
         } catch {
-            return .failure(.invalidResult("The result could not be encoded as JSON: \(error)"))
+            return .failure(.resultNotEncodable(error))
         }
     }
 }

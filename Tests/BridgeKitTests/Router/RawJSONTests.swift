@@ -49,11 +49,12 @@ struct RawJSONTests {
             #expect(["invalid_message", "invalid_options"].contains(reply["error"]?.string("code")), "\(options) \(reply)")
         }
         #expect(ran.value == 0)
-        // Foundation's parser (the general path) forgives a trailing comma; the task then gets
-        // the value as BridgeKit re-encodes it, never the text it was sent.
+        // Foundation's parser forgives a trailing comma, but every path checks the body is JSON
+        // (RFC 8259) first (issue 20, item 10): refused, never re-encoded.
         page.post(body: Self.body(id: "comma", task: "raw", options: "[1,]"))
-        let forgiven = await page.reply(for: "comma")
-        #expect(forgiven["error"] != nil || forgiven["data"] == [1])
+        let refused = await page.reply(for: "comma")
+        #expect(refused["error"]?.string("code") == "invalid_message", "\(refused)")
+        #expect(ran.value == 0)
     }
 
     @Test("a raw result is escaped for the page: U+2028, U+2029 and </script> stay inside the string")
