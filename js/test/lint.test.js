@@ -154,7 +154,7 @@ function tscPage(source, dts) {
     fs.writeFileSync(path.join(dir, 'webbridge.d.ts'), dts);
     // The page's own function the snippet calls; `export {}` makes the file a module, where the
     // snippet's top-level await is allowed (a <script type="module">).
-    fs.writeFileSync(path.join(dir, 'page.ts'), 'declare function render(data: unknown): void;\n' + source + '\nexport {};\n');
+    fs.writeFileSync(path.join(dir, 'page.ts'), 'declare function render(data: unknown): void;\ndeclare function showScanButton(): void;\n' + source + '\nexport {};\n');
     const r = spawnSync('tsc', ['--noEmit', '--strict', '--target', 'es2017', '--module', 'es2022', '--lib', 'es2017,dom',
       'webbridge.d.ts', 'page.ts'], { cwd: dir, encoding: 'utf8' });
     return { status: r.status, output: r.stdout + r.stderr };

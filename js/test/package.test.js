@@ -49,6 +49,13 @@ test('npm install <path> works offline; require and import resolve through expor
     const run = spawnSync(process.execPath, ['-e', script], { cwd: dir, encoding: 'utf8' });
     assert.equal(run.status, 0, run.stderr);
     assert.deepEqual(JSON.parse(run.stdout), { version: '1', relay: 'function', esm: 'function', same: true, supports: 'function', file: 'webbridge.js' });
+    if (spawnSync('tsc', ['--version']).status === 0) {
+      // What the README tells a TypeScript page to do: the package's types, global WebBridge included.
+      fs.writeFileSync(path.join(dir, 'page.ts'), '/// <reference types="bridgekit-webbridge" />\n' +
+        "const ok: boolean = WebBridge.supports('Scan'); WebBridge.call<number>('x').then((n) => n + 1); void ok;\n");
+      const tsc = spawnSync('tsc', ['--noEmit', '--strict', '--target', 'es2017', '--lib', 'es2017,dom', 'page.ts'], { cwd: dir, encoding: 'utf8' });
+      assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+    }
     const hidden = spawnSync(process.execPath, ['-e', "require('bridgekit-webbridge/test/call.test.js')"], { cwd: dir, encoding: 'utf8' });
     assert.notEqual(hidden.status, 0, 'files outside exports are not importable');
     assert.match(hidden.stderr, /ERR_PACKAGE_PATH_NOT_EXPORTED/);
