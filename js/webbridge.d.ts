@@ -1,6 +1,7 @@
 // Type declarations for js/webbridge.js, the page side of the BridgeKit wire protocol v1
 // (docs/protocol.md). As a classic script the file installs `window.WebBridge`; as a CommonJS
 // module (require/import) it exports the functions below and installs nothing by itself.
+// `WebBridge` is declared both as a global (`WebBridge.call(...)`) and as `window.WebBridge`.
 
 /** Any value JSON can carry. `undefined` options are sent as `null`. */
 export type JSONValue = null | boolean | number | string | JSONValue[] | { [key: string]: JSONValue };
@@ -59,7 +60,25 @@ export interface WebBridgeHandlerContext {
 /** Handler for native->page calls. Throw or reject to fail: a string `code` on the thrown object is used, else "task_failed". */
 export type WebBridgeHandler = (options: unknown, context: WebBridgeHandlerContext) => unknown | Promise<unknown>;
 
-/** The page-side bridge (`window.WebBridge`). */
+/** Second argument of a mock task (`WebBridge.mock`), like a native task's call context. */
+export interface WebBridgeMockContext {
+  /** Aborted when the call is cancelled (its AbortSignal, its timeout); a later answer is ignored. */
+  signal: AbortSignal;
+  /** Sends one progress message to the call's `onProgress`, as a native task does; returns false once the call has settled. */
+  progress(data: unknown): boolean;
+}
+
+/**
+ * A mock task: answers like a native task. Return (or resolve with) the reply data; throw (or
+ * reject with) `{code, message, details}` or a WebBridgeError to fail with that code, anything
+ * else fails with "task_failed".
+ */
+export type WebBridgeMock = (options: any, context: WebBridgeMockContext) => unknown | Promise<unknown>;
+
+/** The tasks the app offers: task name -> the version the task declares, or null. */
+export type WebBridgeTaskList = { [task: string]: string | null };
+
+/** The page-side bridge (`window.WebBridge`, also the global `WebBridge`). */
 export interface WebBridge {
   /** Protocol version, "1". */
   readonly version: '1';
@@ -81,6 +100,25 @@ export interface WebBridge {
   off(name: string, listener?: (data: unknown) => void): void;
   /** Registers (or replaces) the handler for native->page calls of `name`; `null` removes it. */
   handle(name: string, handler: WebBridgeHandler | null): void;
+  /**
+   * Whether the app offers `task` (and, with `minimumVersion`, declares that version or a later
+   * one; dotted parts compare numerically). False when the host never sent its task list. In mock
+   * mode: whether a mock of that name is installed.
+   */
+  supports(task: string, minimumVersion?: string | number): boolean;
+  /**
+   * The tasks the app offers (a fresh object, names sorted), as the host injected them at document
+   * start and updated since; null when the host sent no list. In mock mode: the mocks (versions null).
+   */
+  tasks(): WebBridgeTaskList | null;
+  /**
+   * Mock mode, for a normal browser: answers calls with these functions instead of native tasks
+   * (null removes one). Engages only when there is no native channel: with one (WebKit message
+   * handler, relay, injected transport) it installs nothing and returns false. Calls to a task
+   * without a mock get "unknown_task"; `notify` runs mocks fire-and-forget. Throws TypeError for
+   * a value that is neither a function nor null.
+   */
+  mock(mocks: { [task: string]: WebBridgeMock | null }): boolean;
   /** Number of page calls waiting for their final reply (diagnostics and tests). */
   pendingCount(): number;
   /** The error class used by this bridge. */
@@ -88,7 +126,7 @@ export interface WebBridge {
   /** Entry point for native->page messages (object or JSON text). Ignores malformed input; never throws. */
   _receive(message: unknown): void;
   /** Sizes of internal tables (tests and diagnostics only). */
-  _sizes(): { pending: number; queued: number; listeners: number; handlers: number; nativeCalls: number };
+  _sizes(): { pending: number; queued: number; listeners: number; handlers: number; nativeCalls: number; mockCalls: number };
 }
 
 /** Transport for custom hosts and tests. A returned Promise may resolve to a native->page message. */
@@ -142,4 +180,6 @@ declare global {
   interface Window {
     readonly WebBridge: WebBridge;
   }
+  /** The bridge the shim installs as a classic script (same object as `window.WebBridge`). */
+  var WebBridge: WebBridge;
 }

@@ -15,7 +15,7 @@ const ID = /^[0-9a-z]+-[1-9][0-9]*$/;
 
 const REQUIRED = ['call.json', 'call-fire-and-forget.json', 'call-legacy-callbackId.json', 'cancel.json',
   'page-reply-ok.json', 'page-reply-error.json', 'reply-ok.json', 'reply-ok-null.json', 'reply-error.json',
-  'progress.json', 'event.json', 'native-call.json', 'native-cancel.json', 'history-notice.json'];
+  'progress.json', 'event.json', 'native-call.json', 'native-cancel.json', 'history-notice.json', 'tasks.json'];
 
 function setup() {
   const transport = recordingTransport();
@@ -123,6 +123,15 @@ const nativeToPage = {
     bridge.on(m.name, (d) => seen.push(d));
     deliver(bridge, m);
     assert.deepEqual(seen, [m.data]);
+  },
+  'tasks.json': async (m, deliver) => {
+    const { bridge } = setup();
+    assert.equal(bridge.tasks(), null);
+    deliver(bridge, m);
+    assert.deepEqual(bridge.tasks(), m.tasks);
+    assert.equal(bridge.supports('Cart.add', '2'), true);
+    assert.equal(bridge.supports('Echo'), true);
+    assert.equal(bridge.supports('Missing'), false);
   },
   'native-call.json': async (m, deliver) => {
     const { bridge, transport } = setup();

@@ -137,3 +137,48 @@ test('webbridge.d.ts type-checks with a usage sample (tsc, when installed)', { s
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+/** The js block of README.md's "Example" section. */
+function readmeSnippet() {
+  const readme = fs.readFileSync(path.join(JS_DIR, '..', 'README.md'), 'utf8');
+  const example = readme.slice(readme.indexOf('\n## Example'));
+  const match = /```js\n([\s\S]*?)```/.exec(example);
+  assert.ok(match, 'README.md "Example" has a js block');
+  return match[1];
+}
+
+/** Type-checks `source` as a page script next to webbridge.d.ts; returns tsc's status and output. */
+function tscPage(source, dts) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webbridge-readme-'));
+  try {
+    fs.writeFileSync(path.join(dir, 'webbridge.d.ts'), dts);
+    // The page's own function the snippet calls; `export {}` makes the file a module, where the
+    // snippet's top-level await is allowed (a <script type="module">).
+    fs.writeFileSync(path.join(dir, 'page.ts'), 'declare function render(data: unknown): void;\ndeclare function showScanButton(): void;\n' + source + '\nexport {};\n');
+    const r = spawnSync('tsc', ['--noEmit', '--strict', '--target', 'es2017', '--module', 'es2022', '--lib', 'es2017,dom',
+      'webbridge.d.ts', 'page.ts'], { cwd: dir, encoding: 'utf8' });
+    return { status: r.status, output: r.stdout + r.stderr };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test('the README\'s page snippet type-checks against webbridge.d.ts with the global WebBridge (tsc, when installed)', { skip: spawnSync('tsc', ['--version']).status !== 0 && 'tsc not installed' }, () => {
+  const dts = fs.readFileSync(DTS_PATH, 'utf8');
+  const snippet = readmeSnippet();
+  assert.match(snippet, /(^|[^.\w])WebBridge\.call\(/, 'the snippet uses the bare global');
+  const ok = tscPage(snippet + [
+    "const offered: boolean = WebBridge.supports('Greet') && window.WebBridge.supports('Greet', '2');",
+    "const list = WebBridge.tasks(); if (list) { const v: string | null = list['Greet']; void v; }",
+    "const mocked: boolean = WebBridge.mock({ Greet: (o: { name: string }, { signal, progress }) => { progress(1); return signal.aborted ? null : 'Hi ' + o.name; }, Old: null });",
+    'void offered; void mocked;',
+  ].join('\n'), dts);
+  assert.equal(ok.status, 0, ok.output);
+  // The check can fail: without the global declaration the bare name is TS2304, and a misuse is caught.
+  const withoutGlobal = tscPage(snippet, dts.replace(/\n\s*\/\*\*[^\n]*\*\/\n\s*var WebBridge: WebBridge;/, ''));
+  assert.notEqual(withoutGlobal.status, 0);
+  assert.match(withoutGlobal.output, /TS2304/);
+  const misuse = tscPage("WebBridge.supports(42);\nWebBridge.mock({ X: 'not a function' });", dts);
+  assert.notEqual(misuse.status, 0);
+  assert.match(misuse.output, /TS2345|TS2322/);
+});

@@ -18,8 +18,12 @@ public import WebKit
 /// 2. adds the shim (``WebBridgeShim/source``) as a `WKUserScript` at document start, main
 ///    frame only by default, in the configured content world (default `.page`), and, with the
 ///    default ``NavigationSignal/documentNotice``, the document notice
-///    (``WebBridgeDocumentNotice/source``, main frame only). User scripts apply to documents
-///    loaded *after* this, so attach before the first load;
+///    (``WebBridgeDocumentNotice/source``, main frame only). With the shim it also adds the
+///    router's task list (``BridgeTaskList/documentStartScript``, same frames and world as the
+///    shim), so `WebBridge.supports(name)` answers from the page's first script on, and swaps
+///    that script whenever a task is registered, replaced or removed (the loaded page gets the
+///    new list from the router). User scripts apply to documents loaded *after* this, so attach
+///    before the first load;
 /// 3. connects the router's ``PageChannel`` (``WebKitScriptEvaluator``: the completion form of
 ///    `evaluateJavaScript`, web view held weakly);
 /// 4. starts observing `title`, `estimatedProgress` and `isLoading` by KVO for ``pageState``;
@@ -51,6 +55,10 @@ public final class WebViewBridge {
     private weak var userContentController: WKUserContentController?
     /// The user scripts this bridge added (the shim, the document notice), removed by ``detach()``.
     private var addedScripts: [WKUserScript] = []
+    /// The user script carrying the task list (one of ``addedScripts``) and its revision.
+    private var taskListScript: (script: WKUserScript, revision: UInt64)?
+    /// ``BridgeRouter/addTaskListObserver(_:)``'s id, while attached with the shim.
+    private var taskListObserver: Int?
     /// The KVO observations (see `WebViewBridge+Observation.swift`).
     var observations: [NSKeyValueObservation] = []
     /// The last `isLoading` value seen, for edge detection.
@@ -90,6 +98,15 @@ public final class WebViewBridge {
         let bridge = WebViewBridge(router: router, webView: webView, configuration: configuration, attachment: attachment)
         if configuration.installsShim {
             bridge.addUserScript(WebBridgeShim.source, mainFrameOnly: configuration.shimInMainFrameOnly, to: controller)
+            bridge.injectTaskList(router.taskList)
+            bridge.taskListObserver = router.addTaskListObserver { [weak bridge] list in
+                // Registering on the main thread (the usual case) swaps the script before the next load starts.
+                if Thread.isMainThread {
+                    MainActor.assumeIsolated { bridge?.injectTaskList(list) }
+                } else {
+                    Task { @MainActor in bridge?.injectTaskList(list) }
+                }
+            }
         }
         if configuration.navigationSignal == .documentNotice {
             // Injected after the shim, in the handler's world: posts {"v":1,"kind":"document"}
@@ -111,6 +128,9 @@ public final class WebViewBridge {
         isAttached = false
         stopObserving()
         attachment.detach()
+        if let taskListObserver { router.removeTaskListObserver(taskListObserver) }
+        taskListObserver = nil
+        taskListScript = nil
         removeUserScripts()
         evaluator.disconnect()
         router.pageDidCommitNavigation()
@@ -132,6 +152,24 @@ public final class WebViewBridge {
     private func removeUserScripts() {
         let added = addedScripts
         addedScripts = []
+        removeUserScripts(added)
+    }
+
+    /// Makes `list` the task list documents get at document start (replacing the script of an
+    /// older list), unless a newer one is there or the bridge was detached.
+    private func injectTaskList(_ list: BridgeTaskList) {
+        guard isAttached, let controller = userContentController else { return }
+        if let current = taskListScript {
+            guard current.revision <= list.revision else { return }
+            addedScripts.removeAll { $0 === current.script }
+            removeUserScripts([current.script])
+        }
+        addUserScript(list.documentStartScript, mainFrameOnly: configuration.shimInMainFrameOnly, to: controller)
+        if let script = addedScripts.last { taskListScript = (script, list.revision) }
+    }
+
+    /// Removes exactly `added` from the controller (see ``removeUserScripts()``).
+    private func removeUserScripts(_ added: [WKUserScript]) {
         guard !added.isEmpty, let controller = userContentController else { return }
         let scripts = controller.userScripts
         let identical = scripts.contains { script in added.contains { $0 === script } }

@@ -103,6 +103,7 @@ public final class BridgeRouter: Sendable {
     func register(erased: AnyBridgeTask) throws {
         guard !erased.name.isEmpty else { throw TaskRegistrationError.emptyName }
         guard taskTable.withLock({ $0.add(erased) }) else { throw TaskRegistrationError.duplicateName(erased.name) }
+        taskListDidChange()
     }
 
     /// Registers a task, replacing any task with the same name. Calls already running keep the
@@ -111,6 +112,7 @@ public final class BridgeRouter: Sendable {
     @discardableResult
     public func replace(_ task: some BridgeTask) -> Bool {
         let erased = AnyBridgeTask(task)
+        defer { taskListDidChange() }
         return taskTable.withLock { $0.replace(with: erased) }
     }
 
@@ -118,7 +120,9 @@ public final class BridgeRouter: Sendable {
     /// - Returns: `true` when a task was removed.
     @discardableResult
     public func removeTask(named name: String) -> Bool {
-        taskTable.withLock { $0.remove(named: name) }
+        let removed = taskTable.withLock { $0.remove(named: name) }
+        if removed { taskListDidChange() }
+        return removed
     }
 
     /// The names of the registered tasks, sorted.

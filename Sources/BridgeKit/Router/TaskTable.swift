@@ -7,6 +7,12 @@
 struct TaskTable: Sendable {
     /// Every registered task, by name.
     private(set) var tasks: [String: AnyBridgeTask] = [:]
+    /// Grows by one whenever a task is added, replaced or removed (``BridgeTaskList/revision``).
+    private(set) var revision: UInt64 = 0
+    /// Who is told about every change (``BridgeRouter/addTaskListObserver(_:)``), by id.
+    var observers: [Int: @Sendable (BridgeTaskList) -> Void] = [:]
+    /// The id the next observer gets.
+    var nextObserverID = 0
     /// The task the last look-up found; always one of ``tasks``.
     private var last: AnyBridgeTask?
 
@@ -23,6 +29,7 @@ struct TaskTable: Sendable {
     mutating func add(_ task: AnyBridgeTask) -> Bool {
         guard tasks[task.name] == nil else { return false }
         tasks[task.name] = task
+        revision &+= 1
         return true
     }
 
@@ -30,13 +37,21 @@ struct TaskTable: Sendable {
     /// - Returns: whether a task was replaced.
     mutating func replace(with task: AnyBridgeTask) -> Bool {
         if last?.name == task.name { last = nil }
+        revision &+= 1
         return tasks.updateValue(task, forKey: task.name) != nil
+    }
+
+    /// The tasks as the page sees them, with the current revision.
+    var list: BridgeTaskList {
+        BridgeTaskList(tasks: tasks.mapValues { $0.version }, revision: revision)
     }
 
     /// Removes the task `name`.
     /// - Returns: whether a task was removed.
     mutating func remove(named name: String) -> Bool {
         if last?.name == name { last = nil }
-        return tasks.removeValue(forKey: name) != nil
+        guard tasks.removeValue(forKey: name) != nil else { return false }
+        revision &+= 1
+        return true
     }
 }

@@ -11,6 +11,7 @@ public enum WebBridgeShim {
  * BridgeKit WebBridge: the page-side shim of the BridgeKit wire protocol v1 (docs/protocol.md).
  * One hand-written ES2017 file with no build step. As a classic script it installs `window.WebBridge`;
  * from require/import it exports `createWebBridge`, `install`, `WebBridgeError` and `version`.
+ * Without a native channel (a normal browser), `WebBridge.mock({...})` answers calls with page functions.
  * Data never becomes code here: no eval, no Function constructor, no template literals.
  */
 (function (factory) {
@@ -63,6 +64,10 @@ public enum WebBridgeShim {
   var arrayConcat = uncurry(Array.prototype.concat);
   var arrayForEach = uncurry(Array.prototype.forEach);
   var defineProperty = Object.defineProperty;
+  var objectKeys = Object.keys;
+  var objectCreate = Object.create;
+  var arraySort = uncurry(Array.prototype.sort);
+  var stringSplit = uncurry(String.prototype.split);
   var freeze = Object.freeze;
   var hasOwn = uncurry(Object.prototype.hasOwnProperty);
   var TypeErrorCtor = TypeError;
@@ -181,6 +186,31 @@ public enum WebBridgeShim {
       return stringify(message);
     }
   }
+  /** Compares dotted versions part by part, numerically where both parts are numbers ("1.10" > "1.9"). */
+  function compareVersions(a, b) {
+    var x = stringSplit(a, '.');
+    var y = stringSplit(b, '.');
+    for (var i = 0; i < x.length || i < y.length; i++) {
+      var p = i < x.length ? x[i] : '0';
+      var q = i < y.length ? y[i] : '0';
+      var np = +p;
+      var nq = +q;
+      if (p !== '' && q !== '' && np === np && nq === nq) {
+        if (np !== nq) { return np < nq ? -1 : 1; }
+      } else if (p !== q) {
+        return p < q ? -1 : 1;
+      }
+    }
+    return 0;
+  }
+  /** A copy of a task list (name -> version or null) as a plain object with sorted keys. */
+  function plainTaskList(list) {
+    var out = {};
+    arrayForEach(arraySort(objectKeys(list)), function (name) {
+      defineProperty(out, name, { value: list[name], enumerable: true, writable: true, configurable: true });
+    });
+    return out;
+  }
   function makePrefix(win) {
     try {
       var c = (win && win.crypto) || (typeof crypto !== 'undefined' ? crypto : null);
@@ -211,6 +241,10 @@ public enum WebBridgeShim {
     var listeners = new M();     // event name -> array of functions
     var handlers = new M();      // task name -> handler for native->page calls
     var nativeCalls = new M();   // native call id -> AbortController
+    var mocks = null;            // task name -> mock function, once WebBridge.mock engaged mock mode
+    var mockCalls = new M();     // page call id -> AbortController of a running mock
+    var nativeTasks = null;      // task name -> version or null, from the last `tasks` message
+    var tasksRevision = -1;      // revision of that message (a lower one arriving later is stale)
     var prefix = makePrefix(win);
     var counter = 0;
     var relayReady = false;
@@ -249,13 +283,17 @@ public enum WebBridgeShim {
         return h && typeof h.postMessage === 'function' ? h : null;
       } catch (e) { return null; }
     }
-    /** The channel to post through now (spec order: injected, direct, relay), or null. */
-    function currentChannel() {
+    /** The native channel to post through now (spec order: injected, direct, relay), or null. */
+    function nativeChannel() {
       if (transport) { return function (text) { return transport.post(text); }; }
       var h = directHandler();
       if (h) { return function (text) { return h.postMessage(text); }; }
       if (relayReady && win) { return function (text) { dispatch(channel + ':post', text); }; }
       return null;
+    }
+    /** The channel to post through now: a native one, else the mocks once `mock` installed some, else null. */
+    function currentChannel() {
+      return nativeChannel() || (mocks ? mockPost : null);
     }
 
     // ---- sending ----
@@ -481,11 +519,130 @@ public enum WebBridgeShim {
           case 'event': onEvent(m); break;
           case 'call': onNativeCall(m); break;
           case 'cancel': onNativeCancel(m); break;
+          case 'tasks': onTasks(m); break;
           default: break;
         }
       } catch (err) {
         report(err);
       }
+    }
+
+    // ---- mock mode (no native channel: a normal browser) ----
+    function finishMock(id, controller, reply) {
+      if (id === null || mapGet(mockCalls, id) !== controller) { return; }
+      mapDelete(mockCalls, id);
+      receive(encodeReply(id, reply));
+    }
+    /** Runs one mock as native runs a task: later, with the options as JSON gave them, answering with native's shapes. */
+    function runMock(id, task, options, controller) {
+      if (id !== null && mapGet(mockCalls, id) !== controller) { return; }
+      var fn = mapGet(mocks, task);
+      if (!fn) {
+        finishMock(id, controller, failure('unknown_task', 'No task named ' + stringify(task), { task: task }));
+        return;
+      }
+      var context = {
+        signal: controller.signal,
+        progress: function (data) {
+          if (id === null || mapGet(mockCalls, id) !== controller || notJSON(data)) { return false; }
+          var text;
+          try { text = stringify({ v: 1, kind: 'progress', id: id, data: orNull(data) }); } catch (e) { return false; }
+          receive(text);
+          return true;
+        }
+      };
+      var result;
+      try { result = fn(options, context); } catch (err) {
+        finishMock(id, controller, thrownFailure(err));
+        return;
+      }
+      whenSettled(result,
+        function (value) { finishMock(id, controller, { ok: true, data: orNull(value) }); },
+        function (err) { finishMock(id, controller, thrownFailure(err)); });
+    }
+    /** The mock channel: takes the shim's message text as native would and answers through `receive`. */
+    function mockPost(text) {
+      var m = parseJSON(text);
+      if (m.kind === 'cancel') {
+        var running = mapGet(mockCalls, m.id);
+        if (running) {
+          mapDelete(mockCalls, m.id);
+          try { running.abort(); } catch (err) { report(err); }
+        }
+        return;
+      }
+      if (m.kind !== 'call' || typeof m.task !== 'string') { return; }
+      var id = typeof m.id === 'string' ? m.id : null;
+      var controller = makeController(controllerWindow);
+      if (id !== null) {
+        mapSet(mockCalls, id, controller);
+      }
+      var options = orNull(m.options);
+      soon(function () { runMock(id, m.task, options, controller); });
+    }
+    /**
+     * Installs (or replaces; `null` removes) mock tasks and engages mock mode, unless a native
+     * channel exists: then it installs nothing and returns false.
+     */
+    function mock(table) {
+      if (nativeChannel()) {
+        try {
+          var c = (win && win.console) || (typeof console !== 'undefined' ? console : null);
+          if (c && typeof c.warn === 'function') { c.warn('WebBridge.mock: a native channel exists; mocks are not used'); }
+        } catch (e) { /* nothing to warn */ }
+        return false;
+      }
+      if (!isObject(table)) { throw new TypeErrorCtor('mock takes an object of task name -> function'); }
+      var names = objectKeys(table);
+      arrayForEach(names, function (name) {
+        var fn = table[name];
+        if (!name || (fn !== null && typeof fn !== 'function')) {
+          throw new TypeErrorCtor('mock ' + stringify(name) + ' must be a function or null');
+        }
+      });
+      if (!mocks) { mocks = new M(); }
+      arrayForEach(names, function (name) {
+        var fn = table[name];
+        if (fn === null) { mapDelete(mocks, name); } else { mapSet(mocks, name, fn); }
+      });
+      flush();
+      return true;
+    }
+
+    // ---- feature detection ----
+    function onTasks(m) {
+      if (!isObject(m.tasks)) { return; }
+      if (typeof m.revision === 'number') {
+        if (m.revision < tasksRevision) { return; }
+        tasksRevision = m.revision;
+      }
+      var list = objectCreate(null);
+      var given = m.tasks;
+      arrayForEach(objectKeys(given), function (name) {
+        var version = given[name];
+        list[name] = typeof version === 'string' && version ? version : null;
+      });
+      nativeTasks = list;
+    }
+    /** The task list in force: the mocks' in mock mode, else native's (null when native never said). */
+    function currentTasks() {
+      if (mocks && !nativeChannel()) {
+        var list = objectCreate(null);
+        mapForEach(mocks, function (fn, name) { list[name] = null; });
+        return list;
+      }
+      return nativeTasks;
+    }
+    function tasks() {
+      var list = currentTasks();
+      return list ? plainTaskList(list) : null;
+    }
+    function supports(name, minimumVersion) {
+      var list = currentTasks();
+      if (!list || typeof name !== 'string' || !hasOwn(list, name)) { return false; }
+      if (minimumVersion === undefined || minimumVersion === null) { return true; }
+      var version = list[name];
+      return typeof version === 'string' && compareVersions(version, '' + minimumVersion) >= 0;
     }
 
     // ---- events and handlers ----
@@ -539,12 +696,13 @@ public enum WebBridgeShim {
 
     var bridge = freeze({
       version: VERSION, call: call, notify: notify, on: on, off: off, handle: handle,
+      supports: supports, tasks: tasks, mock: mock,
       pendingCount: function () { return mapSize(pending); },
       WebBridgeError: WebBridgeError,
       _receive: receive,
       _sizes: function () {
         return { pending: mapSize(pending), queued: queue.length, listeners: mapSize(listeners),
-          handlers: mapSize(handlers), nativeCalls: mapSize(nativeCalls) };
+          handlers: mapSize(handlers), nativeCalls: mapSize(nativeCalls), mockCalls: mapSize(mockCalls) };
       }
     });
 

@@ -12,6 +12,8 @@ final class AnyBridgeTask: Sendable {
     @usableFromInline let name: String
     @usableFromInline let policy: AccessPolicy?
     @usableFromInline let timeout: Duration?
+    /// ``BridgeTask/version``, for the task list (``BridgeTaskList``).
+    @usableFromInline let version: String?
     @usableFromInline let execution: TaskExecution
     /// Whether the options are ``RawJSON``, which the fast path hands over without decoding.
     @usableFromInline let takesRawJSON: Bool
@@ -32,6 +34,7 @@ final class AnyBridgeTask: Sendable {
         name = task.name
         policy = task.policy
         timeout = task.timeout
+        version = task.version
         execution = task.execution
         takesRawJSON = T.Options.self == RawJSON.self
         decodeOptions = { decoder in try T.Options(from: decoder) }

@@ -39,6 +39,10 @@ public protocol BridgeTask: Sendable {
     var policy: AccessPolicy? { get }
     /// The time limit for one call; `nil` (the default) uses the router's default.
     var timeout: Duration? { get }
+    /// The version the page sees for feature detection (`WebBridge.supports(name, "2")`,
+    /// ``BridgeTaskList``), for example `"2.1"`; `nil` (the default) declares none. Bump it when
+    /// the task's options or result change in a way a page must know about.
+    var version: String? { get }
     /// Where each call starts; ``TaskExecution/concurrent`` (the default) or
     /// ``TaskExecution/immediate`` for short tasks (no thread hop per call).
     var execution: TaskExecution { get }
@@ -56,6 +60,7 @@ public protocol BridgeTask: Sendable {
 extension BridgeTask {
     public var policy: AccessPolicy? { nil }
     public var timeout: Duration? { nil }
+    public var version: String? { nil }
     public var execution: TaskExecution { .concurrent }
 }
 

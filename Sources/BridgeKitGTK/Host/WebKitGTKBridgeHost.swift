@@ -1,5 +1,6 @@
 #if WebKitGTK
 public import BridgeKit
+import Foundation
 
 /// Connects a ``BridgeRouter`` to a WebKitGTK web view: the Linux counterpart of the WKWebView
 /// adapter, and a thin layer over BridgeKit's own abstractions.
@@ -7,6 +8,10 @@ public import BridgeKit
 /// On ``attach()`` it
 /// - injects ``WebBridgeShim`` into the page world and ``WebBridgeRelay`` into the isolated script
 ///   world ``world``, in every frame, at document start;
+/// - injects the router's task list right after the shim (``BridgeTaskList/documentStartScript``),
+///   so `WebBridge.supports(name)` answers from the page's first script on, and swaps that script
+///   whenever a task is registered, replaced or removed (the loaded page gets the new list from
+///   the router);
 /// - installs BridgeKit's message handler in that world, with a reply path, through a
 ///   ``BridgeAttachment`` (weak proxy, never added twice);
 /// - connects a ``PageChannel`` that evaluates reply scripts in the page world
@@ -44,6 +49,10 @@ public final class WebKitGTKBridgeHost {
     public let page: GTKPageObserver
     private var attachment: BridgeAttachment?
     private var registry: GTKMessageHandlerRegistry?
+    /// The document-start script carrying the task list, and the revision it carries.
+    private var taskListScript: (script: GOpaque, revision: UInt64)?
+    /// ``BridgeRouter/addTaskListObserver(_:)``'s id, while attached.
+    private var taskListObserver: Int?
 
     /// The weak message-handler proxy installed by ``attach()``, `nil` before it and after
     /// ``close()``. For checks that tearing down frees everything: hold it weakly.
@@ -73,6 +82,15 @@ public final class WebKitGTKBridgeHost {
                                   injectionTime: .documentStart)
         try webView.addUserScript(WebBridgeRelay.source, world: world, frames: .allFrames, injectionTime: .documentStart)
         try webView.addUserScript(WebBridgeShim.source, world: nil, frames: .allFrames, injectionTime: .documentStart)
+        try injectTaskList(router.taskList)
+        taskListObserver = router.addTaskListObserver { [weak self] list in
+            // Registering on GTK's thread (the usual case) swaps the script before the next load starts.
+            if Thread.isMainThread {
+                MainActor.assumeIsolated { try? self?.injectTaskList(list) }
+            } else {
+                Task { @MainActor in try? self?.injectTaskList(list) }
+            }
+        }
         let registry = GTKMessageHandlerRegistry(webView: webView, world: world)
         let attachment = BridgeAttachment(router: router)
         let outcome = attachment.attach(to: registry)
@@ -97,8 +115,20 @@ public final class WebKitGTKBridgeHost {
         return outcome
     }
 
+    /// Makes `list` the task list documents get at document start, unless a newer one is there.
+    private func injectTaskList(_ list: BridgeTaskList) throws(GTKWebViewError) {
+        guard let webView else { return }
+        if let current = taskListScript, current.revision > list.revision { return }
+        let script = try webView.replaceUserScript(taskListScript?.script, with: list.documentStartScript, frames: .allFrames)
+        taskListScript = (script, list.revision)
+    }
+
     /// Detaches the handler, closes the router, and destroys the web view. Idempotent.
     public func close() async {
+        if let taskListObserver { router?.removeTaskListObserver(taskListObserver) }
+        taskListObserver = nil
+        if let taskListScript { webView?.removeUserScript(taskListScript.script) }
+        taskListScript = nil
         attachment?.detach()
         attachment = nil
         registry = nil

@@ -35,7 +35,8 @@ struct FixtureTests {
     func coverage() {
         let kinds = Set(Self.fixtures.map { "\($0.direction):\($0.kind)" })
         for expected in ["page-to-native:call", "page-to-native:cancel", "page-to-native:reply", "native-to-page:reply",
-                         "native-to-page:progress", "native-to-page:event", "native-to-page:call", "native-to-page:cancel"] {
+                         "native-to-page:progress", "native-to-page:event", "native-to-page:call", "native-to-page:cancel",
+                         "native-to-page:tasks"] {
             #expect(kinds.contains(expected), "missing \(expected)")
         }
     }
