@@ -73,19 +73,37 @@
   }
 
   /**
-   * What is posted for a body longer than the native limit in UTF-16 code units, which is over it
-   * whatever its UTF-8 size (that is never smaller): only its head and length,
-   * [origin, frame, head, String(length)], which native refuses with `payload_too_large`. The body
-   * is never copied out of the page's process, nor narrowed first.
+   * What is posted for a body over the native limit in UTF-8 bytes (`overLimit`): only its head
+   * and its length in UTF-16 code units, [origin, frame, head, String(length)], which native
+   * refuses with `payload_too_large`. The body is never copied out of the page's process.
    */
   function oversized(origin, frame, body) {
     return [origin, frame, body.slice(0, HEAD_UNITS), String(body.length)];
   }
 
   /**
+   * Whether `body` has more than `limit` bytes of UTF-8. Cheap for most bodies: one UTF-16 code
+   * unit is one to three bytes (a surrogate pair, two units, is four), so a body of more than
+   * `limit` units is over and one of at most a third of it is not; only bodies in between are
+   * counted, and the count stops once it passes `limit`.
+   */
+  function overLimit(body, limit) {
+    var units = body.length;
+    if (units > limit) { return true; }
+    if (units * 3 <= limit) { return false; }
+    var bytes = 0;
+    for (var i = 0; i < units; i++) {
+      var c = body.charCodeAt(i);
+      bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : (c >= 0xd800 && c < 0xe000) ? 2 : 3;
+      if (bytes > limit) { return true; }
+    }
+    return false;
+  }
+
+  /**
    * Installs the relay on `opts.window` (the relay world's window) for `opts.channel`
-   * (default "webbridge"); bodies longer than `opts.maxBodyUnits` UTF-16 code units (default: no
-   * limit) are refused before they are posted (see `envelope`). Returns true when installed, false
+   * (default "webbridge"); bodies of more than `opts.maxBodyUnits` bytes of UTF-8 (default: no
+   * limit) are refused before they are posted (see `oversized`). Returns true when installed, false
    * when already installed or impossible.
    */
   function createRelay(opts) {
@@ -131,8 +149,11 @@
           try { origin = typeof win.origin === 'string' ? win.origin : null; } catch (e) { origin = null; }
           // The body is never escaped into a second JSON text (docs/protocol.md, "Relay").
           var frame = win.top === win ? 'main' : 'sub';
-          var result = h.postMessage(maxBodyUnits > 0 && body.length > maxBodyUnits ? oversized(origin, frame, body)
-            : envelope(origin, frame, narrow(body, encoder, decoder)));
+          // Over the native limit in UTF-8 bytes: only the head crosses. Narrowing writes more
+          // characters (as ASCII escapes), so its result is checked again.
+          var text = maxBodyUnits > 0 && overLimit(body, maxBodyUnits) ? null : narrow(body, encoder, decoder);
+          if (text !== null && maxBodyUnits > 0 && text !== body && text.length > maxBodyUnits) { text = null; }
+          var result = h.postMessage(text === null ? oversized(origin, frame, body) : envelope(origin, frame, text));
           if (result && typeof result.then === 'function') {
             result.then(function (reply) {
               if (typeof reply === 'string' && reply.length > 0) { dispatch(channel + ':message', reply); }

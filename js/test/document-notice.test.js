@@ -4,7 +4,14 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const path = require('node:path');
 const fs = require('node:fs');
-const { makeWindow, recordingHandler, evaluateIn } = require('../testing/fakes.js');
+const { makeWindow: makeBridgeWindow, recordingHandler, evaluateIn } = require('../testing/fakes.js');
+
+/** A window whose notice world has `handler` as webkit.messageHandlers.webbridgeDocument. */
+function makeWindow(options = {}) {
+  const win = makeBridgeWindow({});
+  if (options.handler) { win.webkit = { messageHandlers: { webbridgeDocument: options.handler } }; }
+  return win;
+}
 
 const DOCUMENT_PATH = path.join(__dirname, '..', 'webbridge-document.js');
 const { announceDocuments, NOTICE } = require(DOCUMENT_PATH);
@@ -33,7 +40,7 @@ test('the page replacing webkit.messageHandlers later does not redirect the noti
   const win = makeWindow({ handler });
   announceDocuments({ window: win });
   const forged = recordingHandler();
-  win.webkit = { messageHandlers: { webbridge: forged } };
+  win.webkit = { messageHandlers: { webbridgeDocument: forged } };
   handler.postMessage = () => { throw new Error('replaced'); };
   const e = new Event('pageshow');
   e.persisted = true;
@@ -53,4 +60,11 @@ test('as a classic script it announces the document at once', () => {
   const win = makeWindow({ handler });
   evaluateIn(win, fs.readFileSync(DOCUMENT_PATH, 'utf8'));
   assert.deepEqual(handler.texts, [NOTICE]);
+});
+
+test("it never posts to the bridge's own channel, where a page could forge the notice", () => {
+  const bridge = recordingHandler();
+  const win = makeBridgeWindow({ handler: bridge });
+  assert.equal(announceDocuments({ window: win }), false);
+  assert.equal(bridge.texts.length, 0);
 });

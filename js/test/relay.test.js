@@ -270,3 +270,16 @@ test('as a classic script the relay reads its limit from __webbridgeRelaySetting
   bridge.call('big', 'x'.repeat(200), () => {});
   assert.equal(handler.texts[0].length, 4);
 });
+
+test('a body within maxBodyUnits UTF-16 units but over it in UTF-8 bytes is never posted (wide characters)', () => {
+  const { page, relay, handler } = makeWorlds();
+  createRelay({ window: relay, maxBodyUnits: 9000 });
+  const bridge = install(page);
+  bridge.call('wide', '\u4e2d'.repeat(4000), () => {});   // 4,000 units of 3 bytes: 12,000 bytes
+  bridge.call('pairs', '\ud83d\ude00'.repeat(2300), () => {}); // 4,600 units, 9,200 bytes
+  bridge.call('fits', '\u4e2d'.repeat(2900), () => {});    // 8,700 bytes
+  assert.equal(handler.texts.length, 3);
+  assert.ok(Array.isArray(handler.texts[0]) && handler.texts[0].length === 4, 'wide: the oversized form');
+  assert.ok(Array.isArray(handler.texts[1]) && handler.texts[1].length === 4, 'surrogate pairs: the oversized form');
+  assert.equal(typeof handler.texts[2], 'string', 'a body within the limit in bytes goes as usual');
+});

@@ -10,18 +10,20 @@ extension WebViewBridge {
     /// app's policy cancels) leaves the same document, whose calls must go on and settle. BridgeKit
     /// never takes `navigationDelegate`, where `webView(_:didCommit:)` arrives, and no KVO-observable
     /// property of `WKWebView` changes exactly at commit (`isLoading` rises at the start, `url`
-    /// also changes for `pushState`). So by default the page says it: the shim posts a document
-    /// notice (`{"v":1,"kind":"document"}`, docs/protocol.md) from every new main-frame document
-    /// at document start and when the back-forward cache restores one. A page that forges a notice
-    /// only ends its own calls; subframes' notices are ignored.
+    /// also changes for `pushState`). So by default a small user script says it: injected at
+    /// document start in the main frame, in a content world of its own with its own message
+    /// handler (`WebKitDocumentNoticeHandler`), it posts a notice from every new main-frame
+    /// document and when the back-forward cache restores one. Page scripts cannot reach that
+    /// world, so they cannot forge a notice; nothing posted through the bridge's own channel
+    /// changes the page generation.
     public enum NavigationSignal: Sendable, Hashable {
-        /// Default: the shim's document notice starts a new page generation. Needs the shim in
-        /// the main frame (``Configuration/installsShim``, or a page that bundles it).
+        /// Default: the document notice (``WebBridgeDocumentNotice``) starts a new page
+        /// generation; installed by the bridge whether or not it installs the shim.
         case documentNotice
         /// The app calls ``WebViewBridge/navigationCommitted()`` from its own
-        /// `webView(_:didCommit:)`; a document notice that follows it changes nothing. Use it when
-        /// the app has a navigation delegate anyway: pages without the shim (a PDF, an image)
-        /// are covered too.
+        /// `webView(_:didCommit:)`; no notice script is installed. Use it when
+        /// the app has a navigation delegate anyway: documents that run no script (a PDF, an
+        /// image) are covered too.
         case appReported
     }
 

@@ -23,7 +23,8 @@ extension WebViewBridge {
     /// their tasks are cancelled). Not `didStartProvisionalNavigation`: a navigation that starts
     /// may never commit (a 204 response, a download, a cancelled navigation), and the document
     /// that stays keeps its calls. Use with ``NavigationSignal/appReported``; with the default
-    /// signal it is harmless (the document notice that follows changes nothing).
+    /// signal it is harmless (the document's notice follows, before its first call, and starts one
+    /// more generation that no call belongs to).
     public func navigationCommitted() {
         guard isAttached else { return }
         router.pageDidCommitNavigation()

@@ -18,7 +18,8 @@ public import WebKit
 /// 2. adds the shim (``WebBridgeShim/source``) as a `WKUserScript` at document start, main
 ///    frame only by default, in the configured content world (default `.page`), and, with the
 ///    default ``NavigationSignal/documentNotice``, the document notice
-///    (``WebBridgeDocumentNotice/source``, main frame only). With the shim it also adds the
+///    (``WebBridgeDocumentNotice/source``, main frame only) with its own handler, both in a content
+///    world of their own that page scripts cannot reach. With the shim it also adds the
 ///    router's task list (``BridgeTaskList/documentStartScript``, same frames and world as the
 ///    shim), so `WebBridge.supports(name)` answers from the page's first script on, and swaps
 ///    that script whenever a task is registered, replaced or removed (the loaded page gets the
@@ -55,6 +56,8 @@ public final class WebViewBridge {
     private weak var userContentController: WKUserContentController?
     /// The user scripts this bridge added (the shim, the document notice), removed by ``detach()``.
     private var addedScripts: [WKUserScript] = []
+    /// The document-notice handler, with ``NavigationSignal/documentNotice``.
+    private var documentNotices: WebKitDocumentNoticeHandler?
     /// The user script carrying the task list (one of ``addedScripts``) and its revision.
     private var taskListScript: (script: WKUserScript, revision: UInt64)?
     /// ``BridgeRouter/addTaskListObserver(_:)``'s id, while attached with the shim.
@@ -109,9 +112,11 @@ public final class WebViewBridge {
             }
         }
         if configuration.navigationSignal == .documentNotice {
-            // Injected after the shim, in the handler's world: posts {"v":1,"kind":"document"}
-            // when each main-frame document starts (js/webbridge-document.js).
-            bridge.addUserScript(WebBridgeDocumentNotice.source, mainFrameOnly: true, to: controller)
+            // In a content world of its own, unreachable for page scripts: posts a notice when each
+            // main-frame document starts (js/webbridge-document.js).
+            let notices = WebKitDocumentNoticeHandler(router: router)
+            bridge.addedScripts.append(notices.install(in: controller))
+            bridge.documentNotices = notices
         }
         router.connect(bridge.evaluator.channel)
         bridge.startObserving(webView)
@@ -128,6 +133,8 @@ public final class WebViewBridge {
         isAttached = false
         stopObserving()
         attachment.detach()
+        if let documentNotices, let controller = userContentController { documentNotices.uninstall(from: controller) }
+        documentNotices = nil
         if let taskListObserver { router.removeTaskListObserver(taskListObserver) }
         taskListObserver = nil
         taskListScript = nil

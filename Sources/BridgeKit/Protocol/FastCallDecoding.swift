@@ -69,7 +69,7 @@ extension InboundEnvelope {
             }
         case .invalid(_, let error):
             throw error
-        case .cancel, .reply, .document:
+        case .cancel, .reply:
             break
         }
         // Not a call the general path could prepare: not expected for a scanned call envelope.

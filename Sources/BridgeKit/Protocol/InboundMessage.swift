@@ -27,9 +27,6 @@ enum InboundMessage: Sendable {
     case call(InboundCall)
     case cancel(id: String)
     case reply(id: String, result: Result<JSONValue, BridgeError>)
-    /// A new document's notice, posted by the shim when it installs (at document start) and when
-    /// the back-forward cache restores its document.
-    case document
     /// Not a usable message; `id` is set when the body named one, so the call can be answered.
     case invalid(id: String?, error: BridgeError)
 }
@@ -74,8 +71,6 @@ struct InboundEnvelope: Decodable {
             }
         case "reply":
             message = Self.decodeReply(container, id: id)
-        case "document":
-            message = .document
         default:
             message = .invalid(id: id, error: .invalidMessage("Unknown message kind \(kind.map { "\"\($0)\"" } ?? "(none)").",
                                                               details: ["kind": kind.map(JSONValue.string) ?? .null]))

@@ -112,9 +112,6 @@ extension BridgeRouter {
         case .reply(let id, let result):
             replyHandler?.reply(nil)
             settlePageCall(id, result: result, from: source, bytes: text.count)
-        case .document:
-            replyHandler?.reply(nil)
-            if !isClosed { documentDidStart(from: source) }
         case .call(let call) where isClosed:
             // Only calls are answered `unavailable`: a cancel or a reply after close names a call
             // that has already settled, and must not get a second final reply.

@@ -142,8 +142,7 @@ public final class BridgeRouter: Sendable {
     }
 
     /// The current page generation. It starts at 0 and grows by one on every
-    /// ``pageDidCommitNavigation()`` (and on a main-frame document notice the host did not
-    /// report first, see ``pageDidCommitNavigation()``).
+    /// ``pageDidCommitNavigation()``.
     public var pageGeneration: UInt64 {
         currentGeneration.load(ordering: .acquiring)
     }
@@ -156,26 +155,18 @@ public final class BridgeRouter: Sendable {
     /// ignores) leaves the same document in place, and its calls must go on and settle normally.
     /// Not for same-document navigations (`pushState`, fragments) either. Any thread.
     ///
+    /// Only the host says when a document commits: nothing a page posts through the bridge's
+    /// channel starts a new generation (a forged notice would end calls of documents that are
+    /// still there, a cross-origin widget's among them). The `WKWebView` adapter, which cannot
+    /// observe commits without being the navigation delegate, learns of them from a script in a
+    /// content world of its own (``WebBridgeDocumentNotice``).
+    ///
     /// Every pending call of the old document settles with `navigated` (not delivered: the
     /// document that asked is gone) and its task is cancelled; every native-to-page call throws
     /// `navigated`. Fire-and-forget calls of the old document that are running are cancelled, and
     /// queued ones never start.
-    ///
-    /// Hosts that cannot observe commits (a `WKWebView` observed only by KVO) rely on the shim's
-    /// document notice instead (`{"v":1,"kind":"document"}`, posted by every new main-frame
-    /// document at document start, docs/protocol.md): a notice that follows a reported commit
-    /// changes nothing; one that no reported commit preceded starts a new generation itself.
     public func pageDidCommitNavigation() {
-        newGeneration(reportedByHost: true)
-    }
-
-    /// Starts a new page generation: settles the old document's calls (see
-    /// ``pageDidCommitNavigation()``). `reportedByHost`: a host's commit report (the next document
-    /// notice is then expected and changes nothing), otherwise a document notice that no report
-    /// preceded.
-    func newGeneration(reportedByHost: Bool) {
         let (calls, pageCalls, generation) = state.withLock { state in
-            state.awaitsDocumentNotice = reportedByHost
             state.generation &+= 1
             currentGeneration.store(state.generation, ordering: .releasing)
             return (state.takeAllCalls(), state.takeAllPageCalls(), state.generation)
@@ -191,21 +182,6 @@ public final class BridgeRouter: Sendable {
             call.timer?.cancel()
             call.continuation.resume(throwing: BridgeError.navigated())
         }
-    }
-
-    /// Handles a document notice (`{"v":1,"kind":"document"}`, docs/protocol.md) from `source`:
-    /// a main-frame document that no host commit report announced starts a new generation;
-    /// subframes' notices and the notice that follows a reported commit change nothing.
-    func documentDidStart(from source: MessageSource) {
-        guard source.isMainFrame else {
-            return record(.inbound, "document", id: nil, task: nil, outcome: "dropped", reason: "subframe")
-        }
-        let announced = state.withLock { state in
-            defer { state.awaitsDocumentNotice = false }
-            return state.awaitsDocumentNotice
-        }
-        record(.inbound, "document", id: nil, task: nil, outcome: announced ? nil : "navigated")
-        if !announced { newGeneration(reportedByHost: false) }
     }
 
     /// Closes the router: pending calls settle with `unavailable` (delivered while the channel

@@ -30,9 +30,6 @@ struct RouterState: Sendable {
     var pageCalls: [String: PendingPageCall] = [:]
     var nextPageCallNumber: UInt64 = 0
     var isClosed = false
-    /// Whether the host reported a commit (``BridgeRouter/pageDidCommitNavigation()``) whose
-    /// document has not posted its document notice yet: that notice then changes nothing.
-    var awaitsDocumentNotice = false
     var observer: (@Sendable (TrafficRecord) -> Void)?
 
     /// Why a call was not admitted.

@@ -10,10 +10,11 @@ public enum WebBridgeDocumentNotice {
 /*
  * BridgeKit document notice (protocol v1, docs/protocol.md, "Document notice"): for hosts that
  * cannot observe when WebKit commits a navigation (a WKWebView observed by KVO only). Injected at
- * document start in the main frame, in the message handler's script world, it posts
- * {"v":1,"kind":"document"} to the "webbridge" handler once when the document starts and again
- * when the back-forward cache restores it, so native starts a new page generation exactly when a
- * new document replaced the old one. Defines nothing, never throws. ES2017, no build step;
+ * document start in the main frame, in a script world of its own that page scripts cannot reach,
+ * it posts {"v":1,"kind":"document"} to that world's "webbridgeDocument" handler (never to the
+ * bridge's channel, where a page could forge it) once when the document starts and again when the
+ * back-forward cache restores it, so native starts a new page generation exactly when a new
+ * document replaced the old one. Defines nothing, never throws. ES2017, no build step;
  * `announceDocuments({window})` for tests.
  */
 (function (factory) {
@@ -32,13 +33,13 @@ public enum WebBridgeDocumentNotice {
   var NOTICE = '{"v":1,"kind":"document"}';
 
   /**
-   * Posts the notice on `opts.window` to the handler `opts.channel` (default "webbridge") now and
+   * Posts the notice on `opts.window` to the handler `opts.channel` (default "webbridgeDocument") now and
    * on every `pageshow` whose `persisted` is true. Returns whether it was installed.
    */
   function announceDocuments(opts) {
     try {
       var win = opts && opts.window;
-      var channel = opts && typeof opts.channel === 'string' && opts.channel ? opts.channel : 'webbridge';
+      var channel = opts && typeof opts.channel === 'string' && opts.channel ? opts.channel : 'webbridgeDocument';
       if (!win || typeof win.addEventListener !== 'function') { return false; }
       // Read now, at document start, before any page script could replace what it reads.
       var mh = win.webkit && win.webkit.messageHandlers;

@@ -4,9 +4,8 @@ extension WebBridgeRelay {
     /// copied out of the page's process (the relay posts only its head and length, which
     /// ``BridgeRouter/refuseOversizedBody(head:byteCount:from:replyHandler:)`` answers).
     ///
-    /// - Parameter maxBodyUnits: the longest body in UTF-16 code units; pass
-    ///   ``BridgeLimits/maxPayloadBytes`` (a string has at least as many UTF-8 bytes as code units,
-    ///   so a longer one is over that limit for sure).
+    /// - Parameter maxBodyUnits: the largest body in bytes of UTF-8, as the relay counts them
+    ///   before posting; pass ``BridgeLimits/maxPayloadBytes``.
     /// - Returns: the script; it defines `__webbridgeRelaySettings` in the relay's world only.
     public static func settingsScript(maxBodyUnits: Int) -> String {
         "var __webbridgeRelaySettings = {\"maxBodyUnits\": \(max(0, maxBodyUnits))};"

@@ -1,0 +1,53 @@
+#if canImport(WebKit)
+import WebKit
+
+/// Receives the document notices of ``WebBridgeDocumentNotice`` (`js/webbridge-document.js`) in a
+/// content world of their own, and starts a new page generation for each one from the main frame
+/// (``BridgeRouter/pageDidCommitNavigation()``): how a `WKWebView` adapter that is not the
+/// navigation delegate learns that a new document committed
+/// (``WebViewBridge/NavigationSignal/documentNotice``).
+///
+/// The world (``contentWorld``, `WKContentWorld.world(name:)`) runs only the notice script: page
+/// scripts, which live in `.page` or the bridge's own world, cannot reach this handler, so a page
+/// cannot forge a notice and end the calls of documents that are still there (a cross-origin
+/// widget's among them). The body is ignored: the message itself is the notice.
+///
+/// Ownership: the controller retains this handler; it holds the router weakly.
+/// Thread: main actor (WebKit calls `userContentController(_:didReceive:)` on the main thread).
+@MainActor
+final class WebKitDocumentNoticeHandler: NSObject, WKScriptMessageHandler {
+    /// The handler's name, as `js/webbridge-document.js` posts to it.
+    static let name = "webbridgeDocument"
+    /// The content world of the notice script and this handler.
+    static var contentWorld: WKContentWorld { WKContentWorld.world(name: "BridgeKitDocumentNotice") }
+
+    private weak var router: BridgeRouter?
+
+    /// Creates a handler for `router` (held weakly).
+    init(router: BridgeRouter) {
+        self.router = router
+        super.init()
+    }
+
+    /// A notice from a main-frame document starts a new page generation; subframes' are ignored.
+    func userContentController(_ userContentController: WKUserContentController, didReceive message: WKScriptMessage) {
+        guard message.frameInfo.isMainFrame else { return }
+        router?.pageDidCommitNavigation()
+    }
+
+    /// Installs the handler and the notice script (main frame, document start) in
+    /// ``contentWorld`` of `controller`.
+    func install(in controller: WKUserContentController) -> WKUserScript {
+        controller.add(self, contentWorld: Self.contentWorld, name: Self.name)
+        let script = WKUserScript(source: WebBridgeDocumentNotice.source, injectionTime: .atDocumentStart,
+                                  forMainFrameOnly: true, in: Self.contentWorld)
+        controller.addUserScript(script)
+        return script
+    }
+
+    /// Removes the handler from `controller` (the script is removed with the bridge's others).
+    func uninstall(from controller: WKUserContentController) {
+        controller.removeScriptMessageHandler(forName: Self.name, contentWorld: Self.contentWorld)
+    }
+}
+#endif
