@@ -69,6 +69,11 @@ def main():
     seeds.append(base64.b64decode(
         "AIB7InRhc2siOiJjYiIsIm9wdGlvbnMiOnsiayI6MX0sImNhbGxiYWNrSWQiOiJSUlJSUlJSUj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+"
         "Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj5SUlJSUhtSUlJNUlJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSUmwiLCJpZCI6Ik4tMVJSUmNi0zFAIn0="))
+    # Issue 20, item 10 (second input): a byte that is not UTF-8 starting `options`, before a `{`
+    # that nests the `id` for BodyScan; the envelope scan read it as a token and the id as top level.
+    seeds.append(base64.b64decode(
+        "AIB7InRhc2siOiJjYiIsIm9wdGlvbnMiOuN7IlJSUlJSUj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+wsLCwsI+Pj4+"
+        "Pj4+Pj4+PiIsImlkIjoiTi0xUlJSY2LTMUAifQ=="))
     for seed in seeds:
         (out / hashlib.sha1(seed).hexdigest()).write_bytes(seed)
     print(f"fuzz: wrote {len(seeds)} seeds from {len(messages)} fixture messages to {out}")

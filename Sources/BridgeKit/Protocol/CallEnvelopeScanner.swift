@@ -195,9 +195,11 @@ struct CallEnvelopeScan {
             return index - start
         }
 
-        /// Skips one value without validating it (`JSONDecoder` validates the options later):
-        /// strings with their escapes, and arrays and objects by counting brackets outside
-        /// strings, as ``BodyScan`` counts them.
+        /// Skips one value without validating strings, arrays and objects (the options are
+        /// validated where they are decoded): strings with their escapes, and arrays and objects
+        /// by counting brackets outside strings, as ``BodyScan`` counts them; a number or literal
+        /// must be one (issue 20, item 10: the scan must see the envelope's members where
+        /// ``BodyScan`` does).
         /// - Returns: the deepest bracket nesting inside the value, or `nil` when it does not end.
         mutating func skipValue() -> Int? {
             guard index < bytes.count else { return nil }
@@ -206,7 +208,14 @@ struct CallEnvelopeScan {
                 return skipString() ? 0 : nil
             }
             guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
-                return skipToken() > 0 ? 0 : nil
+                // A number or literal, checked now (it is short): anything else here (a stray
+                // byte, a `{` inside a "token") would make the scan read the envelope where
+                // ``BodyScan`` does not, and answer a body under an id BodyScan never names.
+                let start = index
+                guard skipToken() > 0, let base = bytes.baseAddress,
+                      JSONValidator.isValid(UnsafeBufferPointer(start: base + start, count: index - start), maxDepth: 0)
+                else { return nil }
+                return 0
             }
             var level = 0
             var deepest = 0

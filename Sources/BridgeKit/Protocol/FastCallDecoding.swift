@@ -49,8 +49,7 @@ extension InboundEnvelope {
     /// with `JSONDecoder`, as ``BridgeRouter`` decodes a body the fast path gives up on. A call
     /// whose work decodes its options (``CallInput``) falls back to this when
     /// ``decodeOptions(_:in:for:)`` fails, so that it gets what a call decoded on arrival gets:
-    /// the same error, or the same options when the general decoder accepts what the strict
-    /// checks refused (it takes a trailing comma, for example).
+    /// the same error (both check the text with ``JSONValidator`` first).
     /// - Throws: the ``BridgeError`` the general path reports: `invalid_options` with its path;
     ///   `invalid_message` for text that is not JSON.
     @inline(never)

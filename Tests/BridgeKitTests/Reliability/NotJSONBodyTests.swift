@@ -19,6 +19,13 @@ struct NotJSONBodyTests {
     static let fuzzInput = Data(base64Encoded:
         "AIB7InRhc2siOiJjYiIsIm9wdGlvbnMiOnsiayI6MX0sImNhbGxiYWNrSWQiOiJSUlJSUlJSUj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj5SUlJSUhtSUlJNUlJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSUmwiLCJpZCI6Ik4tMVJSUmNi0zFAIn0=")
 
+    /// The second body RouterFuzz found (a 20-minute run of the first fix): `options` starts with
+    /// a byte that is not UTF-8 (repaired to U+FFFD) before `{"…"` , so the envelope scan read a
+    /// "token" up to the comma and the `id` after it at the top level, where ``BodyScan`` (and a
+    /// strict decode) see it nested: the call was answered under an id no other path names.
+    static let fuzzInput2 = Data(base64Encoded:
+        "AIB7InRhc2siOiJjYiIsIm9wdGlvbnMiOuN7IlJSUlJSUj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+wsLCwsI+Pj4+Pj4+Pj4+PiIsImlkIjoiTi0xUlJSY2LTMUAifQ==")
+
     static func callbackTask(_ ran: Counter) -> any BridgeTask {
         CallbackTask(name: "cb") { (options: JSONValue, _: CallContext, responder: CallResponder<JSONValue>) in
             ran.increment()
@@ -39,6 +46,43 @@ struct NotJSONBodyTests {
         #expect(ran.value == 0)
         // Nothing under the callbackId, which the decoder never reads when an id is present.
         #expect(page.messages.allSatisfy { $0["id"] == .string(id) }, "\(page.messages)")
+    }
+
+    @Test("the second fuzz input: not answered (it names no id a strict reading sees), as on the general path")
+    func secondFuzzInputNotAnswered() async throws {
+        let input = try #require(Self.fuzzInput2)
+        let ran = Counter()
+        let router = try makeRouter([Self.callbackTask(ran)])
+        let log = TrafficLog(router)
+        let page = InMemoryPage(router: router)
+        for body in [MessageBody.string(String(decoding: input.dropFirst(2), as: UTF8.self)), .json(Data(input.dropFirst(2)))] {
+            page.post(body: body)
+        }
+        #expect(await eventually { log.all.filter { $0.direction == .inbound }.count == 2 })
+        #expect(log.all.allSatisfy { $0.id == nil && $0.outcome == "invalid_message" }, "\(log.all)")
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(page.messages.isEmpty, "\(page.messages)")
+        #expect(ran.value == 0)
+    }
+
+    @Test("a number or literal for options must be one: a stray token never makes the scan read a nested id")
+    func strayTokenOptions() async throws {
+        let router = try makeRouter([Self.callbackTask(Counter())])
+        let page = InMemoryPage(router: router)
+        // After a `{` in the "token", the id is nested for a strict reading (and BodyScan): not answered.
+        for (index, token) in ["t{\"a\":1", "1{\"a\":1", "\u{FFFD}{\"a\":1"].enumerated() {
+            page.post(body: .string(#"{"task":"cb","options":"# + token + #","id":"nested-\#(index)"}"#))
+        }
+        // Not a value, but the id stays at the top level: invalid_message under it.
+        for (index, token) in ["x", "nul", "-"].enumerated() {
+            page.post(body: .string(#"{"task":"cb","options":"# + token + #","id":"flat-\#(index)"}"#))
+            #expect(await page.reply(for: "flat-\(index)")["error"]?.string("code") == "invalid_message", "\(token)")
+        }
+        // A valid scalar keeps the fast path: answered under its id.
+        page.post(body: .string(#"{"task":"cb","options":-1.5e3,"id":"ok"}"#))
+        #expect(await page.reply(for: "ok")["data"] == -1500)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!page.messages.contains { $0.string("id")?.hasPrefix("nested") == true }, "\(page.messages)")
     }
 
     /// A control character, invalid UTF-8 or a trailing comma where no decoder reads it, on
