@@ -4,12 +4,15 @@ public import Foundation
 ///
 /// A plain value: build one with the memberwise initializer (for example from a WebKitGTK
 /// `SoupCookie` or a server response), hand it to ``CookieJar/set(_:)``, read it back from
-/// ``CookieJar/cookies``. The jar normalises what it stores (see ``CookieValuePolicy``): the
-/// domain without a leading dot, non-ASCII text percent-encoded, a creation time filled in.
+/// ``CookieJar/cookies``. The jar keeps name and value as given (RFC 6265 §5.2) and normalises
+/// the rest (see ``CookieValuePolicy``): the domain without a leading dot, non-ASCII in the
+/// path percent-encoded, a creation time filled in.
 public struct Cookie: Sendable, Hashable {
-    /// The cookie name (RFC 6265 §4.1.1 `cookie-name`).
+    /// The cookie name, as received (RFC 6265 §5.2: any text but `;`, `=` and controls, without
+    /// outer whitespace).
     public var name: String
-    /// The cookie value (RFC 6265 §4.1.1 `cookie-value`), exactly as sent in a `Cookie` header.
+    /// The cookie value, as received (RFC 6265 §5.2; quotes, spaces, commas and non-ASCII
+    /// kept), exactly as sent in a `Cookie` header.
     public var value: String
     /// The domain, lowercased, without a leading dot: the request host for a host-only cookie,
     /// the `Domain` attribute otherwise. A leading dot given here marks a domain cookie (the

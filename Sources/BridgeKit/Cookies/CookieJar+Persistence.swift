@@ -29,7 +29,7 @@ extension CookieJar {
               beforeRename: () throws -> Void) throws(CookieFileError) {
         if !replacingUnreadableFile { try CookieFile.ensureReplaceable(fileURL) }
         let now = self.now
-        let entries = storage.withLock { $0.unexpired(now: now) }
+        let entries = storage.withLock { $0.unexpiredInCreationOrder(now: now) }
             .filter { includeSessionCookies || !$0.cookie.isSession }
         let data = try CookieFile.encode(entries)
         try AtomicFileWriter.replace(fileURL, with: data, beforeRename: beforeRename)

@@ -3,8 +3,10 @@ extension CookieJar {
     ///
     /// The defaults are the minimums RFC 6265 §6.1 asks a user agent to support.
     public struct Configuration: Sendable, Hashable {
-        /// The largest cookie accepted, in UTF-8 bytes of name + value + domain + path
-        /// (RFC 6265 §6.1: at least 4096). Larger cookies are refused with
+        /// The largest cookie accepted, in UTF-8 bytes of its name and value together
+        /// (draft-ietf-httpbis-rfc6265bis §5.6 step 4, as browsers count; RFC 6265 §6.1 asks
+        /// for at least 4096 bytes including attributes, which made the limit depend on the
+        /// length of the host name). Larger cookies are refused, never truncated, with
         /// ``CookieError/cookieTooLarge(name:bytes:limit:)``.
         public var maxCookieBytes: Int
         /// The most cookies kept for one domain value (RFC 6265 §6.1: at least 50). Counted per

@@ -94,14 +94,23 @@ enum CookieRules {
         return true
     }
 
-    /// §5.4 step 2 order: longer paths first, then earlier creation time; then the key, so the
-    /// order is total and stable.
-    static func headerOrder(_ lhs: Cookie, _ rhs: Cookie) -> Bool {
-        let lhsPath = lhs.path.utf8.count, rhsPath = rhs.path.utf8.count
-        if lhsPath != rhsPath { return lhsPath > rhsPath }
-        let lhsCreated = lhs.creationTime ?? .distantFuture, rhsCreated = rhs.creationTime ?? .distantFuture
-        if lhsCreated != rhsCreated { return lhsCreated < rhsCreated }
-        return lhs.key < rhs.key
+    /// §5.4 step 2 order: longer paths first, then earlier creation time, then earlier arrival
+    /// (`sequence`: cookies of one response share a creation time).
+    static func inHeaderOrder<Item>(_ items: [Item], cookie: (Item) -> Cookie, sequence: (Item) -> UInt64) -> [Item] {
+        items.sorted { lhsItem, rhsItem in
+            let lhs = cookie(lhsItem), rhs = cookie(rhsItem)
+            let lhsPath = lhs.path.utf8.count, rhsPath = rhs.path.utf8.count
+            if lhsPath != rhsPath { return lhsPath > rhsPath }
+            let lhsCreated = lhs.creationTime ?? .distantFuture, rhsCreated = rhs.creationTime ?? .distantFuture
+            if lhsCreated != rhsCreated { return lhsCreated < rhsCreated }
+            return sequence(lhsItem) < sequence(rhsItem)
+        }
+    }
+
+    /// ``inHeaderOrder(_:cookie:sequence:)`` for cookies given as a list: equal creation times
+    /// keep the list's order.
+    static func inHeaderOrder(_ cookies: [Cookie]) -> [Cookie] {
+        inHeaderOrder(Array(cookies.enumerated()), cookie: \.element, sequence: { UInt64($0.offset) }).map(\.element)
     }
 
     /// §5.4 step 4: `name=value` pairs joined by `"; "` (field case R39), no trailing separator.

@@ -37,10 +37,9 @@ public enum DocumentCookieScript {
             normalized.append(try CookieValuePolicy.normalized(cookie))
         }
         guard let request = CookieRequest(pageURL), request.isHTTP else { return [] }
-        return normalized
-            .filter { CookieRules.isVisible($0, to: request, matchPath: false, httpAPI: false, now: now) }
-            .sorted(by: CookieRules.headerOrder)
-            .map(assignment)
+        return CookieRules.inHeaderOrder(normalized.filter {
+            CookieRules.isVisible($0, to: request, matchPath: false, httpAPI: false, now: now)
+        }).map(assignment)
     }
 
     /// The script for ``assignments(for:pageURL:now:)``.

@@ -40,8 +40,9 @@ struct CookieFieldCaseTests {
             try DocumentCookieScript.assignments(for: [Cookie(name: "p", value: "1", domain: "example.org", path: "/x;domain=example.org")],
                                                  pageURL: url("https://example.org/"), now: cookieEpoch)
         }
-        // The family: every separator or control a value could smuggle in is refused.
-        for bad in [";", ",", " ", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{7F}"] {
+        // The family: a ';' or a control a value could smuggle in is refused. (A space, ',', '"',
+        // '\\' or HTAB is kept: RFC 6265 5.2 stores them, and in the script they stay data.)
+        for bad in [";", "\n", "\r", "\u{0}", "\u{7F}", "\u{1B}"] {
             #expect(throws: CookieError.invalidCookieValue(name: "q")) {
                 try jar.set(Cookie(name: "q", value: "v1" + bad + "path=/admin", domain: "example.org"))
             }
@@ -162,13 +163,13 @@ struct CookieFieldCaseTests {
         try jar.set(Cookie(name: "s", value: "1", domain: "app.example"))
         try jar.set(Cookie(name: "p", value: "2", domain: "app.example", expires: utc(2031, 1, 1)))
         let page = url("https://app.example/")
-        #expect(jar.cookieHeader(for: page) == "p=2; s=1")
+        #expect(jar.cookieHeader(for: page) == "s=1; p=2")
         let outcome = try CookieScriptRunner.run(jar.documentCookieScript(for: page))
-        #expect(outcome.assigned == ["p=2; path=/; expires=Wed, 01 Jan 2031 00:00:00 GMT", "s=1; path=/"])
-        #expect(!outcome.assigned[1].contains("expires="))
+        #expect(outcome.assigned == ["s=1; path=/", "p=2; path=/; expires=Wed, 01 Jan 2031 00:00:00 GMT"])
+        #expect(outcome.assigned.first { $0.hasPrefix("s=") }?.contains("expires=") == false)
     }
 
-    @Test("R43 non-ASCII values are percent-encoded as UTF-8 in the header and the script alike; nothing throws")
+    @Test("R43 non-ASCII values: the header carries the stored UTF-8, the script agrees; nothing throws")
     func r43() throws {
         let jar = makeFixedJar()
         try jar.set(Cookie(name: "city", value: "Zürich", domain: "app.example"))
@@ -176,8 +177,7 @@ struct CookieFieldCaseTests {
         jar.capture(setCookieHeaders: ["emoji=😀; Path=/"], from: url("https://app.example/"))
         let page = url("https://app.example/")
         let header = try #require(jar.cookieHeader(for: page))
-        #expect(header == "city=Z%C3%BCrich; emoji=%F0%9F%98%80; note=%E6%9D%B1%E4%BA%AC")
-        #expect(header.unicodeScalars.allSatisfy { $0.isASCII })
+        #expect(header == "city=Zürich; note=東京; emoji=😀")
         let outcome = try CookieScriptRunner.run(jar.documentCookieScript(for: page))
         let pairs = outcome.assigned.map { String($0.prefix { $0 != ";" }) }
         #expect(pairs.joined(separator: "; ") == header, "header and script agree")
