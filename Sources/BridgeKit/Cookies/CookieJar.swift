@@ -154,10 +154,12 @@ public final class CookieJar: Sendable {
 
     /// The `Cookie` header value for a request to `url` (first load, and again for each
     /// redirect: it is a function of the jar and the URL only): `name=value` pairs of
-    /// ``cookies(for:includeHTTPOnly:)`` joined by `"; "` (field case R39).
+    /// ``cookies(for:includeHTTPOnly:)`` joined by `"; "` (field case R39). Names and values
+    /// are the stored octets (RFC 6265 §5.4 step 4), or percent-encoded when
+    /// ``Configuration/outputEncoding`` is ``CookieOutputEncoding/percentEncodedNonASCII``.
     /// - Returns: `nil` when no cookie applies (send no `Cookie` header then).
     public func cookieHeader(for url: URL) -> String? {
         let selected = cookies(for: url)
-        return selected.isEmpty ? nil : CookieRules.cookieString(selected)
+        return selected.isEmpty ? nil : CookieRules.cookieString(selected, encoding: configuration.outputEncoding)
     }
 }

@@ -15,20 +15,27 @@ extension CookieJar {
         public var maxCookiesPerDomain: Int
         /// The most cookies kept in total (RFC 6265 §6.1: at least 3000).
         public var maxCookies: Int
+        /// How names and values are written in the `Cookie` header and the `document.cookie`
+        /// script — both the same way (field case R43). ``CookieOutputEncoding/asStored`` by
+        /// default (RFC 6265 §5.4 step 4).
+        public var outputEncoding: CookieOutputEncoding
         /// Extra public suffixes (lowercased, without a leading dot, e.g. `"myhosting.example"`)
         /// on top of the built-in guard, see ``isPublicSuffix(_:)``.
         public var additionalPublicSuffixes: Set<String>
 
-        /// Creates a configuration; every parameter defaults to the RFC 6265 §6.1 minimum.
+        /// Creates a configuration; the limits default to the RFC 6265 §6.1 minimums, the output
+        /// to the stored octets (§5.4).
         public init(
             maxCookieBytes: Int = 4096,
             maxCookiesPerDomain: Int = 50,
             maxCookies: Int = 3000,
-            additionalPublicSuffixes: Set<String> = []
+            additionalPublicSuffixes: Set<String> = [],
+            outputEncoding: CookieOutputEncoding = .asStored
         ) {
             self.maxCookieBytes = maxCookieBytes
             self.maxCookiesPerDomain = maxCookiesPerDomain
             self.maxCookies = maxCookies
+            self.outputEncoding = outputEncoding
             self.additionalPublicSuffixes = additionalPublicSuffixes
         }
 

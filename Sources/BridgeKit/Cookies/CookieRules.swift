@@ -24,6 +24,17 @@ struct CookieRequest: Sendable {
         self.isSecure = scheme == "https" || scheme == "wss"
         self.isHTTP = scheme == "http" || scheme == "https"
     }
+
+    private init(host: String, path: String, isSecure: Bool, isHTTP: Bool) {
+        self.host = host
+        self.path = path
+        self.isSecure = isSecure
+        self.isHTTP = isHTTP
+    }
+
+    /// The same request over a secure channel (to find the Secure cookies an http page's host
+    /// holds).
+    var asSecure: CookieRequest { CookieRequest(host: host, path: path, isSecure: true, isHTTP: isHTTP) }
 }
 
 /// The matching rules of RFC 6265 §5.1.2–§5.1.4 and the selection of §5.4, as pure functions.
@@ -113,8 +124,9 @@ enum CookieRules {
         inHeaderOrder(Array(cookies.enumerated()), cookie: \.element, sequence: { UInt64($0.offset) }).map(\.element)
     }
 
-    /// §5.4 step 4: `name=value` pairs joined by `"; "` (field case R39), no trailing separator.
-    static func cookieString(_ cookies: [Cookie]) -> String {
-        cookies.map { $0.name + "=" + $0.value }.joined(separator: "; ")
+    /// §5.4 step 4: `name=value` pairs joined by `"; "` (field case R39), no trailing
+    /// separator; names and values as stored unless `encoding` says otherwise.
+    static func cookieString(_ cookies: [Cookie], encoding: CookieOutputEncoding = .asStored) -> String {
+        cookies.map { encoding.apply($0.name) + "=" + encoding.apply($0.value) }.joined(separator: "; ")
     }
 }
