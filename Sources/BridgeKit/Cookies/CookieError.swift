@@ -41,6 +41,9 @@ public enum CookieError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A `__Secure-` cookie without Secure, or a `__Host-` cookie that is not Secure, has a
     /// `Domain` or a path other than `/` (draft-ietf-httpbis-rfc6265bis §4.1.3).
     case prefixViolation(name: String)
+    /// A `Partitioned` cookie without `Secure` (CHIPS, draft-cutler-httpbis-partitioned-cookies:
+    /// browsers refuse it).
+    case partitionedWithoutSecure(name: String)
 
     /// A sentence for logs. Never contains a cookie value.
     public var description: String {
@@ -71,6 +74,8 @@ public enum CookieError: Error, Sendable, Hashable, CustomStringConvertible {
             return "A non-secure request cannot replace the Secure cookie \"\(name)\" (RFC 6265bis)."
         case .prefixViolation(let name):
             return "Cookie \"\(name)\" breaks the rules of its __Secure-/__Host- prefix (RFC 6265bis 4.1.3)."
+        case .partitionedWithoutSecure(let name):
+            return "The Partitioned cookie \"\(name)\" is not Secure (CHIPS)."
         }
     }
 }

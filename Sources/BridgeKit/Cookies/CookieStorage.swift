@@ -68,7 +68,8 @@ struct CookieStorage: Sendable {
             expires: expires,
             isSecure: parsed.isSecure,
             isHTTPOnly: parsed.isHTTPOnly,
-            sameSite: parsed.sameSite
+            sameSite: parsed.sameSite,
+            isPartitioned: parsed.isPartitioned
         ))
         try store(cookie, source: source, requestIsSecure: request.isSecure, now: now)
     }
@@ -91,6 +92,7 @@ struct CookieStorage: Sendable {
         }
         if cookie.isHTTPOnly && source == .nonHTTP { throw .httpOnlyFromNonHTTPSource(name: cookie.name) }
         try checkPrefix(cookie)
+        if cookie.isPartitioned && !cookie.isSecure { throw .partitionedWithoutSecure(name: cookie.name) }
         purgeExpired(now: now)
         if requestIsSecure == false && !cookie.isSecure && overlapsSecureCookie(cookie) {
             throw .overwritesSecure(name: cookie.name)

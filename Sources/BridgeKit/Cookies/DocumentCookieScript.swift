@@ -122,6 +122,7 @@ public enum DocumentCookieScript {
         if let expires = cookie.expires { text += "; expires=" + CookieDate.imfFixdate(expires) }
         if cookie.isSecure { text += "; secure" }
         if let sameSite = cookie.sameSite { text += "; samesite=" + sameSite.rawValue }
+        if cookie.isPartitioned { text += "; partitioned" }
         return text
     }
 }

@@ -17,6 +17,9 @@ struct ParsedSetCookie: Sendable, Equatable {
     var isHTTPOnly = false
     /// The last `SameSite`; an unknown value resets it to absent (6265bis §5.6.7).
     var sameSite: CookieSameSite?
+    /// `Partitioned` was present (CHIPS, draft-cutler-httpbis-partitioned-cookies); its value
+    /// is ignored, like Secure's.
+    var isPartitioned = false
 }
 
 /// The RFC 6265 §5.2 `Set-Cookie` parser, and the splitter for comma-folded header values.
@@ -72,6 +75,8 @@ enum SetCookieParser {
             result.isHTTPOnly = true
         case "samesite":
             result.sameSite = CookieSameSite(attributeValue: value)
+        case "partitioned":
+            result.isPartitioned = true
         default:
             break
         }
