@@ -48,6 +48,13 @@ public final class CookieJar: Sendable {
         return storage.withLock { $0.unexpired(now: now) }.map(\.cookie)
     }
 
+    /// Every unexpired cookie in creation order: creation time, then order of arrival
+    /// (RFC 6265 §5.4 step 2's tie-breaker), the order ``CookieSync/pushJarToStore()`` sets them.
+    var cookiesInCreationOrder: [Cookie] {
+        let now = clock()
+        return storage.withLock { $0.unexpiredInCreationOrder(now: now) }.map(\.cookie)
+    }
+
     // MARK: - Adding
 
     /// Stores the cookies of `Set-Cookie` header values received in a response from `url`
