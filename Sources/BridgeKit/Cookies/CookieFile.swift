@@ -10,7 +10,7 @@ public enum CookieFileError: Error, Sendable, Hashable, CustomStringConvertible 
     case unsupportedVersion(path: String, version: Int, supported: Int)
     /// Saving was refused because the file already there cannot be loaded (`cause`), and
     /// replacing it would destroy it silently. Pass `replacingUnreadableFile: true` to
-    /// ``CookieJar/save(to:includeSessionCookies:replacingUnreadableFile:)`` to replace it anyway.
+    /// ``CookieJar/save(to:includeSessionCookies:maxSessionCookieAge:replacingUnreadableFile:)`` to replace it anyway.
     indirect case refusingToReplaceUnreadableFile(path: String, cause: CookieFileError)
     /// Writing the temporary file, syncing it or renaming it over the target failed; the
     /// previous file is untouched.

@@ -53,7 +53,7 @@ extension CookieJar {
     /// unchanged and the error says why. Cookies that expired since they were saved are
     /// dropped; the §6.1 limits of this jar's configuration are applied.
     ///
-    /// - Parameter fileURL: the file written by ``save(to:includeSessionCookies:replacingUnreadableFile:)``.
+    /// - Parameter fileURL: the file written by ``save(to:includeSessionCookies:maxSessionCookieAge:replacingUnreadableFile:)``.
     /// - Returns: the number of cookies the jar holds afterwards; `0` with the jar unchanged
     ///   when there is no file yet (first launch).
     /// - Throws: ``CookieFileError/unreadable(path:reason:)``, ``CookieFileError/corrupt(path:reason:)``

@@ -13,8 +13,10 @@ public enum CookieSource: Sendable, Hashable {
 /// path, expires against an injectable clock, and answers the `Cookie` header for any URL.
 ///
 /// Thread-safe: all state sits behind one `Mutex`, so any thread or actor may call any method.
-/// The jar holds only cookies that satisfy ``CookieValuePolicy``, so everything it emits (the
-/// header, `document.cookie` scripts, the web view's store, the file) is already safe to send.
+/// The jar stores names and values as received (RFC 6265 §5.2, ``CookieValuePolicy``) and is
+/// strict where it writes: the `Cookie` header carries the stored octets (or the opt-in
+/// ``Configuration/outputEncoding``), and the `document.cookie` script leaves out and reports
+/// what a script cannot express (``DocumentCookiePlan``).
 ///
 /// ```swift
 /// let jar = CookieJar()

@@ -52,7 +52,9 @@ public struct CookieSync: Sendable {
     /// - Returns: the number of cookies taken into the jar.
     /// - Throws: ``CookieSyncError`` when the store cannot be read (one failure without a
     ///   cookie key) or when the jar refused cookies (one failure each, for example a value
-    ///   with a space, refused by ``CookieValuePolicy``); the other cookies were taken.
+    ///   with a `;` or a control character, which no `Set-Cookie` header can carry, refused by
+    ///   ``CookieValuePolicy``); the other cookies were taken. Values with quotes, spaces,
+    ///   commas, backslashes or non-ASCII text are taken as they are.
     @discardableResult
     public func pullStoreIntoJar() async throws(CookieSyncError) -> Int {
         let storeCookies: [Cookie]
