@@ -4,12 +4,15 @@ public import Foundation
 ///
 /// A plain value: build one with the memberwise initializer (for example from a WebKitGTK
 /// `SoupCookie` or a server response), hand it to ``CookieJar/set(_:)``, read it back from
-/// ``CookieJar/cookies``. The jar normalises what it stores (see ``CookieValuePolicy``): the
-/// domain without a leading dot, non-ASCII text percent-encoded, a creation time filled in.
+/// ``CookieJar/cookies``. The jar keeps name and value as given (RFC 6265 §5.2) and normalises
+/// the rest (see ``CookieValuePolicy``): the domain without a leading dot, non-ASCII in the
+/// path percent-encoded, a creation time filled in.
 public struct Cookie: Sendable, Hashable {
-    /// The cookie name (RFC 6265 §4.1.1 `cookie-name`).
+    /// The cookie name, as received (RFC 6265 §5.2: any text but `;`, `=` and controls, without
+    /// outer whitespace).
     public var name: String
-    /// The cookie value (RFC 6265 §4.1.1 `cookie-value`), exactly as sent in a `Cookie` header.
+    /// The cookie value, as received (RFC 6265 §5.2; quotes, spaces, commas and non-ASCII
+    /// kept), exactly as sent in a `Cookie` header.
     public var value: String
     /// The domain, lowercased, without a leading dot: the request host for a host-only cookie,
     /// the `Domain` attribute otherwise. A leading dot given here marks a domain cookie (the
@@ -31,6 +34,11 @@ public struct Cookie: Sendable, Hashable {
     public var isHTTPOnly: Bool
     /// The SameSite attribute (draft-ietf-httpbis-rfc6265bis), or `nil` when absent or unknown.
     public var sameSite: CookieSameSite?
+    /// Whether the cookie is partitioned by top-level site (the `Partitioned` attribute of
+    /// CHIPS, draft-cutler-httpbis-partitioned-cookies). Kept, written to `document.cookie`
+    /// scripts and the file; the jar has no top-level site to partition by, and Foundation's
+    /// `HTTPCookie` cannot carry it. Requires ``isSecure``, as in browsers.
+    public var isPartitioned: Bool
     /// When the cookie was first stored (RFC 6265 §5.3 creation-time), or `nil` for a cookie not
     /// yet stored: the jar then uses its clock. Replacing a cookie keeps the old creation time
     /// (§5.3 step 11). Orders cookies of equal path length in a `Cookie` header (§5.4).
@@ -49,6 +57,7 @@ public struct Cookie: Sendable, Hashable {
     ///   - isSecure: send only over `https`/`wss`.
     ///   - isHTTPOnly: hide from scripts.
     ///   - sameSite: the SameSite attribute, if any.
+    ///   - isPartitioned: the CHIPS `Partitioned` attribute.
     ///   - creationTime: the creation time, or `nil` to let the jar stamp its clock's time.
     public init(
         name: String,
@@ -60,6 +69,7 @@ public struct Cookie: Sendable, Hashable {
         isSecure: Bool = false,
         isHTTPOnly: Bool = false,
         sameSite: CookieSameSite? = nil,
+        isPartitioned: Bool = false,
         creationTime: Date? = nil
     ) {
         self.name = name
@@ -71,8 +81,16 @@ public struct Cookie: Sendable, Hashable {
         self.isSecure = isSecure
         self.isHTTPOnly = isHTTPOnly
         self.sameSite = sameSite
+        self.isPartitioned = isPartitioned
         self.creationTime = creationTime
     }
+
+    /// The SameSite value a browser enforces for this cookie: ``sameSite`` when the server sent
+    /// a known one, otherwise ``CookieSameSite/lax`` — the "Lax-by-default" that
+    /// draft-ietf-httpbis-rfc6265bis §5.6.7 allows and Chromium applies (WebKit and Firefox
+    /// treat a missing SameSite as `None`). ``sameSite`` itself stays `nil`, so the cookie is
+    /// written back exactly as it was received.
+    public var effectiveSameSite: CookieSameSite { sameSite ?? .lax }
 
     /// Whether this is a session cookie (no expiry; RFC 6265 §5.3 persistent-flag false).
     public var isSession: Bool { expires == nil }

@@ -6,19 +6,19 @@ public enum CookieError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The `Set-Cookie` string has no `=` before its first `;`, or its name is empty
     /// (RFC 6265 §5.2 steps 2 and 5: ignore the whole header).
     case malformedSetCookie
-    /// The name is empty or holds a character outside the name set of ``CookieValuePolicy``
-    /// (a control, space, `"`, `,`, `;`, `\` or `=`).
+    /// The name is empty, or holds `=`, `;`, a control other than HTAB, or leading or trailing
+    /// whitespace: no `Set-Cookie` header can carry it (``CookieValuePolicy``).
     case invalidCookieName(String)
-    /// The value holds a character outside RFC 6265 §4.1.1 cookie-octets that
-    /// ``CookieValuePolicy`` does not encode: a control, space, `"` (except one pair wrapping
-    /// the whole value), `,`, `;` or `\` (field case R31).
+    /// The value holds `;`, a control other than HTAB, or leading or trailing whitespace: no
+    /// `Set-Cookie` header can carry it (``CookieValuePolicy``, field case R31).
     case invalidCookieValue(name: String)
     /// An attribute cannot be written safely: a path that does not start with `/` or holds a
-    /// control, space or `;`; a domain that is empty, malformed or not ASCII (field case R31).
+    /// control or `;`; a domain that is empty, malformed or not ASCII (field case R31).
     /// `attribute` is `"path"` or `"domain"`.
     case invalidCookieAttribute(name: String, attribute: String)
-    /// Name, value, domain and path together exceed the per-cookie limit, in UTF-8 bytes
-    /// (RFC 6265 §6.1: 4096 by default).
+    /// Name and value together exceed the per-cookie limit, in UTF-8 bytes
+    /// (draft-ietf-httpbis-rfc6265bis §5.6 step 4; 4096 by default, see
+    /// ``CookieJar/Configuration/maxCookieBytes``).
     case cookieTooLarge(name: String, bytes: Int, limit: Int)
     /// The URL has no host or a scheme cookies do not apply to (only `http`, `https`, `ws`,
     /// `wss`; the HTML spec calls other documents "cookie-averse").
@@ -41,6 +41,9 @@ public enum CookieError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A `__Secure-` cookie without Secure, or a `__Host-` cookie that is not Secure, has a
     /// `Domain` or a path other than `/` (draft-ietf-httpbis-rfc6265bis §4.1.3).
     case prefixViolation(name: String)
+    /// A `Partitioned` cookie without `Secure` (CHIPS, draft-cutler-httpbis-partitioned-cookies:
+    /// browsers refuse it).
+    case partitionedWithoutSecure(name: String)
 
     /// A sentence for logs. Never contains a cookie value.
     public var description: String {
@@ -48,13 +51,13 @@ public enum CookieError: Error, Sendable, Hashable, CustomStringConvertible {
         case .malformedSetCookie:
             return "The Set-Cookie string has no name=value pair (RFC 6265 5.2)."
         case .invalidCookieName(let name):
-            return "The cookie name \"\(name)\" is empty or holds a character that cannot be sent."
+            return "The cookie name \"\(name)\" is empty or holds '=', a semicolon, a control character or outer whitespace."
         case .invalidCookieValue(let name):
-            return "The value of cookie \"\(name)\" holds a control, space, quote, comma, semicolon or backslash."
+            return "The value of cookie \"\(name)\" holds a semicolon, a control character or outer whitespace."
         case .invalidCookieAttribute(let name, let attribute):
             return "The \(attribute) of cookie \"\(name)\" cannot be written safely."
         case .cookieTooLarge(let name, let bytes, let limit):
-            return "Cookie \"\(name)\" has \(bytes) bytes; the limit is \(limit) (RFC 6265 6.1)."
+            return "Cookie \"\(name)\" has \(bytes) bytes of name and value; the limit is \(limit) (RFC 6265bis 5.6)."
         case .unsupportedURL(let url):
             return "Cookies do not apply to \(url) (no host, or not http/https/ws/wss)."
         case .domainMismatch(let domain, let host):
@@ -71,6 +74,8 @@ public enum CookieError: Error, Sendable, Hashable, CustomStringConvertible {
             return "A non-secure request cannot replace the Secure cookie \"\(name)\" (RFC 6265bis)."
         case .prefixViolation(let name):
             return "Cookie \"\(name)\" breaks the rules of its __Secure-/__Host- prefix (RFC 6265bis 4.1.3)."
+        case .partitionedWithoutSecure(let name):
+            return "The Partitioned cookie \"\(name)\" is not Secure (CHIPS)."
         }
     }
 }

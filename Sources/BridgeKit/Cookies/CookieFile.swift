@@ -10,7 +10,7 @@ public enum CookieFileError: Error, Sendable, Hashable, CustomStringConvertible 
     case unsupportedVersion(path: String, version: Int, supported: Int)
     /// Saving was refused because the file already there cannot be loaded (`cause`), and
     /// replacing it would destroy it silently. Pass `replacingUnreadableFile: true` to
-    /// ``CookieJar/save(to:includeSessionCookies:replacingUnreadableFile:)`` to replace it anyway.
+    /// ``CookieJar/save(to:includeSessionCookies:maxSessionCookieAge:replacingUnreadableFile:)`` to replace it anyway.
     indirect case refusingToReplaceUnreadableFile(path: String, cause: CookieFileError)
     /// Writing the temporary file, syncing it or renaming it over the target failed; the
     /// previous file is untouched.
@@ -61,6 +61,8 @@ enum CookieFile {
         var secure: Bool
         var httpOnly: Bool
         var sameSite: String?
+        /// Present (`true`) only for partitioned cookies, so version-1 files without it still load.
+        var partitioned: Bool?
         var created: Date
         var lastAccessed: Date
     }
@@ -71,7 +73,7 @@ enum CookieFile {
             let cookie = entry.cookie
             return Record(name: cookie.name, value: cookie.value, domain: cookie.domain, hostOnly: cookie.isHostOnly,
                           path: cookie.path, expires: cookie.expires, secure: cookie.isSecure, httpOnly: cookie.isHTTPOnly,
-                          sameSite: cookie.sameSite?.rawValue, created: cookie.creationTime ?? entry.lastAccess,
+                          sameSite: cookie.sameSite?.rawValue, partitioned: cookie.isPartitioned ? true : nil, created: cookie.creationTime ?? entry.lastAccess,
                           lastAccessed: entry.lastAccess)
         }
         let encoder = JSONEncoder()
@@ -123,7 +125,8 @@ enum CookieFile {
         }
         let cookie = Cookie(name: record.name, value: record.value, domain: record.domain, isHostOnly: record.hostOnly,
                             path: record.path, expires: record.expires, isSecure: record.secure,
-                            isHTTPOnly: record.httpOnly, sameSite: sameSite, creationTime: record.created)
+                            isHTTPOnly: record.httpOnly, sameSite: sameSite, isPartitioned: record.partitioned ?? false,
+                            creationTime: record.created)
         guard let normalized = try? CookieValuePolicy.normalized(cookie), normalized == cookie else { return nil }
         return CookieStorage.Entry(cookie: cookie, lastAccess: record.lastAccessed)
     }

@@ -13,8 +13,10 @@ public enum CookieSource: Sendable, Hashable {
 /// path, expires against an injectable clock, and answers the `Cookie` header for any URL.
 ///
 /// Thread-safe: all state sits behind one `Mutex`, so any thread or actor may call any method.
-/// The jar holds only cookies that satisfy ``CookieValuePolicy``, so everything it emits (the
-/// header, `document.cookie` scripts, the web view's store, the file) is already safe to send.
+/// The jar stores names and values as received (RFC 6265 §5.2, ``CookieValuePolicy``) and is
+/// strict where it writes: the `Cookie` header carries the stored octets (or the opt-in
+/// ``Configuration/outputEncoding``), and the `document.cookie` script leaves out and reports
+/// what a script cannot express (``DocumentCookiePlan``).
 ///
 /// ```swift
 /// let jar = CookieJar()
@@ -46,6 +48,13 @@ public final class CookieJar: Sendable {
     public var cookies: [Cookie] {
         let now = clock()
         return storage.withLock { $0.unexpired(now: now) }.map(\.cookie)
+    }
+
+    /// Every unexpired cookie in creation order: creation time, then order of arrival
+    /// (RFC 6265 §5.4 step 2's tie-breaker), the order ``CookieSync/pushJarToStore()`` sets them.
+    var cookiesInCreationOrder: [Cookie] {
+        let now = clock()
+        return storage.withLock { $0.unexpiredInCreationOrder(now: now) }.map(\.cookie)
     }
 
     // MARK: - Adding
@@ -154,10 +163,12 @@ public final class CookieJar: Sendable {
 
     /// The `Cookie` header value for a request to `url` (first load, and again for each
     /// redirect: it is a function of the jar and the URL only): `name=value` pairs of
-    /// ``cookies(for:includeHTTPOnly:)`` joined by `"; "` (field case R39).
+    /// ``cookies(for:includeHTTPOnly:)`` joined by `"; "` (field case R39). Names and values
+    /// are the stored octets (RFC 6265 §5.4 step 4), or percent-encoded when
+    /// ``Configuration/outputEncoding`` is ``CookieOutputEncoding/percentEncodedNonASCII``.
     /// - Returns: `nil` when no cookie applies (send no `Cookie` header then).
     public func cookieHeader(for url: URL) -> String? {
         let selected = cookies(for: url)
-        return selected.isEmpty ? nil : CookieRules.cookieString(selected)
+        return selected.isEmpty ? nil : CookieRules.cookieString(selected, encoding: configuration.outputEncoding)
     }
 }

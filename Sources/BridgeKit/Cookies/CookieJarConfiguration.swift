@@ -3,8 +3,10 @@ extension CookieJar {
     ///
     /// The defaults are the minimums RFC 6265 §6.1 asks a user agent to support.
     public struct Configuration: Sendable, Hashable {
-        /// The largest cookie accepted, in UTF-8 bytes of name + value + domain + path
-        /// (RFC 6265 §6.1: at least 4096). Larger cookies are refused with
+        /// The largest cookie accepted, in UTF-8 bytes of its name and value together
+        /// (draft-ietf-httpbis-rfc6265bis §5.6 step 4, as browsers count; RFC 6265 §6.1 asks
+        /// for at least 4096 bytes including attributes, which made the limit depend on the
+        /// length of the host name). Larger cookies are refused, never truncated, with
         /// ``CookieError/cookieTooLarge(name:bytes:limit:)``.
         public var maxCookieBytes: Int
         /// The most cookies kept for one domain value (RFC 6265 §6.1: at least 50). Counted per
@@ -13,20 +15,27 @@ extension CookieJar {
         public var maxCookiesPerDomain: Int
         /// The most cookies kept in total (RFC 6265 §6.1: at least 3000).
         public var maxCookies: Int
+        /// How names and values are written in the `Cookie` header and the `document.cookie`
+        /// script — both the same way (field case R43). ``CookieOutputEncoding/asStored`` by
+        /// default (RFC 6265 §5.4 step 4).
+        public var outputEncoding: CookieOutputEncoding
         /// Extra public suffixes (lowercased, without a leading dot, e.g. `"myhosting.example"`)
         /// on top of the built-in guard, see ``isPublicSuffix(_:)``.
         public var additionalPublicSuffixes: Set<String>
 
-        /// Creates a configuration; every parameter defaults to the RFC 6265 §6.1 minimum.
+        /// Creates a configuration; the limits default to the RFC 6265 §6.1 minimums, the output
+        /// to the stored octets (§5.4).
         public init(
             maxCookieBytes: Int = 4096,
             maxCookiesPerDomain: Int = 50,
             maxCookies: Int = 3000,
-            additionalPublicSuffixes: Set<String> = []
+            additionalPublicSuffixes: Set<String> = [],
+            outputEncoding: CookieOutputEncoding = .asStored
         ) {
             self.maxCookieBytes = maxCookieBytes
             self.maxCookiesPerDomain = maxCookiesPerDomain
             self.maxCookies = maxCookies
+            self.outputEncoding = outputEncoding
             self.additionalPublicSuffixes = additionalPublicSuffixes
         }
 

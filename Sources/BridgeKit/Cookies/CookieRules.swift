@@ -24,6 +24,17 @@ struct CookieRequest: Sendable {
         self.isSecure = scheme == "https" || scheme == "wss"
         self.isHTTP = scheme == "http" || scheme == "https"
     }
+
+    private init(host: String, path: String, isSecure: Bool, isHTTP: Bool) {
+        self.host = host
+        self.path = path
+        self.isSecure = isSecure
+        self.isHTTP = isHTTP
+    }
+
+    /// The same request over a secure channel (to find the Secure cookies an http page's host
+    /// holds).
+    var asSecure: CookieRequest { CookieRequest(host: host, path: path, isSecure: true, isHTTP: isHTTP) }
 }
 
 /// The matching rules of RFC 6265 §5.1.2–§5.1.4 and the selection of §5.4, as pure functions.
@@ -94,18 +105,28 @@ enum CookieRules {
         return true
     }
 
-    /// §5.4 step 2 order: longer paths first, then earlier creation time; then the key, so the
-    /// order is total and stable.
-    static func headerOrder(_ lhs: Cookie, _ rhs: Cookie) -> Bool {
-        let lhsPath = lhs.path.utf8.count, rhsPath = rhs.path.utf8.count
-        if lhsPath != rhsPath { return lhsPath > rhsPath }
-        let lhsCreated = lhs.creationTime ?? .distantFuture, rhsCreated = rhs.creationTime ?? .distantFuture
-        if lhsCreated != rhsCreated { return lhsCreated < rhsCreated }
-        return lhs.key < rhs.key
+    /// §5.4 step 2 order: longer paths first, then earlier creation time, then earlier arrival
+    /// (`sequence`: cookies of one response share a creation time).
+    static func inHeaderOrder<Item>(_ items: [Item], cookie: (Item) -> Cookie, sequence: (Item) -> UInt64) -> [Item] {
+        items.sorted { lhsItem, rhsItem in
+            let lhs = cookie(lhsItem), rhs = cookie(rhsItem)
+            let lhsPath = lhs.path.utf8.count, rhsPath = rhs.path.utf8.count
+            if lhsPath != rhsPath { return lhsPath > rhsPath }
+            let lhsCreated = lhs.creationTime ?? .distantFuture, rhsCreated = rhs.creationTime ?? .distantFuture
+            if lhsCreated != rhsCreated { return lhsCreated < rhsCreated }
+            return sequence(lhsItem) < sequence(rhsItem)
+        }
     }
 
-    /// §5.4 step 4: `name=value` pairs joined by `"; "` (field case R39), no trailing separator.
-    static func cookieString(_ cookies: [Cookie]) -> String {
-        cookies.map { $0.name + "=" + $0.value }.joined(separator: "; ")
+    /// ``inHeaderOrder(_:cookie:sequence:)`` for cookies given as a list: equal creation times
+    /// keep the list's order.
+    static func inHeaderOrder(_ cookies: [Cookie]) -> [Cookie] {
+        inHeaderOrder(Array(cookies.enumerated()), cookie: \.element, sequence: { UInt64($0.offset) }).map(\.element)
+    }
+
+    /// §5.4 step 4: `name=value` pairs joined by `"; "` (field case R39), no trailing
+    /// separator; names and values as stored unless `encoding` says otherwise.
+    static func cookieString(_ cookies: [Cookie], encoding: CookieOutputEncoding = .asStored) -> String {
+        cookies.map { encoding.apply($0.name) + "=" + encoding.apply($0.value) }.joined(separator: "; ")
     }
 }

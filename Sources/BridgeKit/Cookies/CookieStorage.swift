@@ -3,14 +3,21 @@ import Foundation
 /// The cookie store as a value: RFC 6265 §5.3 storage, §6.1 limits and eviction, §5.4
 /// selection. ``CookieJar`` wraps it in a `Mutex`; every method here is plain and synchronous.
 struct CookieStorage: Sendable {
-    /// A stored cookie (normalised, with a creation time) and its last-access-time (§5.3).
+    /// A stored cookie (normalised, with a creation time), its last-access-time (§5.3) and its
+    /// place in the order of arrival.
     struct Entry: Sendable, Equatable {
         var cookie: Cookie
         var lastAccess: Date
+        /// Orders cookies with equal creation times by arrival (§5.4 step 2): every cookie of
+        /// one response is created at the same clock reading. A replacement keeps the old
+        /// cookie's sequence, as it keeps its creation time (§5.3 step 11).
+        var sequence: UInt64 = 0
     }
 
     let configuration: CookieJar.Configuration
     private(set) var entries: [CookieKey: Entry] = [:]
+    /// The sequence number of the next new cookie.
+    private var nextSequence: UInt64 = 0
 
     init(configuration: CookieJar.Configuration) {
         self.configuration = configuration
@@ -61,7 +68,8 @@ struct CookieStorage: Sendable {
             expires: expires,
             isSecure: parsed.isSecure,
             isHTTPOnly: parsed.isHTTPOnly,
-            sameSite: parsed.sameSite
+            sameSite: parsed.sameSite,
+            isPartitioned: parsed.isPartitioned
         ))
         try store(cookie, source: source, requestIsSecure: request.isSecure, now: now)
     }
@@ -78,26 +86,34 @@ struct CookieStorage: Sendable {
     ///   and the §6.1 size limit.
     mutating func store(_ candidate: Cookie, source: CookieSource, requestIsSecure: Bool?, now: Date) throws(CookieError) {
         var cookie = candidate
-        let size = cookie.name.utf8.count + cookie.value.utf8.count + cookie.domain.utf8.count + cookie.path.utf8.count
+        let size = cookie.name.utf8.count + cookie.value.utf8.count
         guard size <= configuration.maxCookieBytes else {
             throw .cookieTooLarge(name: cookie.name, bytes: size, limit: configuration.maxCookieBytes)
         }
         if cookie.isHTTPOnly && source == .nonHTTP { throw .httpOnlyFromNonHTTPSource(name: cookie.name) }
         try checkPrefix(cookie)
+        if cookie.isPartitioned && !cookie.isSecure { throw .partitionedWithoutSecure(name: cookie.name) }
         purgeExpired(now: now)
         if requestIsSecure == false && !cookie.isSecure && overlapsSecureCookie(cookie) {
             throw .overwritesSecure(name: cookie.name)
         }
         let key = cookie.key
+        var sequence: UInt64?
         if let old = entries[key] {
             if source == .nonHTTP && old.cookie.isHTTPOnly { throw .overwritesHTTPOnly(name: cookie.name) }
             cookie.creationTime = old.cookie.creationTime
+            sequence = old.sequence
             entries[key] = nil
         }
         guard !cookie.isExpired(at: now) else { return }
         if cookie.creationTime == nil { cookie.creationTime = now }
-        entries[key] = Entry(cookie: cookie, lastAccess: now)
+        entries[key] = Entry(cookie: cookie, lastAccess: now, sequence: sequence ?? takeSequence())
         enforceLimits(sparing: key)
+    }
+
+    private mutating func takeSequence() -> UInt64 {
+        defer { nextSequence += 1 }
+        return nextSequence
     }
 
     /// 6265bis §4.1.3: `__Secure-` needs Secure; `__Host-` needs Secure, host-only, path `/`.
@@ -146,7 +162,7 @@ struct CookieStorage: Sendable {
             if a.lastAccess != b.lastAccess { return a.lastAccess < b.lastAccess }
             let aCreated = a.cookie.creationTime ?? .distantPast, bCreated = b.cookie.creationTime ?? .distantPast
             if aCreated != bCreated { return aCreated < bCreated }
-            return lhs < rhs
+            return a.sequence < b.sequence
         }.prefix(excess)
         for key in victims { entries[key] = nil }
     }
@@ -156,9 +172,9 @@ struct CookieStorage: Sendable {
     /// §5.4 selection for `request`, in header order; updates last-access-time (§5.4 step 3)
     /// when `touch` is set.
     mutating func select(for request: CookieRequest, matchPath: Bool, httpAPI: Bool, now: Date, touch: Bool) -> [Cookie] {
-        let selected = entries.values.lazy.map(\.cookie)
-            .filter { CookieRules.isVisible($0, to: request, matchPath: matchPath, httpAPI: httpAPI, now: now) }
-            .sorted(by: CookieRules.headerOrder)
+        let visible = entries.values
+            .filter { CookieRules.isVisible($0.cookie, to: request, matchPath: matchPath, httpAPI: httpAPI, now: now) }
+        let selected = CookieRules.inHeaderOrder(visible, cookie: \.cookie, sequence: \.sequence).map(\.cookie)
         if touch {
             for cookie in selected { entries[cookie.key]?.lastAccess = now }
         }
@@ -168,6 +184,16 @@ struct CookieStorage: Sendable {
     /// Every unexpired cookie, ordered by key (domain, path, name).
     func unexpired(now: Date) -> [Entry] {
         entries.values.filter { !$0.cookie.isExpired(at: now) }.sorted { $0.cookie.key < $1.cookie.key }
+    }
+
+    /// Every unexpired cookie in the order it was created: creation time, then arrival. The
+    /// file keeps this order, so equal creation times stay in order across a save and load.
+    func unexpiredInCreationOrder(now: Date) -> [Entry] {
+        entries.values.filter { !$0.cookie.isExpired(at: now) }.sorted { lhs, rhs in
+            let lhsCreated = lhs.cookie.creationTime ?? .distantPast, rhsCreated = rhs.cookie.creationTime ?? .distantPast
+            if lhsCreated != rhsCreated { return lhsCreated < rhsCreated }
+            return lhs.sequence < rhs.sequence
+        }
     }
 
     /// Removes the cookie stored under `key`. - Returns: the removed cookie, if any.
@@ -186,11 +212,13 @@ struct CookieStorage: Sendable {
         entries = entries.filter { !$0.value.cookie.isExpired(at: now) }
     }
 
-    /// Replaces the whole content with `restored` (already normalised, with creation times),
-    /// dropping expired entries and applying the §6.1 limits.
+    /// Replaces the whole content with `restored` (already normalised, with creation times, in
+    /// the order they arrived), dropping expired entries and applying the §6.1 limits.
     mutating func replaceAll(with restored: [Entry], now: Date) {
         entries = [:]
-        for entry in restored where !entry.cookie.isExpired(at: now) {
+        nextSequence = 0
+        for var entry in restored where !entry.cookie.isExpired(at: now) {
+            entry.sequence = takeSequence()
             entries[entry.cookie.key] = entry
         }
         enforceLimits(sparing: nil)

@@ -16,33 +16,27 @@ public struct CookieSync: Sendable {
         self.store = store
     }
 
-    /// Sets every unexpired cookie of the jar (HttpOnly ones included) in the store, all at
-    /// once, and returns when every one of them has completed.
+    /// Sets every unexpired cookie of the jar (HttpOnly ones included) in the store, and returns
+    /// when every one of them has completed.
     ///
-    /// Does not delete store cookies the jar lacks.
+    /// The cookies are set one after another in the jar's creation order (creation time, then
+    /// arrival): an engine stamps a cookie's creation time when it is set, and orders cookies of
+    /// equal path length by it in its `Cookie` header (RFC 6265 §5.4 step 2), so the web view
+    /// then sends them in the order the server set them. Does not delete store cookies the jar
+    /// lacks.
     /// - Returns: the number of cookies set.
     /// - Throws: ``CookieSyncError`` listing every cookie that failed (the others were set)
     ///   — one error for the whole push, none dropped.
     @discardableResult
     public func pushJarToStore() async throws(CookieSyncError) -> Int {
-        let cookies = jar.cookies
-        let store = store
-        let failures = await withTaskGroup(of: CookieSyncError.Failure?.self) { group in
-            for cookie in cookies {
-                group.addTask {
-                    do {
-                        try await store.setCookie(cookie)
-                        return nil
-                    } catch {
-                        return CookieSyncError.Failure(cookie: cookie.key, error: error)
-                    }
-                }
+        let cookies = jar.cookiesInCreationOrder
+        var failures: [CookieSyncError.Failure] = []
+        for cookie in cookies {
+            do {
+                try await store.setCookie(cookie)
+            } catch {
+                failures.append(CookieSyncError.Failure(cookie: cookie.key, error: error))
             }
-            var failures: [CookieSyncError.Failure] = []
-            for await failure in group {
-                if let failure { failures.append(failure) }
-            }
-            return failures
         }
         guard failures.isEmpty else {
             throw CookieSyncError(failures: failures.sorted { ($0.cookie ?? .empty) < ($1.cookie ?? .empty) },
@@ -58,7 +52,9 @@ public struct CookieSync: Sendable {
     /// - Returns: the number of cookies taken into the jar.
     /// - Throws: ``CookieSyncError`` when the store cannot be read (one failure without a
     ///   cookie key) or when the jar refused cookies (one failure each, for example a value
-    ///   with a space, refused by ``CookieValuePolicy``); the other cookies were taken.
+    ///   with a `;` or a control character, which no `Set-Cookie` header can carry, refused by
+    ///   ``CookieValuePolicy``); the other cookies were taken. Values with quotes, spaces,
+    ///   commas, backslashes or non-ASCII text are taken as they are.
     @discardableResult
     public func pullStoreIntoJar() async throws(CookieSyncError) -> Int {
         let storeCookies: [Cookie]

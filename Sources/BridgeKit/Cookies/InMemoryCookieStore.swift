@@ -9,6 +9,7 @@ public final class InMemoryCookieStore: WebCookieStore {
     private struct State {
         var cookies: [CookieKey: Cookie] = [:]
         var setCount = 0
+        var setHistory: [CookieKey] = []
         var deleteCount = 0
     }
 
@@ -36,6 +37,10 @@ public final class InMemoryCookieStore: WebCookieStore {
     /// How many times ``setCookie(_:)`` was called, failed calls included.
     public var setCount: Int { state.withLock { $0.setCount } }
 
+    /// The key of every cookie ``setCookie(_:)`` stored, in the order the calls arrived (an
+    /// engine stamps its creation time then, so this is the order the engine will send them in).
+    public var setHistory: [CookieKey] { state.withLock { $0.setHistory } }
+
     /// How many times ``deleteCookie(_:)`` was called.
     public var deleteCount: Int { state.withLock { $0.deleteCount } }
 
@@ -50,7 +55,10 @@ public final class InMemoryCookieStore: WebCookieStore {
         let failure = setFailure?(cookie)
         state.withLock { state in
             state.setCount += 1
-            if failure == nil { state.cookies[cookie.key] = cookie }
+            if failure == nil {
+                state.cookies[cookie.key] = cookie
+                state.setHistory.append(cookie.key)
+            }
         }
         if let failure { throw failure }
     }

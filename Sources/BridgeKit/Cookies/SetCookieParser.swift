@@ -17,28 +17,44 @@ struct ParsedSetCookie: Sendable, Equatable {
     var isHTTPOnly = false
     /// The last `SameSite`; an unknown value resets it to absent (6265bis §5.6.7).
     var sameSite: CookieSameSite?
+    /// `Partitioned` was present (CHIPS, draft-cutler-httpbis-partitioned-cookies); its value
+    /// is ignored, like Secure's.
+    var isPartitioned = false
 }
 
 /// The RFC 6265 §5.2 `Set-Cookie` parser, and the splitter for comma-folded header values.
 enum SetCookieParser {
     /// Parses one `Set-Cookie` header value (§5.2).
     ///
+    /// The name-value pair is the text before the first `;`, split at its first `=`; name and
+    /// value lose leading and trailing WSP and are otherwise kept as they are (quotes,
+    /// backslashes, spaces, commas and non-ASCII included). Works on Unicode scalars, so a `;`
+    /// or `=` followed by a combining mark still separates.
     /// - Returns: `nil` when the header must be ignored: no `=` in the name-value pair, or an
     ///   empty name after trimming (steps 2 and 5). Unknown attributes are ignored; the last
     ///   occurrence of an attribute wins; attribute names are case-insensitive.
     static func parse(_ header: String) -> ParsedSetCookie? {
-        var parts = header.split(separator: ";", omittingEmptySubsequences: false)[...]
+        var parts = header.unicodeScalars.split(separator: ";", omittingEmptySubsequences: false)[...]
         guard let pair = parts.popFirst(), let equals = pair.firstIndex(of: "=") else { return nil }
         let name = trimWhitespace(pair[..<equals])
         guard !name.isEmpty else { return nil }
         var result = ParsedSetCookie(name: String(name), value: String(trimWhitespace(pair[pair.index(after: equals)...])))
         for av in parts {
             let nameEnd = av.firstIndex(of: "=") ?? av.endIndex
-            let attribute = trimWhitespace(av[..<nameEnd]).lowercased()
-            let value = nameEnd == av.endIndex ? "" : trimWhitespace(av[av.index(after: nameEnd)...])
+            let attribute = String(trimWhitespace(av[..<nameEnd])).lowercased()
+            let value = nameEnd == av.endIndex ? "" : Substring(trimWhitespace(av[av.index(after: nameEnd)...]))
             apply(attribute: attribute, value: value, to: &result)
         }
         return result
+    }
+
+    /// Removes leading and trailing WSP (space and horizontal tab, §5.2) from scalars.
+    private static func trimWhitespace(_ scalars: Substring.UnicodeScalarView) -> Substring.UnicodeScalarView {
+        let isWSP: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let start = scalars.firstIndex(where: { !isWSP($0) }), let end = scalars.lastIndex(where: { !isWSP($0) }) else {
+            return scalars[scalars.endIndex...]
+        }
+        return scalars[start...end]
     }
 
     private static func apply(attribute: String, value: Substring, to result: inout ParsedSetCookie) {
@@ -59,6 +75,8 @@ enum SetCookieParser {
             result.isHTTPOnly = true
         case "samesite":
             result.sameSite = CookieSameSite(attributeValue: value)
+        case "partitioned":
+            result.isPartitioned = true
         default:
             break
         }
@@ -89,22 +107,86 @@ enum SetCookieParser {
         return text[start...end]
     }
 
+    /// The attributes after which a comma may end a folded cookie: those of RFC 6265 §5.2 and
+    /// the ones browsers add (6265bis `SameSite`, `Partitioned`, Chromium's `Priority`).
+    private static let knownAttributes: Set<String> = [
+        "expires", "max-age", "domain", "path", "secure", "httponly", "samesite", "partitioned", "priority",
+    ]
+
     /// Splits a header value in which several `Set-Cookie` headers were folded into one with
     /// commas (as `HTTPURLResponse.allHeaderFields` does).
     ///
-    /// A comma separates two cookies only when the text after it, up to the next `=`, is a
-    /// non-empty run without space, `;` or `,` — so the comma in `Expires=Wed, 01 Jan 2031 …`
-    /// and commas inside values (`a=1,2`) stay where they are.
+    /// A comma separates two cookies only where a new cookie can start:
+    /// - the text after it, up to the next `=`, is a non-empty run without space, `;` or `,`
+    ///   (so the comma in `Expires=Wed, 01 Jan 2031 …` stays);
+    /// - and it stands in the name-value pair but not inside a value that opens and closes a
+    ///   double quote before the next `;` (`q="a, b=c"` stays one value), or it ends a known
+    ///   attribute (`Path=/, b=2`, `Secure, b=2`). A comma inside an unknown attribute never
+    ///   splits: `foo=bar; b,az=qux` is one cookie with the attribute `b,az=qux`, not `az=qux`.
+    ///
+    /// A value that itself holds `, name=` (`z=y, a=b`) is split: a folded header cannot tell
+    /// it from two cookies. One cookie per element of ``CookieJar/capture(setCookieHeaders:from:)``
+    /// avoids the question.
     static func splitFolded(_ value: String) -> [String] {
         let bytes = Array(value.utf8)
         var pieces: [String] = []
         var start = 0
-        for index in bytes.indices where bytes[index] == UInt8(ascii: ",") && startsCookie(bytes, after: index) {
-            pieces.append(String(decoding: bytes[start..<index], as: UTF8.self))
-            start = index + 1
+        var segmentStart = 0
+        var inNameValue = true
+        var quotedUntil: Int?
+        var sawEquals = false
+        var index = 0
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: ";"):
+                inNameValue = false
+                segmentStart = index + 1
+                quotedUntil = nil
+            case UInt8(ascii: "=") where inNameValue && !sawEquals:
+                sawEquals = true
+                quotedUntil = closingQuote(bytes, afterEquals: index)
+            case UInt8(ascii: ","):
+                let allowed: Bool
+                if inNameValue {
+                    allowed = quotedUntil.map { index > $0 } ?? true
+                } else {
+                    allowed = knownAttributes.contains(attributeName(bytes[segmentStart..<index]))
+                }
+                if allowed && startsCookie(bytes, after: index) {
+                    pieces.append(String(decoding: bytes[start..<index], as: UTF8.self))
+                    start = index + 1
+                    segmentStart = start
+                    inNameValue = true
+                    sawEquals = false
+                    quotedUntil = nil
+                }
+            default:
+                break
+            }
+            index += 1
         }
         pieces.append(String(decoding: bytes[start...], as: UTF8.self))
         return pieces.map { String(trimWhitespace(Substring($0))) }.filter { !$0.isEmpty }
+    }
+
+    /// When the value after the `=` at `equals` opens with `"` (after WSP), the index of the
+    /// next `"` before any `;`; otherwise `nil`.
+    private static func closingQuote(_ bytes: [UInt8], afterEquals equals: Int) -> Int? {
+        var index = equals + 1
+        while index < bytes.count, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+        index += 1
+        while index < bytes.count, bytes[index] != UInt8(ascii: ";") {
+            if bytes[index] == UInt8(ascii: "\"") { return index }
+            index += 1
+        }
+        return nil
+    }
+
+    /// The lowercased, trimmed attribute name of one `;`-separated segment.
+    private static func attributeName(_ segment: ArraySlice<UInt8>) -> String {
+        let nameEnd = segment.firstIndex(of: UInt8(ascii: "=")) ?? segment.endIndex
+        return String(trimWhitespace(Substring(decoding: segment[..<nameEnd], as: UTF8.self))).lowercased()
     }
 
     private static func startsCookie(_ bytes: [UInt8], after comma: Int) -> Bool {

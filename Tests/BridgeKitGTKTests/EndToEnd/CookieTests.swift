@@ -120,6 +120,58 @@ extension GTKWrapperTests.EndToEnd {
             await second.close()
         }
 
+        /// The fields a restart must keep, expiry in whole seconds as libsoup keeps it.
+        static func snapshot(_ cookies: [Cookie]) -> [String] {
+            cookies.map { cookie in
+                let expires = cookie.expires.map { String(Int($0.timeIntervalSince1970)) } ?? "session"
+                return [cookie.name, cookie.value, cookie.domain, cookie.isHostOnly ? "host" : "domain", cookie.path, expires,
+                        cookie.isSecure ? "secure" : "-", cookie.isHTTPOnly ? "httponly" : "-",
+                        cookie.sameSite?.rawValue ?? "-"].joined(separator: "|")
+            }.sorted()
+        }
+
+        @Test("issue 23: a framework-style login (session cookie, Werkzeug quoting, Max-Age with Expires, SameSite, a scoped path) survives a restart byte for byte",
+              .timeLimit(.minutes(1)))
+        func frameworkLoginSurvivesRestart() async throws {
+            let server = try CookieServer()
+            defer { server.stop() }
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bridgekit-e2e-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = folder.appendingPathComponent("cookies.json")
+
+            // First run: log in, pull what the engine stored, save with session cookies.
+            let firstJar = CookieJar()
+            let (first, firstSync) = try Self.open(server, jar: firstJar)
+            try await first.load(server.origin + "/app/login")
+            #expect(try await first.value("document.getElementById('text').textContent", as: String.self) == "user:alice")
+            let firstStore = GTKWebCookieStore(first.view.cookies)
+            let engineStored = try await withDeadline("read store") { try await firstStore.allCookies() }
+            #expect(engineStored.count == 7, "WebKitGTK keeps every cookie the framework set")
+            #expect(try await withDeadline("pull") { try await firstSync.pullStoreIntoJar() } == 7,
+                    "the jar takes every cookie the engine kept")
+            try firstJar.save(to: file, includeSessionCookies: true)
+            await first.close()
+
+            // Second run: a new jar from the file, a new view with an empty store, pushed before the first load.
+            let secondJar = CookieJar()
+            #expect(try secondJar.load(from: file) == 7)
+            let (second, secondSync) = try Self.open(server, jar: secondJar)
+            #expect(try await withDeadline("push") { try await secondSync.pushJarToStore() } == 7)
+            let secondStore = GTKWebCookieStore(second.view.cookies)
+            let restored = try await withDeadline("read store") { try await secondStore.allCookies() }
+            #expect(Self.snapshot(restored) == Self.snapshot(engineStored), "every cookie byte-identical to what the engine stored")
+            try await second.load(server.origin + "/app/whoami")
+            #expect(try await second.value("document.getElementById('text').textContent", as: String.self) == "user:alice",
+                    "still logged in after the restart")
+            let header = try await second.value("document.getElementById('cookie').textContent", as: String.self)
+            #expect(header.contains("prefs=\"a b\\054c\""))
+            #expect(header.contains("city=\"Z\\303\\274rich\""))
+            #expect(header.contains("json=\"{\\\"a\\\": 1}\""))
+            #expect(!header.contains("scoped="), "the path-scoped cookie stays on its path")
+            await second.close()
+        }
+
         @Test("a Set-Cookie for another domain is stored neither by WebKit nor by the jar", .timeLimit(.minutes(1)))
         func foreignDomainRefused() async throws {
             let server = try CookieServer()

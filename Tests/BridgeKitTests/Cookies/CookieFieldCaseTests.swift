@@ -23,7 +23,7 @@ struct CookieFieldCaseTests {
         #expect(familyOutcome.assigned == values.enumerated().map { "c\($0.offset)'=\($0.element); path=/" })
     }
 
-    @Test("R31 a ';' in a value or path is refused, never turned into attributes (evaluated in node)")
+    @Test("R31 a ';' in a value or path is never turned into attributes: the jar refuses it, the script leaves it out and reports it (evaluated in node)")
     func r31() throws {
         let jar = makeFixedJar()
         #expect(throws: CookieError.invalidCookieValue(name: "q")) {
@@ -32,16 +32,23 @@ struct CookieFieldCaseTests {
         #expect(throws: CookieError.invalidCookieAttribute(name: "p", attribute: "path")) {
             try jar.set(Cookie(name: "p", value: "1", domain: "example.org", path: "/x;domain=example.org"))
         }
-        #expect(throws: CookieError.invalidCookieValue(name: "q")) {
-            try DocumentCookieScript.script(for: [Cookie(name: "q", value: "v1; path=/admin; domain=example.org", domain: "example.org")],
-                                            pageURL: url("https://example.org/"), now: cookieEpoch)
-        }
-        #expect(throws: CookieError.invalidCookieAttribute(name: "p", attribute: "path")) {
-            try DocumentCookieScript.assignments(for: [Cookie(name: "p", value: "1", domain: "example.org", path: "/x;domain=example.org")],
-                                                 pageURL: url("https://example.org/"), now: cookieEpoch)
-        }
-        // The family: every separator or control a value could smuggle in is refused.
-        for bad in [";", ",", " ", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{7F}"] {
+        // Cookies from elsewhere: left out of the script and reported, never truncated; the others go.
+        let foreign = [
+            Cookie(name: "q", value: "v1; path=/admin; domain=example.org", domain: "example.org"),
+            Cookie(name: "p", value: "1", domain: "example.org", path: "/x;domain=example.org"),
+            Cookie(name: "fine", value: "1", domain: "example.org"),
+        ]
+        let plan = DocumentCookieScript.plan(for: foreign, pageURL: url("https://example.org/"), now: cookieEpoch)
+        #expect(plan.assignments == ["fine=1; path=/"])
+        #expect(plan.omitted == [
+            DocumentCookieOmission(cookie: CookieKey(name: "p", domain: "example.org", path: "/x;domain=example.org"), reason: .semicolon),
+            DocumentCookieOmission(cookie: CookieKey(name: "q", domain: "example.org", path: "/"), reason: .semicolon),
+        ])
+        let foreignOutcome = try CookieScriptRunner.run(plan.script())
+        #expect(foreignOutcome.assigned == ["fine=1; path=/"])
+        // The family: a ';' or a control a value could smuggle in is refused. (A space, ',', '"',
+        // '\\' or HTAB is kept: RFC 6265 5.2 stores them, and in the script they stay data.)
+        for bad in [";", "\n", "\r", "\u{0}", "\u{7F}", "\u{1B}"] {
             #expect(throws: CookieError.invalidCookieValue(name: "q")) {
                 try jar.set(Cookie(name: "q", value: "v1" + bad + "path=/admin", domain: "example.org"))
             }
@@ -65,7 +72,11 @@ struct CookieFieldCaseTests {
         #expect(jar.documentCookieAssignments(for: page) == ["theme=dark; path=/"])
         #expect(jar.cookieHeader(for: page) == "sid=s3cret; theme=dark")
         // The same holds for cookies given to the script builder directly.
-        #expect(try DocumentCookieScript.assignments(for: jar.cookies, pageURL: page, now: cookieEpoch) == ["theme=dark; path=/"])
+        #expect(DocumentCookieScript.assignments(for: jar.cookies, pageURL: page, now: cookieEpoch) == ["theme=dark; path=/"])
+        // And the host learns why sid is not in the script.
+        #expect(jar.documentCookiePlan(for: page).omitted == [
+            DocumentCookieOmission(cookie: CookieKey(name: "sid", domain: "app.example", path: "/"), reason: .httpOnly),
+        ])
     }
 
     @Test("R34 a leading dot in Domain is ignored, so the second Set-Cookie replaces the first; other domains never appear")
@@ -162,13 +173,13 @@ struct CookieFieldCaseTests {
         try jar.set(Cookie(name: "s", value: "1", domain: "app.example"))
         try jar.set(Cookie(name: "p", value: "2", domain: "app.example", expires: utc(2031, 1, 1)))
         let page = url("https://app.example/")
-        #expect(jar.cookieHeader(for: page) == "p=2; s=1")
+        #expect(jar.cookieHeader(for: page) == "s=1; p=2")
         let outcome = try CookieScriptRunner.run(jar.documentCookieScript(for: page))
-        #expect(outcome.assigned == ["p=2; path=/; expires=Wed, 01 Jan 2031 00:00:00 GMT", "s=1; path=/"])
-        #expect(!outcome.assigned[1].contains("expires="))
+        #expect(outcome.assigned == ["s=1; path=/", "p=2; path=/; expires=Wed, 01 Jan 2031 00:00:00 GMT"])
+        #expect(outcome.assigned.first { $0.hasPrefix("s=") }?.contains("expires=") == false)
     }
 
-    @Test("R43 non-ASCII values are percent-encoded as UTF-8 in the header and the script alike; nothing throws")
+    @Test("R43 non-ASCII values: the header carries the stored UTF-8, the script agrees; nothing throws")
     func r43() throws {
         let jar = makeFixedJar()
         try jar.set(Cookie(name: "city", value: "Zürich", domain: "app.example"))
@@ -176,8 +187,23 @@ struct CookieFieldCaseTests {
         jar.capture(setCookieHeaders: ["emoji=😀; Path=/"], from: url("https://app.example/"))
         let page = url("https://app.example/")
         let header = try #require(jar.cookieHeader(for: page))
-        #expect(header == "city=Z%C3%BCrich; emoji=%F0%9F%98%80; note=%E6%9D%B1%E4%BA%AC")
+        #expect(header == "city=Zürich; note=東京; emoji=😀")
+        let outcome = try CookieScriptRunner.run(jar.documentCookieScript(for: page))
+        let pairs = outcome.assigned.map { String($0.prefix { $0 != ";" }) }
+        #expect(pairs.joined(separator: "; ") == header, "header and script agree")
+    }
+
+    @Test("R43 with the opt-in percent-encoding: the header is ASCII and the script applies the same choice")
+    func r43PercentEncoded() throws {
+        let jar = makeFixedJar(CookieJar.Configuration(outputEncoding: .percentEncodedNonASCII))
+        try jar.set(Cookie(name: "city", value: "Zürich", domain: "app.example"))
+        try jar.set(Cookie(name: "note", value: "東京", domain: "app.example"))
+        jar.capture(setCookieHeaders: ["emoji=😀; Path=/"], from: url("https://app.example/"))
+        let page = url("https://app.example/")
+        let header = try #require(jar.cookieHeader(for: page))
+        #expect(header == "city=Z%C3%BCrich; note=%E6%9D%B1%E4%BA%AC; emoji=%F0%9F%98%80")
         #expect(header.unicodeScalars.allSatisfy { $0.isASCII })
+        #expect(jar.cookies.map(\.value).contains("Zürich"), "the jar still stores what it received")
         let outcome = try CookieScriptRunner.run(jar.documentCookieScript(for: page))
         let pairs = outcome.assigned.map { String($0.prefix { $0 != ";" }) }
         #expect(pairs.joined(separator: "; ") == header, "header and script agree")

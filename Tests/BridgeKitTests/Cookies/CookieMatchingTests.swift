@@ -42,10 +42,10 @@ struct CookieMatchingTests {
     func hostOnlyVersusDomain() throws {
         let jar = makeFixedJar()
         jar.capture(setCookieHeaders: ["host=1", "dom=2; Domain=example.com"], from: url("https://example.com/"))
-        // Same path and creation time: the order falls back to the name.
-        #expect(jar.cookieHeader(for: url("https://example.com/")) == "dom=2; host=1")
+        // Same path and creation time: the order of arrival (§5.4 step 2).
+        #expect(jar.cookieHeader(for: url("https://example.com/")) == "host=1; dom=2")
         #expect(jar.cookieHeader(for: url("https://www.example.com/")) == "dom=2")
-        #expect(jar.cookieHeader(for: url("https://EXAMPLE.com/")) == "dom=2; host=1")
+        #expect(jar.cookieHeader(for: url("https://EXAMPLE.com/")) == "host=1; dom=2")
         #expect(jar.cookieHeader(for: url("https://notexample.com/")) == nil)
     }
 
@@ -65,8 +65,8 @@ struct CookieMatchingTests {
         let jar = makeFixedJar()
         for host in ["example.com", "localhost", "127.0.0.1", "[::1]"] {
             jar.capture(setCookieHeaders: ["s=1; Secure", "p=2"], from: url("https://\(host)/"))
-            #expect(jar.cookieHeader(for: url("https://\(host)/")) == "p=2; s=1")
-            #expect(jar.cookieHeader(for: url("wss://\(host)/")) == "p=2; s=1")
+            #expect(jar.cookieHeader(for: url("https://\(host)/")) == "s=1; p=2")
+            #expect(jar.cookieHeader(for: url("wss://\(host)/")) == "s=1; p=2")
             #expect(jar.cookieHeader(for: url("http://\(host):8080/")) == "p=2")
             #expect(jar.cookieHeader(for: url("ws://\(host)/")) == "p=2")
         }
@@ -77,7 +77,7 @@ struct CookieMatchingTests {
         let clock = CookieTestClock()
         let jar = clock.makeJar()
         jar.capture(setCookieHeaders: ["short=1; Max-Age=60", "long=2; Max-Age=3600"], from: url("https://example.com/"))
-        #expect(jar.cookieHeader(for: url("https://example.com/")) == "long=2; short=1")
+        #expect(jar.cookieHeader(for: url("https://example.com/")) == "short=1; long=2")
         clock.advance(by: 60)
         #expect(jar.cookieHeader(for: url("https://example.com/")) == "long=2")
         #expect(jar.cookies.map(\.name) == ["long"])

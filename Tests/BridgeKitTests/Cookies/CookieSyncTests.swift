@@ -61,7 +61,7 @@ struct CookieSyncTests {
     func pullRefusals() async throws {
         let jar = makeFixedJar()
         let store = InMemoryCookieStore(cookies: [
-            Cookie(name: "bad", value: "has space", domain: "app.example"),
+            Cookie(name: "bad", value: "has; semicolon", domain: "app.example"),
             Cookie(name: "good", value: "1", domain: "app.example"),
         ])
         let error = try await #require(throws: CookieSyncError.self) {

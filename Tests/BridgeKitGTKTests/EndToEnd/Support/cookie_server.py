@@ -11,6 +11,10 @@ closes (so it ends with the test process that started it). Paths:
   /redirect?to=/x  302 redirect to /x
   /logout          expires sid and user, shows the page
   /foreign         sets x=1 with Domain=other.example (must be refused) and y=2 (accepted)
+  /app/login       logs in the way Flask/Werkzeug and Python's SimpleCookie do: a session cookie
+                   without Expires (HttpOnly, SameSite=Lax), values quoted with octal escapes,
+                   Max-Age with Expires, a path-scoped cookie; then 302 to /app/whoami
+  /app/whoami      "user:alice" when the app session cookie is right, else "anonymous"
 
 Every page shows the Set-Cookie header values it sent in #sent (one per line), so a test can feed
 exactly those to a cookie jar.
@@ -22,6 +26,18 @@ import threading
 import urllib.parse
 
 SESSION = "s3cr3t"
+APP_SESSION = "eyJ1c2VyIjoiYWxpY2UifQ.Zx9Q.sig-_"
+# What Werkzeug 3.1 sends for set_cookie(name, value): values outside its token set are quoted,
+# with a space kept and ',' ';' '"' '\\' and non-ASCII bytes as octal escapes.
+APP_COOKIES = [
+    "session=%s; HttpOnly; Path=/; SameSite=Lax" % APP_SESSION,
+    'prefs="a b\\054c"; Path=/',
+    'json="{\\"a\\": 1}"; Path=/',
+    'semi="x\\073y"; Path=/',
+    'city="Z\\303\\274rich"; Path=/',
+    "remember=1; Expires=Wed, 01 Jan 2031 00:00:00 GMT; Max-Age=3600; Path=/",
+    "scoped=x; Path=/app/account",
+]
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -52,6 +68,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             status, headers = 302, [("Location", query.get("to", ["/echo"])[0])]
         elif url.path == "/logout":
             set_cookies = ["sid=; Path=/; Max-Age=0", "user=; Path=/; Max-Age=0"]
+        elif url.path == "/app/login":
+            set_cookies = list(APP_COOKIES)
+            status, headers = 302, [("Location", "/app/whoami")]
+        elif url.path == "/app/whoami":
+            cookies = dict(part.strip().split("=", 1) for part in cookie_header.split(";") if "=" in part)
+            text = "user:alice" if cookies.get("session") == APP_SESSION else "anonymous"
         elif url.path == "/foreign":
             set_cookies = ["x=1; Domain=other.example; Path=/; Max-Age=3600", "y=2; Path=/; Max-Age=3600"]
         elif url.path != "/echo":
