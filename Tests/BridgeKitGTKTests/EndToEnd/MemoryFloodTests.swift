@@ -51,7 +51,7 @@ extension GTKWrapperTests.EndToEnd {
             gate.set(true)
             #expect(await eventually { harness.router.heldBytes == 0 }, "released once the held notices ended")
             // The router's share is pinned above; the rest is WebKit's copies of the messages in
-            // flight, which its garbage collector frees later (measured 290-640 MiB; 860 MiB with
+            // flight, which its garbage collector frees later (measured 290-700 MiB; 860 MiB with
             // the budget lifted). A sanity bound, far under the 2.2 GB issue 20 measured.
             #expect(peak - baseline < 1536 * 1_048_576, "the app's memory follows the budget, not count x size")
             await harness.close()
