@@ -6,12 +6,24 @@ import Synchronization
 /// script and structured reply the router sends back.
 ///
 /// ```swift
+/// import BridgeKit
+/// import BridgeKitTesting
+///
 /// let router = BridgeRouter(configuration: .init(policy: .origins(["https://app.example"])))
 /// try router.register(MyTask())
 /// let page = InMemoryPage(router: router)
 /// let reply = await page.call("MyTask", options: ["name": "Ada"])
 /// #expect(reply["ok"] == true)
+/// let typed = try await page.call("MyTask", options: MyOptions(name: "Ada"), as: MyResult.self)
 /// ```
+///
+/// **The page's origin is `https://app.example` unless you pass `origin:`.** The router's policy
+/// must allow it (as above), or every call is refused with `forbidden`.
+///
+/// Every ``call(_:options:id:from:replyHandler:timeLimit:)`` settles: a call the router refuses
+/// (`forbidden`) returns the refusal whatever the reply route, and a call with no final reply
+/// within its time limit (``defaultTimeLimit``, 10 seconds) returns a failed reply with the code
+/// `test_time_limit` whose message names the task, the id and the page's origin.
 ///
 /// Thread safety: `Sendable`; all methods may be used from any task.
 public final class InMemoryPage: Sendable {
@@ -38,13 +50,29 @@ public final class InMemoryPage: Sendable {
         var deliveries: [Delivery] = []
         var nextID = 0
         var generation: UInt64 = 0
-        var waiters: [(id: String, continuation: CheckedContinuation<JSONValue, Never>)] = []
+        var waiters: [Waiter] = []
+        var nextToken = 0
+        var expiredTokens: Set<Int> = []
         var failEvaluation = false
     }
 
+    private struct Waiter {
+        var id: String
+        var token: Int
+        var continuation: CheckedContinuation<JSONValue, Never>
+    }
+
+    /// The time limit of a call when none is given: 10 seconds.
+    public static let defaultTimeLimit: Duration = .seconds(10)
+
+    /// The error code of the failed reply that ``call(_:options:id:from:replyHandler:timeLimit:)``
+    /// returns when its time limit passes: `"test_time_limit"`.
+    public static let timeLimitErrorCode = "test_time_limit"
+
     /// The router under test. Held strongly, like a web view's owner would.
     public let router: BridgeRouter
-    /// The source used by ``call(_:options:id:from:replyHandler:)`` when none is given.
+    /// The source used by ``call(_:options:id:from:replyHandler:timeLimit:)`` when none is given:
+    /// the main frame of the `origin` passed to ``init(router:origin:channel:)``.
     public let defaultSource: MessageSource
     private let state = Mutex(State())
 
@@ -59,7 +87,8 @@ public final class InMemoryPage: Sendable {
 
     /// Creates a page and connects it to `router`.
     /// - Parameters:
-    ///   - origin: the origin of the page's main frame.
+    ///   - origin: the origin of the page's main frame; default `https://app.example`. The
+    ///     router's policy must allow it, or every call is refused with `forbidden`.
     ///   - channel: the form of the page channel; default ``ChannelForm/completionHandler``.
     public init(router: BridgeRouter, origin: String = "https://app.example", channel: ChannelForm = .completionHandler) {
         self.router = router
@@ -83,7 +112,15 @@ public final class InMemoryPage: Sendable {
 
     // MARK: Posting
 
-    /// Posts a call and waits for its final reply.
+    /// Posts a call and waits for its final reply, at most `timeLimit`.
+    ///
+    /// The call always settles. A refusal (`forbidden`, for example because the router's policy
+    /// does not allow this page's origin) is returned whatever the reply route: without
+    /// `replyHandler`, the message carries a reply path of the test kit's own that reports only
+    /// refusals (which a real page without a reply handler never receives) and is not recorded
+    /// otherwise. When `timeLimit` passes first, the call is cancelled and the result is a failed
+    /// reply with the code ``timeLimitErrorCode`` whose message names the task, the id and the
+    /// page's origin.
     /// - Parameters:
     ///   - task: the task name.
     ///   - options: the options; `nil` leaves the member out.
@@ -91,15 +128,65 @@ public final class InMemoryPage: Sendable {
     ///   - source: the sending frame; default the main frame of this page's origin.
     ///   - replyHandler: whether the message carries a structured reply path (as WebKitGTK's
     ///     relay and `WKScriptMessageHandlerWithReply` do).
+    ///   - timeLimit: how long to wait for the final reply; default ``defaultTimeLimit``
+    ///     (10 seconds); `nil` waits for ever.
     /// - Returns: the final reply message (`{"v":1,"kind":"reply","id":…,"ok":…}`).
     @discardableResult
     public func call(_ task: String, options: JSONValue? = nil, id: String? = nil, from source: MessageSource? = nil,
-                     replyHandler: Bool = false) async -> JSONValue {
+                     replyHandler: Bool = false, timeLimit: Duration? = InMemoryPage.defaultTimeLimit) async -> JSONValue {
         let callID = id ?? makeID()
-        return await withCheckedContinuation { continuation in
-            state.withLock { $0.waiters.append((callID, continuation)) }
-            post(envelope(task, options: options, id: callID), from: source, replyHandler: replyHandler)
+        let sender = source ?? defaultSource
+        return await wait(for: callID, task: task, source: sender, timeLimit: timeLimit) {
+            self.post(body: self.body(self.envelope(task, options: options, id: callID)), from: sender,
+                      replyHandler: replyHandler, witnessesRefusals: !replyHandler)
         }
+    }
+
+    /// Posts a call with typed options and decodes its result.
+    ///
+    /// ```swift
+    /// let total = try await page.call("cart.add", options: AddToCart.Options(sku: "A-1"), as: Int.self)
+    /// ```
+    /// - Parameters:
+    ///   - task: the task name.
+    ///   - options: the options, encoded with ``BridgeJSON``.
+    ///   - type: the type of the reply's `data`.
+    ///   - id: the call id; default a fresh `"t-<n>"`.
+    ///   - source: the sending frame; default the main frame of this page's origin.
+    ///   - replyHandler: whether the message carries a structured reply path.
+    ///   - timeLimit: how long to wait; see ``call(_:options:id:from:replyHandler:timeLimit:)``.
+    /// - Returns: the reply's `data` (JSON `null` when it has none) decoded as `Result`.
+    /// - Throws: the ``BridgeError`` of a failed reply (including a `forbidden` refusal and the
+    ///   ``timeLimitErrorCode`` failure), or the error of encoding the options or decoding the
+    ///   result.
+    public func call<Result: Decodable>(_ task: String, options: some Encodable, as type: Result.Type, id: String? = nil,
+                                        from source: MessageSource? = nil, replyHandler: Bool = false,
+                                        timeLimit: Duration? = InMemoryPage.defaultTimeLimit) async throws -> Result {
+        let encoded = try BridgeJSON.decode(JSONValue.self, from: BridgeJSON.encode(options))
+        let reply = await call(task, options: encoded, id: id, from: source, replyHandler: replyHandler, timeLimit: timeLimit)
+        return try Self.result(of: reply, as: type)
+    }
+
+    /// Posts a call without options and decodes its result; see
+    /// ``call(_:options:as:id:from:replyHandler:timeLimit:)``.
+    /// - Throws: the ``BridgeError`` of a failed reply, or the error of decoding the result.
+    public func call<Result: Decodable>(_ task: String, as type: Result.Type, id: String? = nil,
+                                        from source: MessageSource? = nil, replyHandler: Bool = false,
+                                        timeLimit: Duration? = InMemoryPage.defaultTimeLimit) async throws -> Result {
+        let reply = await call(task, options: nil, id: id, from: source, replyHandler: replyHandler, timeLimit: timeLimit)
+        return try Self.result(of: reply, as: type)
+    }
+
+    /// The `data` of a successful final reply decoded as `Result`.
+    /// - Throws: the ``BridgeError`` of a failed reply, or the decoding error.
+    public static func result<Result: Decodable>(of reply: JSONValue, as type: Result.Type) throws -> Result {
+        guard reply["ok"] == true else {
+            if let error = reply["error"], let decoded = try? BridgeJSON.decode(BridgeError.self, from: BridgeJSON.encode(error)) {
+                throw decoded
+            }
+            throw BridgeError(code: "invalid_message", message: "Not a final reply: \(reply)")
+        }
+        return try BridgeJSON.decode(type, from: BridgeJSON.encode(reply["data"] ?? .null))
     }
 
     /// Posts a call without waiting; returns its id (`nil` for fire-and-forget when `id` is `nil`
@@ -112,18 +199,20 @@ public final class InMemoryPage: Sendable {
         return callID
     }
 
-    /// Waits for the final reply to call `id` (returns at once if it already arrived).
-    public func reply(for id: String) async -> JSONValue {
-        await withCheckedContinuation { continuation in
-            let existing: JSONValue? = state.withLock { state in
-                if let found = state.deliveries.lazy.compactMap(\.message).first(where: { Self.isReply($0, to: id) }) {
-                    return found
-                }
-                state.waiters.append((id, continuation))
-                return nil
-            }
-            if let existing { continuation.resume(returning: existing) }
+    /// Waits for the final reply to call `id` (returns at once if it already arrived), at most
+    /// `timeLimit`; then returns a failed reply with the code ``timeLimitErrorCode`` (the call is
+    /// not cancelled).
+    /// - Parameters:
+    ///   - id: the call id.
+    ///   - timeLimit: how long to wait; default ``defaultTimeLimit`` (10 seconds); `nil` waits
+    ///     for ever.
+    public func reply(for id: String, timeLimit: Duration? = InMemoryPage.defaultTimeLimit) async -> JSONValue {
+        if let existing = state.withLock({ state in
+            state.deliveries.lazy.compactMap(\.message).first(where: { Self.isReply($0, to: id) })
+        }) {
+            return existing
         }
+        return await wait(for: id, task: nil, source: defaultSource, timeLimit: timeLimit, cancels: false, then: nil)
     }
 
     /// Posts a cancel for call `id`.
@@ -144,14 +233,12 @@ public final class InMemoryPage: Sendable {
 
     /// Posts any JSON value as a message body, encoded as the shim does (a JSON string).
     public func post(_ message: JSONValue, from source: MessageSource? = nil, replyHandler: Bool = false) {
-        let text = (try? BridgeJSON.encode(message)).map { String(decoding: $0, as: UTF8.self) } ?? "null"
-        post(body: .string(text), from: source, replyHandler: replyHandler)
+        post(body: body(message), from: source, replyHandler: replyHandler)
     }
 
     /// Posts a raw body, exactly as an engine would hand it to the host.
     public func post(body: MessageBody, from source: MessageSource? = nil, replyHandler: Bool = false) {
-        let handler = replyHandler ? ReplyHandler { [weak self] json in self?.recordReply(json) } : nil
-        router.receive(body, from: source ?? defaultSource, replyHandler: handler)
+        post(body: body, from: source, replyHandler: replyHandler, witnessesRefusals: false)
     }
 
     // MARK: Page lifecycle
@@ -184,6 +271,80 @@ public final class InMemoryPage: Sendable {
 
     // MARK: Internals
 
+    private func body(_ message: JSONValue) -> MessageBody {
+        .string((try? BridgeJSON.encode(message)).map { String(decoding: $0, as: UTF8.self) } ?? "null")
+    }
+
+    /// Posts `body`; with `witnessesRefusals` and no `replyHandler`, through a reply path that
+    /// records only a refusal (the router answers a refused sender only through a reply path).
+    private func post(body: MessageBody, from source: MessageSource?, replyHandler: Bool, witnessesRefusals: Bool) {
+        let handler: ReplyHandler?
+        if replyHandler {
+            handler = ReplyHandler { [weak self] json in self?.recordReply(json) }
+        } else if witnessesRefusals {
+            handler = ReplyHandler { [weak self] json in self?.recordRefusal(json) }
+        } else {
+            handler = nil
+        }
+        router.receive(body, from: source ?? defaultSource, replyHandler: handler)
+    }
+
+    /// Registers a waiter for the final reply to `id`, runs `post`, and waits at most `timeLimit`.
+    private func wait(for id: String, task: String?, source: MessageSource, timeLimit: Duration?, cancels: Bool = true,
+                      then post: (@Sendable () -> Void)?) async -> JSONValue {
+        let token = state.withLock { state in
+            state.nextToken += 1
+            return state.nextToken
+        }
+        let timer = timeLimit.map { limit in
+            Task { [weak self] in
+                try? await Task.sleep(for: limit)
+                if Task.isCancelled { return }
+                self?.expire(token, id: id, task: task, source: source, limit: limit, cancels: cancels)
+            }
+        }
+        defer { timer?.cancel() }
+        return await withCheckedContinuation { continuation in
+            let expired = state.withLock { state in
+                if state.expiredTokens.remove(token) != nil { return true }
+                state.waiters.append(Waiter(id: id, token: token, continuation: continuation))
+                return false
+            }
+            if expired {
+                continuation.resume(returning: timeLimitReply(id: id, task: task, source: source, limit: timeLimit ?? .zero))
+            } else {
+                post?()
+            }
+        }
+    }
+
+    private func expire(_ token: Int, id: String, task: String?, source: MessageSource, limit: Duration, cancels: Bool) {
+        let waiter: Waiter? = state.withLock { state in
+            guard let index = state.waiters.firstIndex(where: { $0.token == token }) else {
+                state.expiredTokens.insert(token)
+                return nil
+            }
+            return state.waiters.remove(at: index)
+        }
+        guard let waiter else { return }
+        if cancels { cancel(id, from: source) }
+        waiter.continuation.resume(returning: timeLimitReply(id: id, task: task, source: source, limit: limit))
+    }
+
+    private func timeLimitReply(id: String, task: String?, source: MessageSource, limit: Duration) -> JSONValue {
+        let origin = source.origin?.description ?? "an opaque origin"
+        let call = task.map { "call \"\(id)\" of task \"\($0)\"" } ?? "call \"\(id)\""
+        let message = "InMemoryPage: \(call) got no final reply within \(limit), from the page's origin \(origin). "
+            + "InMemoryPage's default origin is https://app.example: pass `origin:` to InMemoryPage(router:origin:) "
+            + "or allow the origin in the router's policy; otherwise the task did not finish in time."
+        var details: [String: JSONValue] = ["id": .string(id), "origin": .string(origin)]
+        if let task { details["task"] = .string(task) }
+        let error = BridgeError(code: Self.timeLimitErrorCode, message: message, details: .object(details))
+        let errorValue = (try? BridgeJSON.decode(JSONValue.self, from: BridgeJSON.encode(error)))
+            ?? ["code": .string(Self.timeLimitErrorCode), "message": .string(message)]
+        return ["v": 1, "kind": "reply", "id": .string(id), "ok": false, "error": errorValue]
+    }
+
     private func makeID() -> String {
         state.withLock { state in
             state.nextID += 1
@@ -205,6 +366,12 @@ public final class InMemoryPage: Sendable {
 
     private func recordReply(_ json: String?) {
         let message = json.flatMap { try? BridgeJSON.decode(JSONValue.self, from: Data($0.utf8)) }
+        record(Delivery(path: .replyHandler, text: json ?? "", message: message, generation: 0))
+    }
+
+    private func recordRefusal(_ json: String?) {
+        guard let message = json.flatMap({ try? BridgeJSON.decode(JSONValue.self, from: Data($0.utf8)) }),
+              message["kind"] == "reply", message["ok"] == false, message["error"]?["code"] == "forbidden" else { return }
         record(Delivery(path: .replyHandler, text: json ?? "", message: message, generation: 0))
     }
 
