@@ -207,12 +207,8 @@ public final class InMemoryPage: Sendable {
     ///   - timeLimit: how long to wait; default ``defaultTimeLimit`` (10 seconds); `nil` waits
     ///     for ever.
     public func reply(for id: String, timeLimit: Duration? = InMemoryPage.defaultTimeLimit) async -> JSONValue {
-        if let existing = state.withLock({ state in
-            state.deliveries.lazy.compactMap(\.message).first(where: { Self.isReply($0, to: id) })
-        }) {
-            return existing
-        }
-        return await wait(for: id, task: nil, source: defaultSource, timeLimit: timeLimit, cancels: false, then: nil)
+        await wait(for: id, task: nil, source: defaultSource, timeLimit: timeLimit, cancels: false, acceptsEarlier: true,
+                   then: nil)
     }
 
     /// Posts a cancel for call `id`.
@@ -289,9 +285,10 @@ public final class InMemoryPage: Sendable {
         router.receive(body, from: source ?? defaultSource, replyHandler: handler)
     }
 
-    /// Registers a waiter for the final reply to `id`, runs `post`, and waits at most `timeLimit`.
+    /// Registers a waiter for the final reply to `id` (or, with `acceptsEarlier`, takes one that
+    /// already arrived, under the same lock), runs `post`, and waits at most `timeLimit`.
     private func wait(for id: String, task: String?, source: MessageSource, timeLimit: Duration?, cancels: Bool = true,
-                      then post: (@Sendable () -> Void)?) async -> JSONValue {
+                      acceptsEarlier: Bool = false, then post: (@Sendable () -> Void)?) async -> JSONValue {
         let token = state.withLock { state in
             state.nextToken += 1
             return state.nextToken
@@ -305,14 +302,22 @@ public final class InMemoryPage: Sendable {
         }
         defer { timer?.cancel() }
         return await withCheckedContinuation { continuation in
-            let expired = state.withLock { state in
-                if state.expiredTokens.remove(token) != nil { return true }
+            enum Registration { case waiting, expired, arrived(JSONValue) }
+            let registration: Registration = state.withLock { state in
+                if acceptsEarlier,
+                   let found = state.deliveries.lazy.compactMap(\.message).first(where: { Self.isReply($0, to: id) }) {
+                    return .arrived(found)
+                }
+                if state.expiredTokens.remove(token) != nil { return .expired }
                 state.waiters.append(Waiter(id: id, token: token, continuation: continuation))
-                return false
+                return .waiting
             }
-            if expired {
+            switch registration {
+            case .arrived(let reply):
+                continuation.resume(returning: reply)
+            case .expired:
                 continuation.resume(returning: timeLimitReply(id: id, task: task, source: source, limit: timeLimit ?? .zero))
-            } else {
+            case .waiting:
                 post?()
             }
         }
