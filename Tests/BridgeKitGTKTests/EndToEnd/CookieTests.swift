@@ -82,15 +82,20 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
+        /// A new temporary folder (the caller removes it) and the cookie file's URL in it.
+        static func makeCookieFile() throws -> (folder: URL, file: URL) {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bridgekit-e2e-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            return (folder, folder.appendingPathComponent("cookies.json"))
+        }
+
         @Test("login survives a host restart: jar saved to a file, loaded again, pushed into a new ephemeral store",
               .timeLimit(.minutes(1)))
         func loginSurvivesRestart() async throws {
             let server = try CookieServer()
             defer { server.stop() }
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bridgekit-e2e-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let (folder, file) = try Self.makeCookieFile()
             defer { try? FileManager.default.removeItem(at: folder) }
-            let file = folder.appendingPathComponent("cookies.json")
 
             // First run: log in (the 302 response sets the cookies), pull, save.
             let firstJar = CookieJar()
@@ -135,10 +140,8 @@ extension GTKWrapperTests.EndToEnd {
         func frameworkLoginSurvivesRestart() async throws {
             let server = try CookieServer()
             defer { server.stop() }
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bridgekit-e2e-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let (folder, file) = try Self.makeCookieFile()
             defer { try? FileManager.default.removeItem(at: folder) }
-            let file = folder.appendingPathComponent("cookies.json")
 
             // First run: log in, pull what the engine stored, save with session cookies.
             let firstJar = CookieJar()
