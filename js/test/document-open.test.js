@@ -15,14 +15,21 @@ const { createRelay } = loadRelay();
  * listeners, gives it a MutationObserver, and returns `open()`, which erases every recorded
  * listener and tells the observers that the document's children changed (as document.open does).
  */
-function openableDocument(page, target) {
+/** Erases every listener on `target` that was added through `win` (as document.open does). */
+function eraseListenersOf(win, target) {
   const added = [];
-  const add = page.addEventListener;
-  page.addEventListener = function (type, fn, opts) {
-    // As an EventTarget does: the same function for the same type is added once.
+  const add = win.addEventListener;
+  win.addEventListener = function (type, fn, opts) {
     if (!added.some(([t, f]) => t === type && f === fn)) { added.push([type, fn]); }
     return add.call(this, type, fn, opts);
   };
+  const erase = () => { for (const [type, fn] of added.splice(0)) { target.removeEventListener(type, fn); } };
+  erase.added = added;
+  return erase;
+}
+
+function openableDocument(page, target) {
+  const erase = eraseListenersOf(page, target);
   const observers = [];
   page.MutationObserver = class {
     constructor(callback) { this.callback = callback; }
@@ -34,10 +41,10 @@ function openableDocument(page, target) {
   };
   return {
     open() {
-      for (const [type, fn] of added.splice(0)) { target.removeEventListener(type, fn); }
+      erase();
       for (const observer of observers) { observer.callback([{ type: 'childList' }], observer); }
     },
-    listeners: () => added.map(([type]) => type),
+    listeners: () => erase.added.map(([type]) => type),
   };
 }
 
@@ -113,17 +120,6 @@ test('a page that replaces window.addEventListener or MutationObserver later cha
 // WebKit also evaluates document-start scripts again when `document.open()` runs (checked with
 // WebKitGTK 2.50: an isolated-world script's window listeners are erased and the script runs
 // again in the same window). Each script then adds its own listeners back and does nothing else.
-
-/** Erases every listener on `target` that was added through `win` (as document.open does). */
-function eraseListenersOf(win, target) {
-  const added = [];
-  const add = win.addEventListener;
-  win.addEventListener = function (type, fn, opts) {
-    if (!added.some(([t, f]) => t === type && f === fn)) { added.push([type, fn]); }
-    return add.call(this, type, fn, opts);
-  };
-  return () => { for (const [type, fn] of added.splice(0)) { target.removeEventListener(type, fn); } };
-}
 
 test('relay evaluated again after document.open() erased its listeners: posts reach native again, once each', () => {
   const { relaySource, evaluateIn } = require('../testing/fakes.js');
