@@ -1,8 +1,8 @@
 'use strict';
 // document.open(), also run by document.write() on a loaded document, erases the page world's
-// listeners on the window (HTML, "document open steps"; WebKit erases the page world's only, the
-// relay's isolated world keeps its own). The shim must add its listeners back, or every reply that
-// comes through the relay after that is lost and its call never settles.
+// listeners on the window (HTML, "document open steps"), in every script world. The shim and the
+// relay must add their listeners back, or every reply that comes through the relay after that is
+// lost, every later call is never posted, and the calls never settle.
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const { loadShim, loadRelay, makeWorlds, relayHandler, settleMicrotasks } = require('../testing/fakes.js');
@@ -10,11 +10,6 @@ const { loadShim, loadRelay, makeWorlds, relayHandler, settleMicrotasks } = requ
 const { install } = loadShim();
 const { createRelay } = loadRelay();
 
-/**
- * Makes `page` behave like a page-world window whose document can be opened: records its
- * listeners, gives it a MutationObserver, and returns `open()`, which erases every recorded
- * listener and tells the observers that the document's children changed (as document.open does).
- */
 /** Erases every listener on `target` that was added through `win` (as document.open does). */
 function eraseListenersOf(win, target) {
   const added = [];
@@ -28,6 +23,11 @@ function eraseListenersOf(win, target) {
   return erase;
 }
 
+/**
+ * Makes `page` behave like a page-world window whose document can be opened: records its
+ * listeners, gives it a MutationObserver, and returns `open()`, which erases every recorded
+ * listener and tells the observers that the document's children changed (as document.open does).
+ */
 function openableDocument(page, target) {
   const erase = eraseListenersOf(page, target);
   const observers = [];
