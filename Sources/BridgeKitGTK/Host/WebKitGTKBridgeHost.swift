@@ -51,6 +51,11 @@ public final class WebKitGTKBridgeHost {
     private var registry: GTKMessageHandlerRegistry?
     /// The document-start script carrying the task list, and the revision it carries.
     private var taskListScript: (script: GOpaque, revision: UInt64)?
+    /// Called with every protocol message, payload included, in the order they crossed the
+    /// bridge: a page's message before the router handles it, a native message before the page
+    /// gets it (so a native-to-page call comes before the page's reply to it). For developer
+    /// tools and logs (bridgehost); set it before ``attach()``. Called on any thread; keep it short.
+    public var onMessage: (@Sendable (GTKBridgeMessage) -> Void)?
     /// ``BridgeRouter/addTaskListObserver(_:)``'s id, while attached.
     private var taskListObserver: Int?
 
@@ -92,12 +97,17 @@ public final class WebKitGTKBridgeHost {
             }
         }
         let registry = GTKMessageHandlerRegistry(webView: webView, world: world)
+        registry.tap = onMessage
         let attachment = BridgeAttachment(router: router)
         let outcome = attachment.attach(to: registry)
         self.registry = registry
         self.attachment = attachment
+        let tap = onMessage
         router.connect(PageChannel { [weak webView] script in
             guard let webView else { throw BridgeError.unavailable("The web view was closed.") }
+            if let tap, let json = GTKBridgeMessage.payload(ofReceiveScript: script) {
+                tap(GTKBridgeMessage(direction: .outbound, json: json))
+            }
             // BridgeKit's scripts already end in `;void 0`; this variant passes the script as it
             // is (`evaluateJavaScript` would append to it, copying the whole payload once more).
             _ = try await webView.evaluateJavaScriptReturningJSON(script)
