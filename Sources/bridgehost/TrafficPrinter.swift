@@ -1,6 +1,11 @@
 import BridgeKit
 import Foundation
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Writes bridgehost's log on standard output: the bridge traffic with payloads, the page's
 /// console and errors, host events (load, alert, history) and the summary.
@@ -97,11 +102,11 @@ final class TrafficPrinter: Sendable {
                         line["payload"] = payload
                     }
                 }
-                write(.object(line))
+                writeJSON(.object(line))
             case .human:
                 let arrow = inbound ? "→" : "←"
                 var parts = ["\(arrow) \(kind)", name ?? "?"]
-                if let id { parts.append("#" + (id.split(separator: "-").last.map(String.init) ?? id)) }
+                if let id { parts.append("#" + Self.shortID(id)) }
                 if let outcome {
                     parts.append(outcome == "ok" ? "ok" : "error \(outcome)")
                 }
@@ -133,8 +138,9 @@ final class TrafficPrinter: Sendable {
     /// Logs a router record that says more than the messages do: a refused or dropped message,
     /// a reply that was not delivered, an error the page saw only as a generic message.
     func record(_ record: TrafficRecord) {
-        let refused = record.direction == .inbound && record.outcome != nil
-        guard refused || record.reason != nil || record.internalError != nil else { return }
+        // Replies and refusals with an error code already show as messages; the record adds the
+        // why (a policy refusal, an undelivered reply) and what the page did not see.
+        guard record.reason != nil || record.internalError != nil || record.outcome == "dropped" else { return }
         var fields: [String: JSONValue] = [
             "direction": .string(record.direction.rawValue), "kind": .string(record.kind),
             "id": record.id.map(JSONValue.string) ?? .null, "task": record.task.map(JSONValue.string) ?? .null,
@@ -143,7 +149,7 @@ final class TrafficPrinter: Sendable {
         if let reason = record.reason { fields["reason"] = .string(reason) }
         if let internalError = record.internalError { fields["internalError"] = .string(internalError) }
         var human = [record.direction == .inbound ? "refused" : "not delivered", record.kind, record.task ?? "?"]
-        if let id = record.id { human.append("#\(id)") }
+        if let id = record.id { human.append("#" + Self.shortID(id)) }
         if let outcome = record.outcome { human.append(outcome) }
         if let reason = record.reason { human.append("(\(reason))") }
         if let internalError = record.internalError { human = ["task error", record.task ?? "?", internalError] }
@@ -188,7 +194,7 @@ final class TrafficPrinter: Sendable {
                 var line = fields
                 line["time"] = time()
                 line["event"] = .string(name)
-                write(.object(line))
+                writeJSON(.object(line))
             case .human:
                 flushFold(&state)
                 let text = human ?? "\(name) " + fields.sorted(by: { $0.key < $1.key })
@@ -204,7 +210,7 @@ final class TrafficPrinter: Sendable {
         state.withLock { state in
             flushFold(&state)
             let text = lines.joined(separator: "\n") + "\n"
-            FileHandle.standardOutput.write(Data(text.utf8))
+            Self.writeOut(Data(text.utf8))
         }
     }
 
@@ -228,12 +234,36 @@ final class TrafficPrinter: Sendable {
 
     private func writeHuman(_ text: String) {
         let seconds = String(format: "%7.3f", Date().timeIntervalSince(start))
-        FileHandle.standardOutput.write(Data("\(seconds)  \(text)\n".utf8))
+        Self.writeOut(Data("\(seconds)  \(text)\n".utf8))
     }
 
-    private func write(_ value: JSONValue) {
+    private func writeJSON(_ value: JSONValue) {
         guard let data = try? BridgeJSON.encode(value) else { return }
-        FileHandle.standardOutput.write(data + Data("\n".utf8))
+        Self.writeOut(data + Data("\n".utf8))
+    }
+
+    /// Writes to standard output. When the reader has gone (`bridgehost … | head`), the process
+    /// ends quietly with status 0, as a Unix filter does, instead of trapping in `FileHandle`.
+    static func writeOut(_ data: Data) {
+        data.withUnsafeBytes { raw in
+            guard var base = raw.baseAddress else { return }
+            var left = raw.count
+            while left > 0 {
+                let written = write(STDOUT_FILENO, base, left)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    if errno == EPIPE { _exit(0) }
+                    return
+                }
+                left -= written
+                base += written
+            }
+        }
+    }
+
+    /// The call number of an id such as `"mj7aww1psecca-4"` (the shim's page prefix dropped).
+    static func shortID(_ id: String) -> String {
+        id.split(separator: "-").last.map(String.init) ?? id
     }
 
     /// Compact JSON text of `value`.

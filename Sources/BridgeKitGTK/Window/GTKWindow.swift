@@ -1,5 +1,8 @@
 #if WebKitGTK
 import CWebKitGTK
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A visible top-level GTK window (`GtkWindow`) that shows a ``GTKWebView``: the window of a
 /// Linux app built with BridgeKit.
@@ -175,6 +178,14 @@ final class GTKWindowCore: @unchecked Sendable {
     /// Installs `SIGINT` and `SIGTERM` sources that request a close (GTK thread). Idempotent.
     func watchTerminationSignals() {
         guard !isClosed, unixSignalSources.isEmpty else { return }
+        // A process may start with these signals blocked (inherited from its launcher, e.g. a
+        // test runner's thread): the sources would then never see them, and neither would the
+        // default action end the process. Unblock them on this thread, which receives them.
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        sigaddset(&unblocked, SIGINT)
+        sigaddset(&unblocked, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &unblocked, nil)
         for signal in [SIGINT, SIGTERM] {
             let target = Unmanaged.passRetained(SignalTarget(owner: self)).toOpaque()
             let id = g_unix_signal_add_full(G_PRIORITY_DEFAULT, signal, unixSignalCallback, target, releaseTarget)
