@@ -5,10 +5,10 @@ public import BridgeKit
 /// logs (bridgehost's traffic log shows payloads from these): see
 /// ``WebKitGTKBridgeHost/onMessage``.
 ///
-/// Unlike ``TrafficRecord``, it carries the whole message, payload included, so treat what you
+/// Unlike `TrafficRecord`, it carries the whole message, payload included, so treat what you
 /// log from it as being as sensitive as the page's data.
 public struct GTKBridgeMessage: Sendable {
-    /// ``TrafficRecord/Direction/inbound`` for page to native, ``TrafficRecord/Direction/outbound``
+    /// `TrafficRecord/Direction/inbound` for page to native, `TrafficRecord/Direction/outbound`
     /// for native to page.
     public var direction: TrafficRecord.Direction
     /// The message as JSON text: for an inbound message the body the relay posted (not yet

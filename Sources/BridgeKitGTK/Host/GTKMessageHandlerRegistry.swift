@@ -1,9 +1,9 @@
 #if WebKitGTK
 public import BridgeKit
 
-/// BridgeKit's ``ScriptMessageHandlerRegistry`` over a ``GTKWebView``: installs each handler in the
+/// BridgeKit's `ScriptMessageHandlerRegistry` over a ``GTKWebView``: installs each handler in the
 /// isolated script world ``world`` with a reply path, and unwraps the relay's envelope into a
-/// ``MessageSource`` the page could not forge.
+/// `MessageSource` the page could not forge.
 ///
 /// Thread: main actor (GTK's thread).
 @MainActor
