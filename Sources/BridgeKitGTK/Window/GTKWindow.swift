@@ -134,18 +134,24 @@ public final class GTKWindow {
         GTKThread.perform { core.watchTerminationSignals() }
     }
 
-    /// Destroys the window (and the web view in it, when that is still open: close the
-    /// ``WebKitGTKBridgeHost`` or the view first). Requests pending in ``closeRequested()``
-    /// return. Idempotent.
+    /// Destroys the window. Requests pending in ``closeRequested()`` return. Idempotent.
+    ///
+    /// Close the ``WebKitGTKBridgeHost`` (or the view) first, as the bridge should settle its
+    /// calls while the page exists. A view that is still open is taken out of the window before
+    /// it goes, so it is never destroyed under its host: it stays open, unparented, until closed.
     public func close() {
         guard !isClosed else { return }
         isClosed = true
         let resumed = waiters
         waiters.removeAll()
         for waiter in resumed { waiter.resume() }
+        let view = content?.widget.map(GOpaque.init)
         content = nil
         let core = self.core
-        GTKThread.perform { core.close() }
+        GTKThread.perform {
+            if let view { gtk_container_remove(gCast(gRaw(core.window)), UnsafeMutablePointer<GtkWidget>(view.pointer)) }
+            core.close()
+        }
     }
 }
 
