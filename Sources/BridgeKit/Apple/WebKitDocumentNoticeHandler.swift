@@ -22,16 +22,19 @@ final class WebKitDocumentNoticeHandler: NSObject, WKScriptMessageHandler {
     static var contentWorld: WKContentWorld { WKContentWorld.world(name: "BridgeKitDocumentNotice") }
 
     private weak var router: BridgeRouter?
+    private weak var webView: WKWebView?
 
-    /// Creates a handler for `router` (held weakly).
-    init(router: BridgeRouter) {
+    /// Creates a handler for `router` and `webView` (both held weakly).
+    init(router: BridgeRouter, webView: WKWebView) {
         self.router = router
+        self.webView = webView
         super.init()
     }
 
-    /// A notice from a main-frame document starts a new page generation; subframes' are ignored.
+    /// A notice from a main-frame document of the attached web view starts a new page
+    /// generation; subframes' and other web views' (sharing the controller) are ignored.
     func userContentController(_ userContentController: WKUserContentController, didReceive message: WKScriptMessage) {
-        guard message.frameInfo.isMainFrame else { return }
+        guard message.frameInfo.isMainFrame, message.webView === webView else { return }
         router?.pageDidCommitNavigation()
     }
 

@@ -36,8 +36,16 @@ public import WebKit
 /// ``webContentProcessTerminated()``) from its own delegate.
 ///
 /// ``detach()`` undoes all of it. Dropping the last reference without detaching still ends
-/// KVO (the observations are released), ends the page event streams and removes the handler
-/// (through ``BridgeAttachment``), but leaves its user scripts in the controller.
+/// KVO and removes the handler on the main actor (synchronously when the bridge is released on
+/// the main thread, so a new bridge can attach in the same turn), ends the page event streams,
+/// but leaves its user scripts in the controller: call ``detach()``.
+///
+/// One bridge per web view: web views created from one `WKWebViewConfiguration` share its
+/// `WKUserContentController`, and a second bridge on the same controller and content world
+/// throws ``WebViewBridgeError/handlerNameInUse(_:)``. Messages that reach this bridge's handler
+/// from another web view (one that shares the controller but has no bridge) are answered with
+/// `unavailable` and never reach the router, so no reply goes into the wrong web view. Give each
+/// web view its own configuration (or its own `WKUserContentController`) to bridge several.
 ///
 /// Thread: main actor, like WebKit.
 @MainActor
@@ -63,9 +71,9 @@ public final class WebViewBridge {
     /// ``BridgeRouter/addTaskListObserver(_:)``'s id, while attached with the shim.
     private var taskListObserver: Int?
     /// The KVO observations (see `WebViewBridge+Observation.swift`).
-    var observations: [NSKeyValueObservation] = []
-    /// The last `isLoading` value seen, for edge detection.
-    var wasLoading = false
+    var observations = KeyValueObservations(observations: [])
+    /// The KVO-to-page-event mapping.
+    var pageObservation: PageObservation?
     /// Whether ``detach()`` has not been called yet.
     public private(set) var isAttached = true
 
@@ -98,6 +106,8 @@ public final class WebViewBridge {
         if case .nameInUse(let name) = attachment.attach(to: registry) {
             throw WebViewBridgeError.handlerNameInUse(name)
         }
+        // Messages from other web views sharing this controller are answered, not routed.
+        registry.attachedWebView = webView
         let bridge = WebViewBridge(router: router, webView: webView, configuration: configuration, attachment: attachment)
         if configuration.installsShim {
             bridge.addUserScript(WebBridgeShim.source, mainFrameOnly: configuration.shimInMainFrameOnly, to: controller)
@@ -114,7 +124,7 @@ public final class WebViewBridge {
         if configuration.navigationSignal == .documentNotice {
             // In a content world of its own, unreachable for page scripts: posts a notice when each
             // main-frame document starts (js/webbridge-document.js).
-            let notices = WebKitDocumentNoticeHandler(router: router)
+            let notices = WebKitDocumentNoticeHandler(router: router, webView: webView)
             bridge.addedScripts.append(notices.install(in: controller))
             bridge.documentNotices = notices
         }
@@ -192,8 +202,15 @@ public final class WebViewBridge {
     }
 
     deinit {
-        // Nonisolated deinit: touches only Sendable state. The observations end when their
-        // array is released; BridgeAttachment removes the handler in its own deinit.
+        // Nonisolated deinit. KVO observations end on the main actor (at once when the bridge is
+        // released on the main thread, the usual case); BridgeAttachment removes the handler the
+        // same way in its own deinit, so attaching again in the same main-actor turn works.
+        let observations = observations
+        MainActorHop.run {
+            for observation in observations.observations {
+                observation.invalidate()
+            }
+        }
         pageState.finish()
     }
 }
