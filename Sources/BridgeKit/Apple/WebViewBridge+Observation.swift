@@ -1,5 +1,5 @@
 #if canImport(WebKit)
-import WebKit
+package import WebKit
 
 extension WebViewBridge {
     /// Starts KVO on the web view's `title`, `estimatedProgress` and `isLoading` (all documented
@@ -38,6 +38,12 @@ extension WebViewBridge {
         }
         observations = KeyValueObservations(observations: [])
     }
+}
+
+/// `WKUserContentController`'s user scripts are what ``UserScriptLedger`` manages.
+extension WKUserContentController: UserScriptController {
+    /// `WKUserScript.source`.
+    package func source(of script: WKUserScript) -> String { script.source }
 }
 
 /// `WKWebView`'s KVO-compliant `title`, `url`, `isLoading` and `estimatedProgress` are what
