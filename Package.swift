@@ -37,8 +37,10 @@ let webKitGTKPkgConfig: String = {
 
 let package = Package(
     name: "BridgeKit",
-    // `Synchronization.Mutex` needs macOS 15 / iOS 18; Linux has no minimum.
-    platforms: [.macOS(.v15), .iOS(.v18), .macCatalyst(.v18), .visionOS(.v2)],
+    // The OS versions hybrid apps still ship to: the package's one lock (`Locked`) is an
+    // `os_unfair_lock` on Apple platforms, and everything the WebKit adapter uses is iOS 14 /
+    // macOS 11 (checked by scripts/apple-typecheck). Linux has no minimum.
+    platforms: [.macOS(.v12), .iOS(.v15), .macCatalyst(.v15), .visionOS(.v1)],
     products: [
         .library(name: "BridgeKit", targets: ["BridgeKit"]),
         .library(name: "BridgeTasks", targets: ["BridgeTasks"]),

@@ -12,7 +12,8 @@ import WebKit
 /// cannot forge a notice and end the calls of documents that are still there (a cross-origin
 /// widget's among them). The body is ignored: the message itself is the notice.
 ///
-/// Ownership: the controller retains this handler; it holds the router weakly.
+/// Ownership: the controller retains this handler; it holds the bridge's ``PageGenerations``
+/// (which holds the router weakly) and the web view weakly.
 /// Thread: main actor (WebKit calls `userContentController(_:didReceive:)` on the main thread).
 @MainActor
 final class WebKitDocumentNoticeHandler: NSObject, WKScriptMessageHandler {
@@ -21,18 +22,21 @@ final class WebKitDocumentNoticeHandler: NSObject, WKScriptMessageHandler {
     /// The content world of the notice script and this handler.
     static var contentWorld: WKContentWorld { WKContentWorld.world(name: "BridgeKitDocumentNotice") }
 
-    private weak var router: BridgeRouter?
+    private weak var generations: PageGenerations?
+    private weak var webView: WKWebView?
 
-    /// Creates a handler for `router` (held weakly).
-    init(router: BridgeRouter) {
-        self.router = router
+    /// Creates a handler for the bridge's page generations and `webView` (both held weakly).
+    init(generations: PageGenerations, webView: WKWebView) {
+        self.generations = generations
+        self.webView = webView
         super.init()
     }
 
-    /// A notice from a main-frame document starts a new page generation; subframes' are ignored.
+    /// A notice from a main-frame document of the attached web view starts a new page
+    /// generation; subframes' and other web views' (sharing the controller) are ignored.
     func userContentController(_ userContentController: WKUserContentController, didReceive message: WKScriptMessage) {
-        guard message.frameInfo.isMainFrame else { return }
-        router?.pageDidCommitNavigation()
+        generations?.documentNotice(isMainFrame: message.frameInfo.isMainFrame,
+                                    isFromAttachedWebView: message.webView === webView)
     }
 
     /// Installs the handler and the notice script (main frame, document start) in

@@ -26,6 +26,11 @@ public final class WebKitMessageHandlerRegistry: ScriptMessageHandlerRegistry {
     /// The content world handlers are installed in; the page's scripts must run there to see them.
     public let contentWorld: WKContentWorld
 
+    /// The web view whose messages the handlers route (set by ``WebViewBridge``); messages of
+    /// other web views sharing the controller are answered with `unavailable`. `nil` (a registry
+    /// used without ``WebViewBridge``): every message is routed.
+    public weak var attachedWebView: WKWebView?
+
     private static var registries: [WebKitMessageHandlerRegistry] = []
 
     private init(_ controller: WKUserContentController, contentWorld: WKContentWorld) {
@@ -53,7 +58,8 @@ public final class WebKitMessageHandlerRegistry: ScriptMessageHandlerRegistry {
     /// Does nothing when the controller is gone.
     public func addScriptMessageHandler(_ proxy: MessageHandlerProxy, name: String) {
         guard let controller = userContentController else { return }
-        controller.addScriptMessageHandler(WebKitScriptMessageHandler(proxy: proxy), contentWorld: contentWorld, name: name)
+        controller.addScriptMessageHandler(WebKitScriptMessageHandler(proxy: proxy, registry: self),
+                                           contentWorld: contentWorld, name: name)
     }
 
     /// Removes the handler installed under `name` in this registry's world. Does nothing when

@@ -3,8 +3,8 @@ import Foundation
 import WebKit
 
 /// The object BridgeKit registers with a `WKUserContentController`: a
-/// `WKScriptMessageHandlerWithReply` (iOS 14 / macOS 11; BridgeKit's minimum is iOS 18 /
-/// macOS 15, so no plain-`WKScriptMessageHandler` fallback is needed) that forwards every
+/// `WKScriptMessageHandlerWithReply` (iOS 14 / macOS 11; BridgeKit's minimum is iOS 15 /
+/// macOS 12, so no plain-`WKScriptMessageHandler` fallback is needed) that forwards every
 /// message to a ``MessageHandlerProxy``.
 ///
 /// Ownership: the controller retains this handler strongly; it retains the proxy; the proxy
@@ -17,11 +17,14 @@ import WebKit
 ///   document's security origin; an opaque one has an empty protocol and host and becomes no
 ///   origin, refused by every policy unless it sets ``AccessPolicy/allowsOpaqueOrigins``;
 /// - the body becomes ``MessageBody/init(foundationObject:)`` (a posted string stays a string);
-/// - WebKit's `replyHandler` becomes a ``ReplyHandler``. The router answers it exactly once:
-///   `nil` (the page's promise resolves to `undefined`, an acknowledgement) or the JSON text
-///   of a native-to-page message (the shim hands a non-empty string to `WebBridge._receive`).
-///   It never rejects the promise. WebKit's block must run on the main actor; when the router
-///   answers from another thread the answer hops there with a `Task { @MainActor in … }`.
+/// - WebKit's `replyHandler` becomes a ``ReplyHandler`` that carries final replies
+///   (``ScriptMessageDelivery``): a main-frame call's final reply goes back through it (one
+///   WebKit round trip per call, as on WebKitGTK); the router answers it exactly once, with
+///   `nil` (`undefined`, an acknowledgement) or the JSON text of a native-to-page message (the
+///   shim hands a non-empty string to `WebBridge._receive`). It never rejects the promise.
+///   WebKit's block runs on the main actor (``MainActorHop``);
+/// - a message whose `webView` is not the attached one (another web view sharing the content
+///   controller) is answered with `unavailable` and not routed.
 ///
 /// Only the completion-handler form of the WithReply method is implemented (the `async` form
 /// maps to the same Objective-C selector; implementing both is an error).
@@ -29,10 +32,16 @@ import WebKit
 final class WebKitScriptMessageHandler: NSObject, WKScriptMessageHandlerWithReply {
     /// The proxy messages go to.
     let proxy: MessageHandlerProxy
+    /// The registry that installed this handler: it names the attached web view.
+    private weak var registry: WebKitMessageHandlerRegistry?
+    /// Whether the registry had one; without a registry every message is routed.
+    private let checksWebView: Bool
 
-    /// Creates a handler forwarding to `proxy`.
-    init(proxy: MessageHandlerProxy) {
+    /// Creates a handler forwarding to `proxy`, for the web view `registry` is attached to.
+    init(proxy: MessageHandlerProxy, registry: WebKitMessageHandlerRegistry? = nil) {
         self.proxy = proxy
+        self.registry = registry
+        self.checksWebView = registry != nil
         super.init()
     }
 
@@ -47,22 +56,12 @@ final class WebKitScriptMessageHandler: NSObject, WKScriptMessageHandlerWithRepl
         let source = MessageSource(frameProtocol: origin.protocol, host: origin.host, port: origin.port,
                                    isMainFrame: frame.isMainFrame)
         let body = MessageBody(foundationObject: message.body)
-        proxy.receive(body, from: source, replyHandler: ReplyHandler { json in
-            Self.answer(replyHandler, with: json)
-        })
-    }
-
-    /// Calls WebKit's reply block with `json` (`nil` resolves the promise to `undefined`), on the
-    /// main actor: at once when already there, otherwise after a hop.
-    nonisolated private static func answer(_ replyHandler: @escaping @MainActor @Sendable (Any?, String?) -> Void,
-                                           with json: String?) {
+        let attached = registry?.attachedWebView
+        let isFromAttachedWebView = !checksWebView || attached == nil || message.webView === attached
         // `String?` converts to `Any?` keeping `nil` as `nil` (not a boxed nil), which WebKit
         // turns into `undefined`.
-        if Thread.isMainThread {
-            MainActor.assumeIsolated { replyHandler(json, nil) }
-        } else {
-            Task { @MainActor in replyHandler(json, nil) }
-        }
+        ScriptMessageDelivery.deliver(body, from: source, isFromAttachedWebView: isFromAttachedWebView,
+                                      to: proxy, reply: { json in replyHandler(json, nil) })
     }
 }
 #endif

@@ -26,8 +26,7 @@ extension WebViewBridge {
     /// signal it is harmless (the document's notice follows, before its first call, and starts one
     /// more generation that no call belongs to).
     public func navigationCommitted() {
-        guard isAttached else { return }
-        router.pageDidCommitNavigation()
+        generations.navigationCommitted()
     }
 
     /// Reports `webView(_:decidePolicyFor:decisionHandler:)` for a navigation response:
@@ -40,10 +39,7 @@ extension WebViewBridge {
     /// - Returns: the page error, or `nil` when the response is fine.
     @discardableResult
     public func navigationResponseReceived(_ navigationResponse: WKNavigationResponse) -> PageLoadError? {
-        let error = configuration.responsePolicy.classifyResponse(navigationResponse.response,
-                                                                  isMainFrame: navigationResponse.isForMainFrame)
-        if let error, isAttached { pageState.send(.loadFailed(error)) }
-        return error
+        generations.responseReceived(navigationResponse.response, isMainFrame: navigationResponse.isForMainFrame)
     }
 
     /// Reports `webView(_:didFailProvisionalNavigation:withError:)` (no response arrived: DNS,
@@ -52,7 +48,7 @@ extension WebViewBridge {
     /// - Returns: the page error recorded in ``pageState``, or `nil`.
     @discardableResult
     public func provisionalNavigationFailed(_ error: any Error) -> PageLoadError? {
-        record(configuration.responsePolicy.classifyFailure(error))
+        generations.loadFailed(error)
     }
 
     /// Reports `webView(_:didFail:withError:)` (the load failed after its document was
@@ -60,7 +56,7 @@ extension WebViewBridge {
     /// - Returns: the page error recorded in ``pageState``, or `nil`.
     @discardableResult
     public func navigationFailed(_ error: any Error) -> PageLoadError? {
-        record(configuration.responsePolicy.classifyFailure(error))
+        generations.loadFailed(error)
     }
 
     /// Reports `webViewWebContentProcessDidTerminate(_:)`: the page is gone, so its pending
@@ -68,14 +64,7 @@ extension WebViewBridge {
     /// ``PageLoadError/webContentProcessTerminated(reason:)``. Reload the web view to recover;
     /// the shim is injected again.
     public func webContentProcessTerminated() {
-        guard isAttached else { return }
-        router.pageDidCommitNavigation()
-        pageState.send(.loadFailed(.webContentProcessTerminated(reason: nil)))
-    }
-
-    private func record(_ error: PageLoadError?) -> PageLoadError? {
-        if let error, isAttached { pageState.send(.loadFailed(error)) }
-        return error
+        generations.webContentProcessTerminated()
     }
 }
 #endif

@@ -1,5 +1,5 @@
 #if canImport(WebKit)
-import WebKit
+package import WebKit
 
 extension WebViewBridge {
     /// Starts KVO on the web view's `title`, `estimatedProgress` and `isLoading` (all documented
@@ -12,58 +12,47 @@ extension WebViewBridge {
     /// thread of the change, so each handler body runs inside `MainActor.assumeIsolated`. That
     /// keeps the events synchronous and in order with the app's navigation-delegate calls (a
     /// `Task` hop would reorder them) and traps at once if the assumption were ever broken,
-    /// rather than racing. The handlers read the current values from the web view rather than
-    /// from the change record, so coalesced notifications cannot report stale values.
+    /// rather than racing. The mapping itself (current values rather than the change record,
+    /// `isLoading` edges) is ``PageObservation``'s, tested on Linux.
     func startObserving(_ webView: WKWebView) {
-        wasLoading = webView.isLoading
-        pageState.send(.titleChanged(webView.title))
-        if webView.isLoading {
-            pageState.send(.loadStarted(webView.url))
-        }
-        observations = [
-            webView.observe(\.title, options: []) { [weak self] _, _ in
-                MainActor.assumeIsolated { self?.titleDidChange() }
+        let observation = PageObservation(page: webView, tracker: pageState)
+        pageObservation = observation
+        observations = KeyValueObservations(observations: [
+            webView.observe(\.title, options: []) { [weak observation] _, _ in
+                MainActor.assumeIsolated { observation?.titleDidChange() }
             },
-            webView.observe(\.estimatedProgress, options: []) { [weak self] _, _ in
-                MainActor.assumeIsolated { self?.progressDidChange() }
+            webView.observe(\.estimatedProgress, options: []) { [weak observation] _, _ in
+                MainActor.assumeIsolated { observation?.progressDidChange() }
             },
-            webView.observe(\.isLoading, options: []) { [weak self] _, _ in
-                MainActor.assumeIsolated { self?.loadingDidChange() }
+            webView.observe(\.isLoading, options: []) { [weak observation] _, _ in
+                MainActor.assumeIsolated { observation?.loadingDidChange() }
             },
-        ]
+        ])
     }
 
-    /// Ends every observation (`NSKeyValueObservation.invalidate()`).
+    /// Ends every observation (`NSKeyValueObservation.invalidate()`), on the main actor.
     func stopObserving() {
-        for observation in observations {
+        pageObservation?.stop()
+        for observation in observations.observations {
             observation.invalidate()
         }
-        observations.removeAll()
+        observations = KeyValueObservations(observations: [])
     }
+}
 
-    private func titleDidChange() {
-        guard isAttached, let webView else { return }
-        pageState.send(.titleChanged(webView.title))
-    }
+/// `WKUserContentController`'s user scripts are what ``UserScriptLedger`` manages.
+extension WKUserContentController: UserScriptController {
+    /// `WKUserScript.source`.
+    package func source(of script: WKUserScript) -> String { script.source }
+}
 
-    private func progressDidChange() {
-        guard isAttached, let webView else { return }
-        pageState.send(.progressChanged(webView.estimatedProgress))
-    }
+/// `WKWebView`'s KVO-compliant `title`, `url`, `isLoading` and `estimatedProgress` are what
+/// ``PageObservation`` reads (the same names and types, main-actor isolated).
+extension WKWebView: ObservedPage {}
 
-    /// `isLoading` edges: rising starts a load, falling ends it. Page state only: a load that
-    /// starts may never commit, so page generations come from commits
-    /// (``NavigationSignal``).
-    private func loadingDidChange() {
-        guard isAttached, let webView else { return }
-        let isLoading = webView.isLoading
-        guard isLoading != wasLoading else { return }
-        wasLoading = isLoading
-        if isLoading {
-            pageState.send(.loadStarted(webView.url))
-        } else {
-            pageState.send(.loadFinished(webView.url))
-        }
-    }
+/// The KVO observations, handed to the main actor by a `deinit` that may run elsewhere.
+/// `@unchecked Sendable`: the observations are only touched there (``MainActorHop``).
+struct KeyValueObservations: @unchecked Sendable {
+    let observations: [NSKeyValueObservation]
 }
 #endif

@@ -36,8 +36,16 @@ public import WebKit
 /// ``webContentProcessTerminated()``) from its own delegate.
 ///
 /// ``detach()`` undoes all of it. Dropping the last reference without detaching still ends
-/// KVO (the observations are released), ends the page event streams and removes the handler
-/// (through ``BridgeAttachment``), but leaves its user scripts in the controller.
+/// KVO and removes the handler on the main actor (synchronously when the bridge is released on
+/// the main thread, so a new bridge can attach in the same turn), ends the page event streams,
+/// but leaves its user scripts in the controller: call ``detach()``.
+///
+/// One bridge per web view: web views created from one `WKWebViewConfiguration` share its
+/// `WKUserContentController`, and a second bridge on the same controller and content world
+/// throws ``WebViewBridgeError/handlerNameInUse(_:)``. Messages that reach this bridge's handler
+/// from another web view (one that shares the controller but has no bridge) are answered with
+/// `unavailable` and never reach the router, so no reply goes into the wrong web view. Give each
+/// web view its own configuration (or its own `WKUserContentController`) to bridge several.
 ///
 /// Thread: main actor, like WebKit.
 @MainActor
@@ -54,18 +62,19 @@ public final class WebViewBridge {
     private let attachment: BridgeAttachment
     private let evaluator: WebKitScriptEvaluator
     private weak var userContentController: WKUserContentController?
-    /// The user scripts this bridge added (the shim, the document notice), removed by ``detach()``.
-    private var addedScripts: [WKUserScript] = []
+    /// The user scripts this bridge added (the shim, the task list, the document notice), removed
+    /// by ``detach()`` (``UserScriptLedger``, tested on Linux).
+    private let scripts: UserScriptLedger<WKUserContentController>
     /// The document-notice handler, with ``NavigationSignal/documentNotice``.
     private var documentNotices: WebKitDocumentNoticeHandler?
-    /// The user script carrying the task list (one of ``addedScripts``) and its revision.
-    private var taskListScript: (script: WKUserScript, revision: UInt64)?
     /// ``BridgeRouter/addTaskListObserver(_:)``'s id, while attached with the shim.
     private var taskListObserver: Int?
     /// The KVO observations (see `WebViewBridge+Observation.swift`).
-    var observations: [NSKeyValueObservation] = []
-    /// The last `isLoading` value seen, for edge detection.
-    var wasLoading = false
+    var observations = KeyValueObservations(observations: [])
+    /// The KVO-to-page-event mapping.
+    var pageObservation: PageObservation?
+    /// Page generations and page errors from navigation events (``PageGenerations``, tested on Linux).
+    let generations: PageGenerations
     /// Whether ``detach()`` has not been called yet.
     public private(set) var isAttached = true
 
@@ -77,6 +86,8 @@ public final class WebViewBridge {
         self.attachment = attachment
         self.evaluator = WebKitScriptEvaluator(webView: webView, contentWorld: configuration.contentWorld)
         self.userContentController = webView.configuration.userContentController
+        self.scripts = UserScriptLedger(controller: webView.configuration.userContentController)
+        self.generations = PageGenerations(router: router, tracker: pageState, policy: configuration.responsePolicy)
     }
 
     /// Attaches `router` to `webView`. Call it before the first load (the shim is a user
@@ -98,9 +109,11 @@ public final class WebViewBridge {
         if case .nameInUse(let name) = attachment.attach(to: registry) {
             throw WebViewBridgeError.handlerNameInUse(name)
         }
+        // Messages from other web views sharing this controller are answered, not routed.
+        registry.attachedWebView = webView
         let bridge = WebViewBridge(router: router, webView: webView, configuration: configuration, attachment: attachment)
         if configuration.installsShim {
-            bridge.addUserScript(WebBridgeShim.source, mainFrameOnly: configuration.shimInMainFrameOnly, to: controller)
+            bridge.addUserScript(WebBridgeShim.source, mainFrameOnly: configuration.shimInMainFrameOnly)
             bridge.injectTaskList(router.taskList)
             bridge.taskListObserver = router.addTaskListObserver { [weak bridge] list in
                 // Registering on the main thread (the usual case) swaps the script before the next load starts.
@@ -114,8 +127,8 @@ public final class WebViewBridge {
         if configuration.navigationSignal == .documentNotice {
             // In a content world of its own, unreachable for page scripts: posts a notice when each
             // main-frame document starts (js/webbridge-document.js).
-            let notices = WebKitDocumentNoticeHandler(router: router)
-            bridge.addedScripts.append(notices.install(in: controller))
+            let notices = WebKitDocumentNoticeHandler(generations: bridge.generations, webView: webView)
+            bridge.scripts.adopt(notices.install(in: controller))
             bridge.documentNotices = notices
         }
         router.connect(bridge.evaluator.channel)
@@ -131,69 +144,47 @@ public final class WebViewBridge {
     public func detach() {
         guard isAttached else { return }
         isAttached = false
+        generations.detach()
         stopObserving()
         attachment.detach()
         if let documentNotices, let controller = userContentController { documentNotices.uninstall(from: controller) }
         documentNotices = nil
         if let taskListObserver { router.removeTaskListObserver(taskListObserver) }
         taskListObserver = nil
-        taskListScript = nil
-        removeUserScripts()
+        scripts.removeAll()
         evaluator.disconnect()
         router.pageDidCommitNavigation()
         pageState.finish()
     }
 
     /// Adds a document-start user script in the configured content world and remembers it.
-    private func addUserScript(_ source: String, mainFrameOnly: Bool, to controller: WKUserContentController) {
-        let script = WKUserScript(source: source, injectionTime: .atDocumentStart, forMainFrameOnly: mainFrameOnly,
-                                  in: configuration.contentWorld)
-        controller.addUserScript(script)
-        addedScripts.append(script)
+    private func addUserScript(_ source: String, mainFrameOnly: Bool) {
+        scripts.add(makeUserScript(source, mainFrameOnly: mainFrameOnly))
     }
 
-    /// Removes exactly the user scripts this bridge added. `WKUserContentController` can only
-    /// remove all user scripts (`removeAllUserScripts()`), so the others are added back, in
-    /// their order, as the same objects. The scripts are found by identity (`userScripts` returns
-    /// the objects that were added); should WebKit ever hand back copies, by their source.
-    private func removeUserScripts() {
-        let added = addedScripts
-        addedScripts = []
-        removeUserScripts(added)
+    private func makeUserScript(_ source: String, mainFrameOnly: Bool) -> WKUserScript {
+        WKUserScript(source: source, injectionTime: .atDocumentStart, forMainFrameOnly: mainFrameOnly,
+                     in: configuration.contentWorld)
     }
 
     /// Makes `list` the task list documents get at document start (replacing the script of an
     /// older list), unless a newer one is there or the bridge was detached.
     private func injectTaskList(_ list: BridgeTaskList) {
-        guard isAttached, let controller = userContentController else { return }
-        if let current = taskListScript {
-            guard current.revision <= list.revision else { return }
-            addedScripts.removeAll { $0 === current.script }
-            removeUserScripts([current.script])
-        }
-        addUserScript(list.documentStartScript, mainFrameOnly: configuration.shimInMainFrameOnly, to: controller)
-        if let script = addedScripts.last { taskListScript = (script, list.revision) }
-    }
-
-    /// Removes exactly `added` from the controller (see ``removeUserScripts()``).
-    private func removeUserScripts(_ added: [WKUserScript]) {
-        guard !added.isEmpty, let controller = userContentController else { return }
-        let scripts = controller.userScripts
-        let identical = scripts.contains { script in added.contains { $0 === script } }
-        let isOurs: (WKUserScript) -> Bool = identical
-            ? { script in added.contains { $0 === script } }
-            : { script in added.contains { $0.source == script.source } }
-        let remaining = scripts.filter { !isOurs($0) }
-        guard remaining.count < scripts.count else { return }
-        controller.removeAllUserScripts()
-        for other in remaining {
-            controller.addUserScript(other)
-        }
+        guard isAttached else { return }
+        scripts.replaceTaskList(with: makeUserScript(list.documentStartScript, mainFrameOnly: configuration.shimInMainFrameOnly),
+                                revision: list.revision)
     }
 
     deinit {
-        // Nonisolated deinit: touches only Sendable state. The observations end when their
-        // array is released; BridgeAttachment removes the handler in its own deinit.
+        // Nonisolated deinit. KVO observations end on the main actor (at once when the bridge is
+        // released on the main thread, the usual case); BridgeAttachment removes the handler the
+        // same way in its own deinit, so attaching again in the same main-actor turn works.
+        let observations = observations
+        MainActorHop.run {
+            for observation in observations.observations {
+                observation.invalidate()
+            }
+        }
         pageState.finish()
     }
 }

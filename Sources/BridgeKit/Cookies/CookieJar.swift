@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// Where a cookie comes from, for RFC 6265 §5.3 steps 10 and 11.
 public enum CookieSource: Sendable, Hashable {
@@ -12,7 +11,7 @@ public enum CookieSource: Sendable, Hashable {
 /// A cookie jar that follows RFC 6265 §5: it parses `Set-Cookie`, stores by name + domain +
 /// path, expires against an injectable clock, and answers the `Cookie` header for any URL.
 ///
-/// Thread-safe: all state sits behind one `Mutex`, so any thread or actor may call any method.
+/// Thread-safe: all state sits behind one lock (`Locked`), so any thread or actor may call any method.
 /// The jar stores names and values as received (RFC 6265 §5.2, ``CookieValuePolicy``) and is
 /// strict where it writes: the `Cookie` header carries the stored octets (or the opt-in
 /// ``Configuration/outputEncoding``), and the `document.cookie` script leaves out and reports
@@ -27,7 +26,7 @@ public final class CookieJar: Sendable {
     /// The limits and public-suffix guard in force.
     public let configuration: Configuration
     private let clock: @Sendable () -> Date
-    let storage: Mutex<CookieStorage>
+    let storage: Locked<CookieStorage>
 
     /// Creates an empty jar.
     ///
@@ -38,7 +37,7 @@ public final class CookieJar: Sendable {
     public init(configuration: Configuration = Configuration(), clock: @escaping @Sendable () -> Date = { Date() }) {
         self.configuration = configuration
         self.clock = clock
-        self.storage = Mutex(CookieStorage(configuration: configuration))
+        self.storage = Locked(CookieStorage(configuration: configuration))
     }
 
     /// The jar's current time (its clock).

@@ -1,5 +1,4 @@
 public import Foundation
-import Synchronization
 
 /// "Log in once": decides whether a main-frame navigation must be reloaded with the jar's
 /// cookies, for the host's navigation delegate.
@@ -32,7 +31,7 @@ public final class CookieNavigationPolicy: Sendable {
     public let jar: CookieJar
     /// How many reloaded URLs are remembered at most; the oldest is forgotten first.
     public let memoryLimit: Int
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Creates a policy.
     ///

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The cookie store as a value: RFC 6265 §5.3 storage, §6.1 limits and eviction, §5.4
-/// selection. ``CookieJar`` wraps it in a `Mutex`; every method here is plain and synchronous.
+/// selection. ``CookieJar`` wraps it in a `Locked`; every method here is plain and synchronous.
 struct CookieStorage: Sendable {
     /// A stored cookie (normalised, with a creation time), its last-access-time (§5.3) and its
     /// place in the order of arrival.

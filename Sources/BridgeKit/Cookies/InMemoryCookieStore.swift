@@ -1,10 +1,9 @@
-import Synchronization
 
 /// A ``WebCookieStore`` in memory, for tests of ``CookieSync`` and of hosts' own code.
 ///
 /// Keys cookies by ``Cookie/key`` (name, domain without a leading dot, path), like WebKit.
 /// It stores cookies as given, without validation — as a real engine's native API does — so
-/// tests can put into it what a page or server might. Thread-safe (a `Mutex`).
+/// tests can put into it what a page or server might. Thread-safe (one lock).
 public final class InMemoryCookieStore: WebCookieStore {
     private struct State {
         var cookies: [CookieKey: Cookie] = [:]
@@ -13,7 +12,7 @@ public final class InMemoryCookieStore: WebCookieStore {
         var deleteCount = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let setFailure: (@Sendable (Cookie) -> (any Error)?)?
 
     /// Creates a store.
@@ -25,7 +24,7 @@ public final class InMemoryCookieStore: WebCookieStore {
     public init(cookies: [Cookie] = [], setFailure: (@Sendable (Cookie) -> (any Error)?)? = nil) {
         var initial = State()
         for cookie in cookies { initial.cookies[cookie.key] = cookie }
-        self.state = Mutex(initial)
+        self.state = Locked(initial)
         self.setFailure = setFailure
     }
 

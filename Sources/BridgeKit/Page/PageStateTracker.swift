@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Folds a web view's ``PageEvent``s into its current ``PageState`` and hands the events to any
 /// number of `AsyncStream` subscribers, each with a bounded buffer.
 ///
@@ -35,7 +33,7 @@ public final class PageStateTracker: Sendable {
 
     /// How many unread events each subscriber keeps, at least 1.
     public let bufferLimit: Int
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
 
     /// Creates a tracker of a page where nothing happened yet.
     /// - Parameter bufferLimit: unread events kept per subscriber; values below 1 count as 1.

@@ -1,4 +1,4 @@
-import Synchronization
+import BridgeKit
 
 /// An ``AlertPresenter`` that answers at once with a fixed rule, and remembers what it showed.
 ///
@@ -16,7 +16,7 @@ public final class AutomaticAlertPresenter: AlertPresenter {
 
     private let rule: Rule
     private let onPresent: (@Sendable (AlertRequest, Int) -> Void)?
-    private let shown = Mutex<[AlertRequest]>([])
+    private let shown = Locked<[AlertRequest]>([])
 
     /// Creates a presenter.
     /// - Parameters:

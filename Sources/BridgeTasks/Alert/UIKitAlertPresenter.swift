@@ -1,5 +1,6 @@
 #if canImport(UIKit)
 import BridgeKit
+import Dispatch
 public import UIKit
 
 /// An ``AlertPresenter`` that shows the page's alert as a `UIAlertController`.
@@ -13,7 +14,10 @@ public import UIKit
 /// - Every button is a `.default` action, added in the page's order: a `.cancel` action would
 ///   be moved by UIKit and the chosen index would no longer match the page's list.
 /// - When the call is cancelled (the page navigated, cancelled, or the call timed out), the
-///   alert is dismissed and `CancellationError` is thrown.
+///   alert is dismissed (after the present animation, if it is still running: UIKit ignores a
+///   dismissal during it) and `CancellationError` is thrown at once.
+/// - When something else dismisses the alert without a button, the call fails with
+///   `cancelled` instead of waiting. The logic is ``AlertSession``'s, tested on Linux.
 /// - When nothing can present (the view controller is gone or not in a window, or UIKit
 ///   refuses the presentation), the call fails at once with `unavailable` instead of waiting.
 ///
@@ -37,33 +41,45 @@ public final class UIKitAlertPresenter: AlertPresenter {
     }
 
     /// Shows `request` and returns the index of the button the person tapped.
-    /// - Throws: `CancellationError` when the call is cancelled (the alert is dismissed);
-    ///   ``BridgeError/unavailable(_:)`` when no view controller in a window can present it.
+    /// - Throws: `CancellationError` when the call is cancelled (the alert is dismissed, after
+    ///   the present animation if it is still running); ``BridgeError/unavailable(_:)`` when no
+    ///   view controller in a window can present it; ``BridgeError/cancelled(_:)`` when something
+    ///   else dismissed the alert without a button.
     public func present(_ request: AlertRequest) async throws -> Int {
         try Task.checkCancellation()
         guard let host = topViewController(), host.viewIfLoaded?.window != nil else {
             throw BridgeError.unavailable("No view controller in a window can present the alert.")
         }
         let alert = UIAlertController(title: request.title, message: request.message, preferredStyle: .alert)
-        let pending = PendingAlert(alert)
+        let session = AlertSession()
         for (index, label) in request.buttons.enumerated() {
             alert.addAction(UIAlertAction(title: label, style: .default, handler: { _ in
-                pending.choose(index)
+                session.choose(index)
             }))
         }
+        // Tells the session when the alert leaves its window without a button (see DismissalSentinel).
+        alert.view.addSubview(DismissalSentinel(session: session))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
-                guard pending.start(continuation) else { return }
-                host.present(alert, animated: true)
+                guard session.start(continuation) else { return }
+                host.present(alert, animated: true, completion: {
+                    MainActor.assumeIsolated {
+                        if session.didPresent() == .dismiss { alert.dismiss(animated: true) }
+                    }
+                })
                 // UIKit sets `presentingViewController` synchronously when it accepts the
                 // presentation; when it refuses (a transition in progress, no window) it only
                 // logs, and the call would wait for a tap that cannot come.
                 if alert.presentingViewController == nil {
-                    pending.fail(BridgeError.unavailable("UIKit did not present the alert."))
+                    session.fail(BridgeError.unavailable("UIKit did not present the alert."))
                 }
             }
         } onCancel: {
-            Task { @MainActor in pending.cancel() }
+            Task { @MainActor in
+                // During the present animation UIKit ignores a dismissal: the session asks for it
+                // again from the presentation's completion.
+                if session.cancel() == .dismiss, !alert.isBeingDismissed { alert.dismiss(animated: true) }
+            }
         }
     }
 
@@ -78,48 +94,35 @@ public final class UIKitAlertPresenter: AlertPresenter {
     }
 }
 
-/// One alert on screen and the call waiting for it; settles the call exactly once.
+/// An invisible view inside the alert's view: when the alert leaves its window without a button
+/// (another part of the app dismissed it), the waiting call fails instead of waiting forever.
+/// UIKit calls an action's handler after the alert is dismissed, so the session is told one
+/// main-queue turn later; a tapped button has settled the call by then and wins.
 @MainActor
-private final class PendingAlert {
-    private weak var alert: UIAlertController?
-    private var continuation: CheckedContinuation<Int, any Error>?
-    private var isCancelled = false
+private final class DismissalSentinel: UIView {
+    private let session: AlertSession
+    private var wasInWindow = false
 
-    init(_ alert: UIAlertController) {
-        self.alert = alert
+    init(session: AlertSession) {
+        self.session = session
+        super.init(frame: .zero)
+        isHidden = true
     }
 
-    /// Stores the continuation; returns `false` (and throws into it) when already cancelled.
-    func start(_ continuation: CheckedContinuation<Int, any Error>) -> Bool {
-        if isCancelled {
-            continuation.resume(throwing: CancellationError())
-            return false
+    required init?(coder: NSCoder) {
+        return nil
+    }
+
+    override func didMoveToWindow() {
+        super.didMoveToWindow()
+        if window != nil {
+            wasInWindow = true
+        } else if wasInWindow {
+            let session = session
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated { session.dismissedWithoutChoice() }
+            }
         }
-        self.continuation = continuation
-        return true
-    }
-
-    /// A button was tapped (UIKit dismisses the alert itself).
-    func choose(_ index: Int) {
-        continuation?.resume(returning: index)
-        continuation = nil
-    }
-
-    /// The presentation failed.
-    func fail(_ error: any Error) {
-        continuation?.resume(throwing: error)
-        continuation = nil
-    }
-
-    /// The call was cancelled: dismiss the alert if it is up, and throw `CancellationError`.
-    func cancel() {
-        isCancelled = true
-        guard let continuation else { return }
-        self.continuation = nil
-        if let alert, alert.presentingViewController != nil, !alert.isBeingDismissed {
-            alert.dismiss(animated: true)
-        }
-        continuation.resume(throwing: CancellationError())
     }
 }
 #endif

@@ -1,0 +1,86 @@
+#if canImport(FoundationNetworking)
+    package import FoundationNetworking
+#else
+    package import Foundation
+#endif
+
+/// The navigation logic of the WebKit adapter, platform-neutral so that it is unit-tested on
+/// Linux: which navigation events start a new page generation
+/// (``BridgeRouter/pageDidCommitNavigation()``: the old document's pending calls settle with
+/// `navigated`) and which become page errors in a ``PageStateTracker``. The Apple glue
+/// (``WebViewBridge``'s navigation helpers and its document-notice handler) only reads WebKit's
+/// objects and calls these.
+///
+/// - A committed navigation or a document notice from the attached web view's main frame starts
+///   a generation; a notice from a subframe or from another web view sharing the content
+///   controller does not.
+/// - A response or a failure is classified by the ``NavigationResponsePolicy``.
+/// - A terminated web content process starts a generation and records the error.
+/// - After ``detach()`` nothing happens.
+///
+/// Thread: main actor (WebKit's delegate calls arrive there).
+@MainActor
+package final class PageGenerations {
+    private weak var router: BridgeRouter?
+    private let tracker: PageStateTracker
+    private let policy: NavigationResponsePolicy
+    /// Whether events still have effects.
+    package private(set) var isAttached = true
+
+    /// Creates the logic for `router` (held weakly) and `tracker`.
+    package init(router: BridgeRouter, tracker: PageStateTracker, policy: NavigationResponsePolicy) {
+        self.router = router
+        self.tracker = tracker
+        self.policy = policy
+    }
+
+    /// Later events are ignored.
+    package func detach() {
+        isAttached = false
+    }
+
+    /// `webView(_:didCommit:)`: a new document.
+    package func navigationCommitted() {
+        guard isAttached else { return }
+        router?.pageDidCommitNavigation()
+    }
+
+    /// A document notice (`js/webbridge-document.js`).
+    /// - Parameters:
+    ///   - isMainFrame: whether the notice came from the main frame.
+    ///   - isFromAttachedWebView: whether its web view is the attached one.
+    /// - Returns: whether a new page generation started.
+    @discardableResult
+    package func documentNotice(isMainFrame: Bool, isFromAttachedWebView: Bool) -> Bool {
+        guard isAttached, isMainFrame, isFromAttachedWebView else { return false }
+        router?.pageDidCommitNavigation()
+        return true
+    }
+
+    /// A navigation response: classified, and recorded when it is an error.
+    /// - Returns: the page error, or `nil`.
+    @discardableResult
+    package func responseReceived(_ response: URLResponse, isMainFrame: Bool) -> PageLoadError? {
+        record(policy.classifyResponse(response, isMainFrame: isMainFrame))
+    }
+
+    /// A failed load (provisional or committed): classified (cancellations are not errors), and
+    /// recorded when it is an error.
+    /// - Returns: the page error, or `nil`.
+    @discardableResult
+    package func loadFailed(_ error: any Error) -> PageLoadError? {
+        record(policy.classifyFailure(error))
+    }
+
+    /// The web content process ended: a new generation, and the error recorded.
+    package func webContentProcessTerminated() {
+        guard isAttached else { return }
+        router?.pageDidCommitNavigation()
+        tracker.send(.loadFailed(.webContentProcessTerminated(reason: nil)))
+    }
+
+    private func record(_ error: PageLoadError?) -> PageLoadError? {
+        if let error, isAttached { tracker.send(.loadFailed(error)) }
+        return error
+    }
+}

@@ -1,0 +1,68 @@
+import BridgeKit
+import Foundation
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+import Testing
+
+/// The WKWebView adapter's navigation logic (``PageGenerations``): which events start a page
+/// generation and which become page errors.
+@MainActor
+@Suite("Apple adapter: navigation events, page generations and page errors")
+struct PageGenerationsTests {
+    private let url = URL(string: "https://app.example/")
+
+    private func make() throws -> (PageGenerations, BridgeRouter, PageStateTracker) {
+        let router = try makeRouter()
+        let tracker = PageStateTracker()
+        return (PageGenerations(router: router, tracker: tracker, policy: NavigationResponsePolicy()), router, tracker)
+    }
+
+    @Test("a commit and a main-frame notice of the attached web view start generations; a subframe's or another web view's notice does not")
+    func notices() throws {
+        let (generations, router, _) = try make()
+        generations.navigationCommitted()
+        #expect(router.pageGeneration == 1)
+        #expect(generations.documentNotice(isMainFrame: true, isFromAttachedWebView: true))
+        #expect(router.pageGeneration == 2)
+        #expect(!generations.documentNotice(isMainFrame: false, isFromAttachedWebView: true))
+        #expect(!generations.documentNotice(isMainFrame: true, isFromAttachedWebView: false))
+        #expect(router.pageGeneration == 2)
+    }
+
+    @Test("a main-frame 404 is a page error; a subframe's is not")
+    func responses() throws {
+        let (generations, _, tracker) = try make()
+        let pageURL = try #require(url)
+        let notFound = try #require(HTTPURLResponse(url: pageURL, statusCode: 404, httpVersion: nil, headerFields: nil))
+        #expect(generations.responseReceived(notFound, isMainFrame: false) == nil)
+        #expect(generations.responseReceived(notFound, isMainFrame: true) == .httpStatus(code: 404, url: url))
+        #expect(tracker.state.loadError == .httpStatus(code: 404, url: url))
+    }
+
+    @Test("a cancelled load is no error; a failed one is")
+    func failures() throws {
+        let (generations, _, _) = try make()
+        #expect(generations.loadFailed(URLError(.cancelled)) == nil)
+        #expect(generations.loadFailed(URLError(.notConnectedToInternet)) != nil)
+    }
+
+    @Test("a terminated web content process starts a generation and records the error")
+    func processTerminated() throws {
+        let (generations, router, tracker) = try make()
+        generations.webContentProcessTerminated()
+        #expect(router.pageGeneration == 1)
+        #expect(tracker.state.loadError == .webContentProcessTerminated(reason: nil))
+    }
+
+    @Test("after detach nothing has effects")
+    func detached() throws {
+        let (generations, router, tracker) = try make()
+        generations.detach()
+        generations.navigationCommitted()
+        generations.webContentProcessTerminated()
+        #expect(!generations.documentNotice(isMainFrame: true, isFromAttachedWebView: true))
+        #expect(router.pageGeneration == 0)
+        #expect(tracker.state.loadError == nil)
+    }
+}
