@@ -10,14 +10,18 @@ import Foundation
 /// answered through a reply handler is answered with `unavailable`.
 ///
 /// Thread safety: `Sendable`; ``receive(_:from:replyHandler:)`` may be called on any thread.
-public final class MessageHandlerProxy: Sendable {
+public final class MessageHandlerProxy: @unchecked Sendable {
+    /// Written only by `init`; loading a weak reference is thread-safe. (`weak let`, which would
+    /// say so to the compiler, needs Swift 6.2, SE-0481; the package supports Swift 6.1.)
+    private weak var weakRouter: BridgeRouter?
+
     /// The router messages go to, while it is alive.
-    public weak let router: BridgeRouter?
+    public var router: BridgeRouter? { weakRouter }
 
     /// Creates a proxy.
     /// - Parameter router: the router to forward to; held weakly.
     public init(router: BridgeRouter) {
-        self.router = router
+        weakRouter = router
     }
 
     /// Forwards a message to the router, or answers it with `unavailable` when the router is
