@@ -27,6 +27,7 @@ struct BenchRun {
                 try await runNative(into: &table)
             }
             try await runEngineParts(into: &table)
+            try await runComparisonParts(into: &table)
         } catch {
             FileHandle.standardError.write(Data("bridgebench: \(error)\n".utf8))
             print(table.render())

@@ -1,4 +1,4 @@
-/// What to run, from the command line: `bridgebench [--smoke] [--only native|e2e|large]`.
+/// What to run, from the command line: `bridgebench [--smoke] [--only native|e2e|large|peers|startup]`.
 struct BenchSettings: Sendable {
     /// Tiny iteration counts and small payloads: checks that everything runs and prints the table.
     var smoke = false
@@ -33,11 +33,13 @@ struct BenchSettings: Sendable {
     ]
 
     static let usage = """
-        usage: bridgebench [--smoke] [--only native|e2e|large] [--profile SIDE BYTES COUNT]
+        usage: bridgebench [--smoke] [--only native|e2e|large|peers|startup] [--profile SIDE BYTES COUNT]
           --smoke   a few seconds in total: tiny counts and small payloads; checks the benchmark runs
                     and prints its table (targets are not judged)
           --only    run one part: native (router vs bare codec), e2e (round trips in WebKitGTK),
-                    large (1 MB / 8 MB round trips and peak memory)
+                    large (1 MB / 8 MB round trips and peak memory), peers (the bare reply-handler
+                    echo and the peer designs, 25 B to 8 MB, and the chart), startup (first call
+                    answered, idle memory, four web views at once)
           --profile run COUNT native-path calls of BYTES through one side only, for
                     valgrind --tool=callgrind. SIDE: router (a concurrent task), router-immediate,
                     router-sync (a synchronous task), bare (the codec), bare-hop (the codec, in a new
@@ -57,7 +59,7 @@ struct BenchSettings: Sendable {
             case "--smoke":
                 settings.smoke = true
             case "--only":
-                guard let part = rest.popFirst(), ["native", "e2e", "large"].contains(part) else {
+                guard let part = rest.popFirst(), ["native", "e2e", "large", "peers", "startup"].contains(part) else {
                     throw .usage(usage)
                 }
                 settings.only = part
