@@ -54,21 +54,21 @@ final class PeerEngine {
     // MARK: bare echoes
 
     private func registerBareEchoes() {
-        // The engine's limit: the body turned into JSON text and back, answered through the reply.
+        // The engine's limit: the posted JSON text answered as a string through the reply.
         view.register("peerreply", withReply: true) { value, reply in
-            guard let reply, let text = jsc_value_to_json(value, 0) else { return }
+            guard let reply, let text = jsc_value_to_string(value) else { return }
             defer { g_free(text) }
-            if let answer = jsc_value_new_from_json(jsc_value_get_context(value), text) {
+            if let answer = jsc_value_new_string(jsc_value_get_context(value), text) {
                 webkit_script_message_reply_return_value(reply, answer)
                 g_object_unref(UnsafeMutableRawPointer(answer))
             }
         }
         // The same with the typed task's codec work in between.
         view.register("peerreplytyped", withReply: true) { [decoder, encoder] value, reply in
-            guard let reply, let json = Self.json(of: value),
-                  let payload = try? decoder.decode(BenchPayload.self, from: json),
+            guard let reply, let text = Self.string(of: value),
+                  let payload = try? decoder.decode(BenchPayload.self, from: text),
                   let out = try? encoder.encode(payload) else { return }
-            let answer = String(decoding: out, as: UTF8.self).withCString { jsc_value_new_from_json(jsc_value_get_context(value), $0) }
+            let answer = String(decoding: out, as: UTF8.self).withCString { jsc_value_new_string(jsc_value_get_context(value), $0) }
             if let answer {
                 webkit_script_message_reply_return_value(reply, answer)
                 g_object_unref(UnsafeMutableRawPointer(answer))
@@ -77,10 +77,17 @@ final class PeerEngine {
         // The evaluate_javascript echo (one script per answer), typed.
         struct Call: Codable { let id: Int; let data: BenchPayload }
         view.register("peereval", withReply: false) { [weak self, decoder, encoder] value, _ in
-            guard let self, let json = Self.json(of: value), let call = try? decoder.decode(Call.self, from: json),
+            guard let self, let json = Self.string(of: value), let call = try? decoder.decode(Call.self, from: json),
                   let out = try? encoder.encode(call.data) else { return }
             self.view.evaluate("window.__peerEval(\(call.id), " + String(decoding: out, as: UTF8.self) + ")")
         }
+    }
+
+    /// The characters of a posted string (`jsc_value_to_string`), as UTF-8.
+    private static func string(of value: UnsafeMutablePointer<JSCValue>) -> Data? {
+        guard let text = jsc_value_to_string(value) else { return nil }
+        defer { g_free(text) }
+        return Data(bytes: text, count: strlen(text))
     }
 
     /// The JSON text of a posted value (`jsc_value_to_json`).

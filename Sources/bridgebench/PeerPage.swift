@@ -3,9 +3,13 @@
 /// built from the mechanics in `shared/reference/anchors-bridges.md` (transport and escaping),
 /// not from their code:
 ///
-/// - **reply** / **reply-typed**: `postMessage(payload)` to a handler registered with reply; the
-///   returned Promise settles with the reply value (WebKitGTK 2.40+, `WKScriptMessageHandlerWithReply`).
-/// - **eval-typed**: `postMessage({id, data})`; native evaluates `window.__peerEval(id, <JSON>)`.
+/// - **reply** / **reply-typed**: `postMessage(JSON.stringify(payload))` to a handler registered
+///   with reply; the returned Promise settles with the reply, a string the page parses
+///   (WebKitGTK 2.40+, `WKScriptMessageHandlerWithReply`). Text both ways, as BridgeKit sends:
+///   WebKitGTK rebuilds a posted object in the UI process's JavaScriptCore context, which costs
+///   far more than the string (measured: 10 KB of records about 8x slower).
+/// - **eval-typed**: `postMessage(JSON.stringify({id, data}))`; native evaluates
+///   `window.__peerEval(id, <JSON>)` (the existing bare echo's mechanics).
 /// - **wvjb** (WebViewJavascriptBridge): `{handlerName, data, callbackId}` pushed onto a queue, a
 ///   hidden iframe navigated to `https://__wvjb_queue_message__/`; native cancels that navigation,
 ///   pulls `WebViewJavascriptBridge._fetchQueue()` (a JSON string) and answers each message with
@@ -48,7 +52,7 @@ enum PeerPage {
             return new Promise(function (resolve) {
               var id = ++evalSeq;
               evalPending.set(id, resolve);
-              post('peereval', { id: id, data: data });
+              post('peereval', JSON.stringify({ id: id, data: data }));
             });
           }
 
@@ -126,8 +130,8 @@ enum PeerPage {
           }
 
           var modes = {
-            reply: function (data) { return post('peerreply', data); },
-            'reply-typed': function (data) { return post('peerreplytyped', data); },
+            reply: function (data) { return post('peerreply', JSON.stringify(data)).then(JSON.parse); },
+            'reply-typed': function (data) { return post('peerreplytyped', JSON.stringify(data)).then(JSON.parse); },
             'eval-typed': evalCall,
             wvjb: wvjbCall,
             dsbridge: dsbCall,
