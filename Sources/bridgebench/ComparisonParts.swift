@@ -5,6 +5,7 @@ extension BenchRun {
     func runComparisonParts(into table: inout ResultTable) async throws {
         #if WebKitGTK
         if settings.runs("peers") { try await runPeers(into: &table) }
+        if settings.runs("startup") { try await runStartup(into: &table) }
         #else
         if settings.runs("peers") || settings.runs("startup") {
             print("bench: peer and startup parts skipped: built without the WebKitGTK trait (swift build --traits WebKitGTK)")
