@@ -57,6 +57,8 @@ extension BenchSettings {
 
     /// Startup and idle memory: rounds per side.
     var startupRounds: Int { smoke ? 1 : 7 }
+    /// How long a new web view idles after its first call before its memory is read.
+    var startupIdle: Duration { smoke ? .milliseconds(100) : .seconds(1) }
 
     /// Many pages: calls per view per round (100 B, one at a time and 64 in flight), rounds.
     var manyPagesPlan: (sequential: Int, pipelined: Int, width: Int, rounds: Int) {

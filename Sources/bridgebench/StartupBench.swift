@@ -62,7 +62,7 @@ extension BenchRun {
         do {
             try host.attach()
             try webView.loadHTML(StartupPage.html(call: "window.WebBridge.call('Echo', { ping: 1 })"), baseURI: StartupPage.origin + "/")
-            let sample = try await Self.waitForAnswer(webView, start: start, uiBefore: uiBefore, webBefore: webBefore)
+            let sample = try await Self.waitForAnswer(webView, start: start, uiBefore: uiBefore, webBefore: webBefore, idle: settings.startupIdle)
             await host.close()
             webView.close()
             return sample
@@ -86,7 +86,7 @@ extension BenchRun {
             }
             try webView.loadHTML(StartupPage.html(call: "window.webkit.messageHandlers.bare.postMessage(JSON.stringify({ ping: 1 }))"),
                                  baseURI: StartupPage.origin + "/")
-            let sample = try await Self.waitForAnswer(webView, start: start, uiBefore: uiBefore, webBefore: webBefore)
+            let sample = try await Self.waitForAnswer(webView, start: start, uiBefore: uiBefore, webBefore: webBefore, idle: settings.startupIdle)
             webView.close()
             return sample
         } catch {
@@ -103,9 +103,10 @@ extension BenchRun {
     }
 
     /// Waits until the page noted its answer (polling every 5 ms; the time itself is the page's
-    /// `Date.now()`), idles a second, and measures memory.
+    /// `Date.now()`), idles for `idle`, and measures memory.
     @MainActor
-    private static func waitForAnswer(_ webView: GTKWebView, start: Double, uiBefore: Int, webBefore: Set<Int32>) async throws -> StartupSample {
+    private static func waitForAnswer(_ webView: GTKWebView, start: Double, uiBefore: Int, webBefore: Set<Int32>,
+                                      idle: Duration) async throws -> StartupSample {
         var answeredAt: Double?
         let deadline = Measure.now() + 60
         while answeredAt == nil {
@@ -116,7 +117,7 @@ extension BenchRun {
             }
         }
         guard let answeredAt, answeredAt > 0 else { throw EngineBench.Failure.page("the first call failed") }
-        try await Task.sleep(for: .seconds(1))
+        try await Task.sleep(for: idle)
         MemoryProbe.trimHeap()
         let ui = (MemoryProbe(pid: nil).read()?.rss ?? 0) - uiBefore
         let fresh = Set(MemoryProbe.webProcesses()).subtracting(webBefore)
