@@ -67,7 +67,7 @@ extension BenchRun {
             var modes = [("sequential", 1, size.sequentialCount)]
             if let pipeline = size.pipeline { modes.append(("pipelined ×\(pipeline.width)", pipeline.width, pipeline.count)) }
             for (mode, width, count) in modes {
-                let spreads = try await measure(sides, key: key, count: count, width: width)
+                let spreads = try await measure(sides, key: key, count: count, width: width, rounds: settings.peerRounds(forBytes: size.bytes))
                 let spread = { (side: PeerSide) in spreads[side.label] ?? Spread([]) }
                 let row = "\(size.label) \(mode)"
                 progress("peers \(row): " + sides.map { "\($0.label) \(spread($0).rateText)" }.joined(separator: "; "))
@@ -98,7 +98,8 @@ extension BenchRun {
             try await engine.dropPayload(key: key)
             await peers.dropPayload(key: key)
         }
-        print("\nBridgeKit's typed task ÷ each peer design (round trips per second, medians over \(settings.peerRounds) rounds; > 1: BridgeKit ahead)\n")
+        print("\nBridgeKit's typed task ÷ each peer design (round trips per second, medians over \(settings.peerRounds(forBytes: 0)) rounds, "
+              + "\(settings.peerRounds(forBytes: 1 << 20)) from 1 MB; > 1: BridgeKit ahead)\n")
         print(matrix.render())
         do {
             try chart.svg().write(toFile: settings.chartPath, atomically: true, encoding: .utf8)
@@ -108,15 +109,15 @@ extension BenchRun {
         }
     }
 
-    /// Runs every side `settings.peerRounds` times, one warm-up call first, rotating the order
+    /// Runs every side `rounds` times, one warm-up call first, rotating the order
     /// each round so no side always runs first (cold caches) or last.
     /// - Returns: each side's spread of seconds per call, by label.
     @MainActor
-    private func measure(_ sides: [PeerSide], key: String, count: Int, width: Int) async throws -> [String: Spread] {
+    private func measure(_ sides: [PeerSide], key: String, count: Int, width: Int, rounds: Int) async throws -> [String: Spread] {
         func calls(_ side: PeerSide) -> Int { width == 1 ? (side.sequentialCap?(count) ?? count) : count }
         for side in sides { _ = try await side.run(key, max(calls(side) / 10, 1), width) }
         var samples: [String: [Double]] = [:]
-        for round in 0..<settings.peerRounds {
+        for round in 0..<rounds {
             for index in sides.indices {
                 let side = sides[(index + round) % sides.count]
                 samples[side.label, default: []].append(try await side.run(key, calls(side), width))

@@ -27,7 +27,8 @@ extension BenchSettings {
     /// 8 MB; sequential and pipelined) and, for the chart, the smallest payload (an empty list,
     /// 25 B), 1 KB and 100 KB (sequential). Up to 10 KB the payload is records (``BenchPayload/make(bytes:)``),
     /// above it mostly one long string (``BenchPayload/text(bytes:)``). 64 calls are in flight when
-    /// pipelined, except at 8 MB: 8 (64 × 8 MB would hold about 1.5 GB in the two processes at once).
+    /// pipelined, except at 8 MB: 4 (64 × 8 MB would hold about 1.5 GB in the two processes at once, and
+    /// a round of ten sides would take minutes).
     var peerPlan: [PeerSize] {
         if smoke {
             return [PeerSize("100 B", .make(bytes: 100), sequential: 3, pipeline: (4, 4)),
@@ -39,11 +40,12 @@ extension BenchSettings {
                 PeerSize("10 KB", .make(bytes: 10 * 1024), sequential: 100, pipeline: (64, 256)),
                 PeerSize("100 KB", .text(bytes: 100 * 1024), sequential: 30, pipeline: nil),
                 PeerSize("1 MB", .text(bytes: 1024 * 1024), sequential: 4, pipeline: (64, 64)),
-                PeerSize("8 MB", .text(bytes: 8 * 1024 * 1024), sequential: 1, pipeline: (8, 8))]
+                PeerSize("8 MB", .text(bytes: 8 * 1024 * 1024), sequential: 1, pipeline: (4, 4))]
     }
 
     /// Rounds per row of the peer comparison; every side runs once per round, in a rotated order.
-    var peerRounds: Int { smoke ? 1 : 7 }
+    /// Rows of 1 MB and more take 3: a round of ten sides there takes seconds to a minute.
+    func peerRounds(forBytes bytes: Int) -> Int { smoke ? 1 : bytes >= 1024 * 1024 ? 3 : 7 }
 
     /// DSBridge's asynchronous call waits up to 50 ms for its reply's flush: one at a time it
     /// gets at most this many calls per round, so a round stays short.
