@@ -21,6 +21,7 @@ struct BenchRun {
                 return 1
             }
         }
+        if let profile = settings.endToEndProfile { return await runEndToEndProfile(profile) }
         var table = ResultTable(judges: !settings.smoke)
         do {
             if settings.runs("native") {

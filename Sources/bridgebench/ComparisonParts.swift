@@ -1,3 +1,5 @@
+import Foundation
+
 extension BenchRun {
     /// The parts that compare BridgeKit with the engine's limit, the peer designs and itself at
     /// startup and across web views (`--only peers`, `--only startup`; both in a full run).
@@ -10,6 +12,40 @@ extension BenchRun {
         if settings.runs("peers") || settings.runs("startup") {
             print("bench: peer and startup parts skipped: built without the WebKitGTK trait (swift build --traits WebKitGTK)")
         }
+        #endif
+    }
+}
+
+extension BenchRun {
+    /// `--profile-e2e`: `count` round trips of a `bytes` payload, one at a time, through one side
+    /// only, so that `perf record` sees that side's work alone; prints the time per call.
+    /// - Returns: the exit status (1 when the side failed or there is no engine).
+    @MainActor
+    func runEndToEndProfile(_ profile: (mode: String, bytes: Int, count: Int)) async -> Int32 {
+        #if WebKitGTK
+        do {
+            let payload = profile.bytes > 10 * 1024 ? BenchPayload.text(bytes: profile.bytes) : .make(bytes: profile.bytes)
+            let seconds: Double
+            if profile.mode.hasPrefix("router") {
+                let engine = try await EngineBench.open()
+                try await engine.setPayload(payload, key: "profile")
+                seconds = try await engine.run(profile.mode, key: "profile", count: profile.count)
+                await engine.close()
+            } else {
+                let peers = try await PeerEngine.open()
+                try await peers.setPayload(payload, key: "profile")
+                seconds = try await peers.run(profile.mode, key: "profile", count: profile.count)
+                peers.close()
+            }
+            print("bridgebench: \(profile.count) \(profile.mode) round trips of \(profile.bytes) B: \(ResultTable.duration(seconds)) per call")
+            return 0
+        } catch {
+            FileHandle.standardError.write(Data("bridgebench: \(error)\n".utf8))
+            return 1
+        }
+        #else
+        FileHandle.standardError.write(Data("bridgebench: --profile-e2e needs the WebKitGTK trait\n".utf8))
+        return 1
         #endif
     }
 }
