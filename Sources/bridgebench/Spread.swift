@@ -13,7 +13,8 @@ struct Spread: Sendable {
 
     /// Seconds per call as round trips per second: "median/s (slowest–fastest)".
     var rateText: String {
-        String(format: "%.0f/s (%.0f–%.0f)", 1 / median, 1 / max, 1 / min)
+        // Large payloads make a few round trips per second: two decimals there.
+        String(format: 1 / median < 100 ? "%.2f/s (%.2f–%.2f)" : "%.0f/s (%.0f–%.0f)", 1 / median, 1 / max, 1 / min)
     }
 
     /// Seconds as a duration: "median (min–max)".
