@@ -87,7 +87,11 @@ let package = Package(
         ),
         .executableTarget(
             name: "bridgebench",
-            dependencies: ["BridgeKit", "BridgeKitGTK", "BridgeTasks"],
+            dependencies: [
+                "BridgeKit", "BridgeKitGTK", "BridgeTasks",
+                // The peer designs and the bare reply-handler echo drive WebKit's C API directly.
+                .target(name: "CWebKitGTK", condition: .when(platforms: [.linux], traits: ["WebKitGTK"])),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -21,12 +21,14 @@ struct BenchRun {
                 return 1
             }
         }
+        if let profile = settings.endToEndProfile { return await runEndToEndProfile(profile) }
         var table = ResultTable(judges: !settings.smoke)
         do {
             if settings.runs("native") {
                 try await runNative(into: &table)
             }
             try await runEngineParts(into: &table)
+            try await runComparisonParts(into: &table)
         } catch {
             FileHandle.standardError.write(Data("bridgebench: \(error)\n".utf8))
             print(table.render())

@@ -1,4 +1,4 @@
-/// What to run, from the command line: `bridgebench [--smoke] [--only native|e2e|large]`.
+/// What to run, from the command line: `bridgebench [--smoke] [--only native|e2e|large|peers|startup]`.
 struct BenchSettings: Sendable {
     /// Tiny iteration counts and small payloads: checks that everything runs and prints the table.
     var smoke = false
@@ -8,6 +8,10 @@ struct BenchSettings: Sendable {
     /// `valgrind --tool=callgrind` (no table). SIDE is a key of ``profileKinds`` or a
     /// ``NativePathBench/BareSide`` raw value.
     var profile: (side: String, bytes: Int, count: Int)?
+    /// `--profile-e2e MODE BYTES COUNT`: runs COUNT calls of BYTES one at a time through one
+    /// end-to-end side only (a ``BenchPage`` router mode or a ``PeerPage`` mode), for
+    /// `perf record` (no table).
+    var endToEndProfile: (mode: String, bytes: Int, count: Int)?
     /// The pairs measured in the WebKitGTK parts: BridgeKit's side (the page's call mode, see
     /// ``BenchPage``), the bare side that does the same work without BridgeKit, and the words
     /// that name the pair in the table.
@@ -33,16 +37,22 @@ struct BenchSettings: Sendable {
     ]
 
     static let usage = """
-        usage: bridgebench [--smoke] [--only native|e2e|large] [--profile SIDE BYTES COUNT]
+        usage: bridgebench [--smoke] [--only native|e2e|large|peers|startup] [--profile SIDE BYTES COUNT]
+                   [--profile-e2e MODE BYTES COUNT]
           --smoke   a few seconds in total: tiny counts and small payloads; checks the benchmark runs
                     and prints its table (targets are not judged)
           --only    run one part: native (router vs bare codec), e2e (round trips in WebKitGTK),
-                    large (1 MB / 8 MB round trips and peak memory)
+                    large (1 MB / 8 MB round trips and peak memory), peers (the bare reply-handler
+                    echo and the peer designs, 25 B to 8 MB, and the chart), startup (first call
+                    answered, idle memory, four web views at once)
           --profile run COUNT native-path calls of BYTES through one side only, for
                     valgrind --tool=callgrind. SIDE: router (a concurrent task), router-immediate,
                     router-sync (a synchronous task), bare (the codec), bare-hop (the codec, in a new
                     Swift task like a concurrent task), bare-immediate (the codec, in a Swift task
                     started on the calling thread, like an immediate task)
+          --profile-e2e run COUNT round trips of BYTES one at a time through one end-to-end side,
+                    for perf record. MODE: router-sync, router-raw (BridgeKit) or a peer page mode
+                    (reply, reply-typed, eval-typed, wvjb, dsbridge, dsbridge-sync, capacitor, cordova)
         """
 
     enum ParseError: Error {
@@ -57,7 +67,7 @@ struct BenchSettings: Sendable {
             case "--smoke":
                 settings.smoke = true
             case "--only":
-                guard let part = rest.popFirst(), ["native", "e2e", "large"].contains(part) else {
+                guard let part = rest.popFirst(), ["native", "e2e", "large", "peers", "startup"].contains(part) else {
                     throw .usage(usage)
                 }
                 settings.only = part
@@ -67,6 +77,12 @@ struct BenchSettings: Sendable {
                     throw .usage(usage)
                 }
                 settings.profile = (side, bytes, count)
+            case "--profile-e2e":
+                guard let mode = rest.popFirst(), let bytes = rest.popFirst().flatMap({ Int($0) }),
+                      let count = rest.popFirst().flatMap({ Int($0) }) else {
+                    throw .usage(usage)
+                }
+                settings.endToEndProfile = (mode, bytes, count)
             default:
                 throw .usage(usage)
             }

@@ -1,0 +1,155 @@
+#if WebKitGTK
+import Foundation
+
+/// One side of a row of the peer comparison: a name and a way to run `count` calls `width` at a
+/// time, returning seconds per call.
+struct PeerSide {
+    let label: String
+    let run: @MainActor (_ key: String, _ count: Int, _ width: Int) async throws -> Double
+    /// Caps the calls per round one at a time (DSBridge's 50 ms flush).
+    var sequentialCap: ((Int) -> Int)?
+}
+
+extension BenchRun {
+    /// The engine's limit and the peer designs: BridgeKit (``EngineBench``, ``BenchPage``) against
+    /// the bare reply-handler echo, the bare `evaluate_javascript` echo and each peer design
+    /// (``PeerEngine``, ``PeerPage``), in one process, every side once per round in a rotated
+    /// order; each row's spread is over the rounds. Writes the round-trip chart.
+    @MainActor
+    func runPeers(into table: inout ResultTable) async throws {
+        let engine = try await EngineBench.open()
+        let peers: PeerEngine
+        do {
+            peers = try await PeerEngine.open()
+        } catch {
+            await engine.close()
+            throw error
+        }
+        do {
+            try await runPeers(engine, peers, into: &table)
+        } catch {
+            peers.close()
+            await engine.close()
+            throw error
+        }
+        peers.close()
+        await engine.close()
+    }
+
+    @MainActor
+    private func runPeers(_ engine: EngineBench, _ peers: PeerEngine, into table: inout ResultTable) async throws {
+        let bridgeTyped = PeerSide(label: "BridgeKit, typed task", run: { key, count, width in
+            try await engine.run("router-sync", key: key, count: count, width: width)
+        })
+        let bridgeRaw = PeerSide(label: "BridgeKit, Echo task", run: { key, count, width in
+            try await engine.run("router-raw", key: key, count: count, width: width)
+        })
+        let settings = self.settings
+        func peer(_ mode: String, _ label: String) -> PeerSide {
+            var side = PeerSide(label: label, run: { key, count, width in
+                try await peers.run(mode, key: key, count: count, width: width)
+            })
+            if mode == "dsbridge" { side.sequentialCap = { settings.dsbridgeSequentialCount($0) } }
+            return side
+        }
+        let bareReply = peer("reply", "bare reply echo")
+        let bareReplyTyped = peer("reply-typed", "bare reply echo + codec")
+        let bareEval = peer("eval-typed", "bare evaluate_javascript echo + codec")
+        let designs = PeerEngine.designs.map { peer($0.mode, $0.label) }
+        let sides = [bridgeTyped, bridgeRaw, bareReply, bareReplyTyped, bareEval] + designs
+
+        var chart = RoundTripChart(title: "Round-trip time against payload size, one call at a time (WebKitGTK \(Self.webKitVersion))")
+        var matrix = PeerMatrix(designs: designs.map(\.label))
+        for size in settings.peerPlan {
+            let key = "peer \(size.label)"
+            try await engine.setPayload(size.payload, key: key)
+            try await peers.setPayload(size.payload, key: key)
+            var modes = [("sequential", 1, size.sequentialCount)]
+            if let pipeline = size.pipeline { modes.append(("pipelined ×\(pipeline.width)", pipeline.width, pipeline.count)) }
+            for (mode, width, count) in modes {
+                let spreads = try await measure(sides, key: key, count: count, width: width, rounds: settings.peerRounds(forBytes: size.bytes))
+                let spread = { (side: PeerSide) in spreads[side.label] ?? Spread([]) }
+                let row = "\(size.label) \(mode)"
+                progress("peers \(row): " + sides.map { "\($0.label) \(spread($0).rateText)" }.joined(separator: "; "))
+                let judged = size.pipeline != nil  // the four sizes of the targets
+                let limitTarget: ResultTable.Target? = judged ? .atLeast(0.9) : nil
+                table.add("engine limit", "\(row), Echo task vs bare reply echo, round trips per second",
+                          bridge: spread(bridgeRaw).rateText, bare: spread(bareReply).rateText,
+                          ratio: spread(bareReply).median / spread(bridgeRaw).median, target: limitTarget)
+                table.add("engine limit", "\(row), typed task vs bare reply echo + codec, round trips per second",
+                          bridge: spread(bridgeTyped).rateText, bare: spread(bareReplyTyped).rateText,
+                          ratio: spread(bareReplyTyped).median / spread(bridgeTyped).median, target: limitTarget)
+                table.add("engine limit", "\(row), typed task vs bare evaluate_javascript echo + codec (second bare row)",
+                          bridge: spread(bridgeTyped).rateText, bare: spread(bareEval).rateText,
+                          ratio: spread(bareEval).median / spread(bridgeTyped).median, target: nil)
+                for design in designs {
+                    let ratio = spread(design).median / spread(bridgeTyped).median
+                    matrix.add(row: row, design: design.label, ratio: ratio)
+                    table.add("peer designs", "\(row), typed task vs \(design.label), round trips per second",
+                              bridge: spread(bridgeTyped).rateText, bare: spread(design).rateText,
+                              ratio: ratio, target: judged ? .atLeast(1) : nil)
+                }
+                if width == 1 {
+                    for side in [bridgeTyped, bareReplyTyped, bareEval] + designs {
+                        chart.add(series: side.label, bytes: size.bytes, seconds: spread(side).median)
+                    }
+                }
+            }
+            try await engine.dropPayload(key: key)
+            await peers.dropPayload(key: key)
+        }
+        print("\nBridgeKit's typed task ÷ each peer design (round trips per second, medians over \(settings.peerRounds(forBytes: 0)) rounds, "
+              + "\(settings.peerRounds(forBytes: 1 << 20)) from 1 MB; > 1: BridgeKit ahead)\n")
+        print(matrix.render())
+        do {
+            try chart.svg().write(toFile: settings.chartPath, atomically: true, encoding: .utf8)
+            progress("chart written to \(settings.chartPath)")
+        } catch {
+            progress("chart not written to \(settings.chartPath): \(error)")
+        }
+    }
+
+    /// Runs every side `rounds` times, one warm-up call first, rotating the order
+    /// each round so no side always runs first (cold caches) or last.
+    /// - Returns: each side's spread of seconds per call, by label.
+    @MainActor
+    private func measure(_ sides: [PeerSide], key: String, count: Int, width: Int, rounds: Int) async throws -> [String: Spread] {
+        func calls(_ side: PeerSide) -> Int { width == 1 ? (side.sequentialCap?(count) ?? count) : count }
+        for side in sides { _ = try await side.run(key, max(calls(side) / 10, 1), width) }
+        var samples: [String: [Double]] = [:]
+        for round in 0..<rounds {
+            for index in sides.indices {
+                let side = sides[(index + round) % sides.count]
+                samples[side.label, default: []].append(try await side.run(key, calls(side), width))
+            }
+        }
+        return samples.mapValues(Spread.init)
+    }
+
+    /// The WebKitGTK version the process runs with, e.g. "2.50.6".
+    static var webKitVersion: String { PeerEngine.webKitVersion }
+}
+
+/// The table of BridgeKit ÷ each design: one row per size and mode, one column per design.
+struct PeerMatrix {
+    let designs: [String]
+    private var rows: [(row: String, ratios: [String: Double])] = []
+
+    init(designs: [String]) { self.designs = designs }
+
+    mutating func add(row: String, design: String, ratio: Double) {
+        if rows.last?.row != row { rows.append((row, [:])) }
+        rows[rows.count - 1].ratios[design] = ratio
+    }
+
+    func render() -> String {
+        var lines = ["| Payload, mode | " + designs.joined(separator: " | ") + " |",
+                     "|---|" + String(repeating: "---:|", count: designs.count)]
+        for row in rows {
+            lines.append("| \(row.row) | " + designs.map { row.ratios[$0].map { String(format: "%.2fx", $0) } ?? "—" }
+                .joined(separator: " | ") + " |")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+#endif

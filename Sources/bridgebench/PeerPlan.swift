@@ -1,0 +1,69 @@
+import Foundation
+
+/// One payload size of the peer comparison (``BenchRun/runPeers(into:)``).
+struct PeerSize: Sendable {
+    /// The words that name the size in the tables.
+    let label: String
+    /// The payload (its JSON text is about `bytes` long).
+    let payload: BenchPayload
+    /// Its JSON text's length in bytes, as `JSONEncoder` writes it (the chart's x axis).
+    let bytes: Int
+    /// Calls per round one at a time.
+    let sequentialCount: Int
+    /// Calls in flight at once, and calls per round, when pipelined; nil: sequential only.
+    let pipeline: (width: Int, count: Int)?
+
+    init(_ label: String, _ payload: BenchPayload, sequential: Int, pipeline: (width: Int, count: Int)?) {
+        self.label = label
+        self.payload = payload
+        self.bytes = (try? JSONEncoder().encode(payload).count) ?? 0
+        self.sequentialCount = sequential
+        self.pipeline = pipeline
+    }
+}
+
+extension BenchSettings {
+    /// The sizes of the peer comparison: the four of the end-to-end targets (100 B, 10 KB, 1 MB,
+    /// 8 MB; sequential and pipelined) and, for the chart, the smallest payload (an empty list,
+    /// 25 B), 1 KB and 100 KB (sequential). Up to 10 KB the payload is records (``BenchPayload/make(bytes:)``),
+    /// above it mostly one long string (``BenchPayload/text(bytes:)``). 64 calls are in flight when
+    /// pipelined, except at 8 MB: 4 (64 × 8 MB would hold about 1.5 GB in the two processes at once, and
+    /// a round of ten sides would take minutes).
+    var peerPlan: [PeerSize] {
+        if smoke {
+            return [PeerSize("100 B", .make(bytes: 100), sequential: 3, pipeline: (4, 4)),
+                    PeerSize("10 KB", .make(bytes: 10 * 1024), sequential: 2, pipeline: (4, 4))]
+        }
+        return [PeerSize("25 B (empty)", .make(bytes: 1), sequential: 300, pipeline: nil),
+                PeerSize("100 B", .make(bytes: 100), sequential: 300, pipeline: (64, 1280)),
+                PeerSize("1 KB", .make(bytes: 1024), sequential: 200, pipeline: nil),
+                PeerSize("10 KB", .make(bytes: 10 * 1024), sequential: 100, pipeline: (64, 256)),
+                PeerSize("100 KB", .text(bytes: 100 * 1024), sequential: 30, pipeline: nil),
+                PeerSize("1 MB", .text(bytes: 1024 * 1024), sequential: 4, pipeline: (64, 64)),
+                PeerSize("8 MB", .text(bytes: 8 * 1024 * 1024), sequential: 1, pipeline: (4, 4))]
+    }
+
+    /// Rounds per row of the peer comparison; every side runs once per round, in a rotated order.
+    /// Rows of 1 MB and more take 3: a round of ten sides there takes seconds to a minute.
+    func peerRounds(forBytes bytes: Int) -> Int { smoke ? 1 : bytes >= 1024 * 1024 ? 3 : 7 }
+
+    /// DSBridge's asynchronous call waits up to 50 ms for its reply's flush: one at a time it
+    /// gets at most this many calls per round, so a round stays short.
+    func dsbridgeSequentialCount(_ count: Int) -> Int { min(count, smoke ? 2 : 10) }
+
+    /// Where the round-trip chart goes: the document's picture after a full run; a temporary file
+    /// after a smoke run (which must not replace the document's picture with smoke figures).
+    var chartPath: String {
+        smoke ? NSTemporaryDirectory() + "/bridgebench-round-trips.svg" : "docs/performance-round-trips.svg"
+    }
+
+    /// Startup and idle memory: rounds per side.
+    var startupRounds: Int { smoke ? 1 : 7 }
+    /// How long a new web view idles after its first call before its memory is read.
+    var startupIdle: Duration { smoke ? .milliseconds(100) : .seconds(1) }
+
+    /// Many pages: calls per view per round (100 B, one at a time and 64 in flight), rounds.
+    var manyPagesPlan: (sequential: Int, pipelined: Int, width: Int, rounds: Int) {
+        smoke ? (4, 8, 4, 1) : (1_000, 2_560, 64, 5)
+    }
+}
