@@ -53,6 +53,8 @@ extension GTKWrapperTests.EndToEnd {
             #expect(weakView == nil, "GTKWebView freed")
             #expect(weakHost == nil, "host freed")
             // The pending call was settled by close(): task cancelled, reply `unavailable` delivered while the page was there.
+            // The task notes its end when it resumes on the cooperative pool, which may come after the view is gone.
+            #expect(await eventually { probe.cancelledCallIDs == [slowID] })
             #expect(probe.cancelledCallIDs == [slowID])
             let reply = traffic.matching(.outbound, "reply", id: slowID)
             #expect(reply.map(\.outcome) == ["unavailable"])
