@@ -163,22 +163,23 @@ extension BridgeRouter {
     func sendProgress(_ value: any Encodable & Sendable, call: PendingCall) async throws {
         let id = call.id
         let limit = configuration.limits.maxProgressPerCall
-        enum Admission { case gone, overLimit, ok }
-        let admission: Admission = state.withLock { state in
-            // Still pending: a call claimed for settling takes no more progress.
-            guard !call.isSettled else { return .gone }
-            guard call.progressCount < limit else { return .overLimit }
-            call.progressCount += 1
-            return .ok
+        let (action, snapshot) = state.withLock { state in
+            (state.handle(.progress, of: call),
+             ChannelSnapshot(channel: state.channel, observer: state.observer, generation: state.generation))
         }
         let generation = call.generation
-        switch admission {
-        case .gone:
+        switch action {
+        case .none, .cancelWork, .refuseProgress:
             throw BridgeError.cancelled("The call has already settled.")
-        case .overLimit:
-            await finish(call, .failure(.progressLimitExceeded(limit: limit)), by: .workStopping)
+        case .settle(let work, let timer):
+            // The value past the limit settles the call; its reply goes from a new task, so that
+            // cancelling the work that sent it does not interrupt it.
+            timer?.cancel()
+            let message = OutboundMessage.reply(id: id, result: .failure(.progressLimitExceeded(limit: limit)))
+            Task { await deliverFinal(message, call: call, generation: generation, snapshot: snapshot) }
+            work?.cancel()
             throw BridgeError.progressLimitExceeded(limit: limit)
-        case .ok:
+        case .sendProgress:
             let message = OutboundMessage.progress(id: id, data: value)
             let data: Data
             do {

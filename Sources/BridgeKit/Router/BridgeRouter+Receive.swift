@@ -55,8 +55,8 @@ extension BridgeRouter {
                 return rejectUnreadable(id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source,
                                         replyHandler: replyHandler)
             }
-            let task = taskTable.withLock { $0.task(named: scan.task) }
-            if closedFlag.load(ordering: .acquiring) {
+            let (task, isClosed) = state.withLock { ($0.taskTable.task(named: scan.task), $0.isClosed) }
+            if isClosed {
                 return reject(id: scan.id, .unavailable("The router was closed."), bytes: text.count, source: source,
                               replyHandler: replyHandler, task: scan.task)
             }
@@ -95,8 +95,7 @@ extension BridgeRouter {
         if scan.depth > limits.maxDepth {
             return rejectUnreadable(id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source, replyHandler: replyHandler)
         }
-        let tasks = taskTable.withLock { $0.tasks }
-        let isClosed = closedFlag.load(ordering: .acquiring)
+        let (tasks, isClosed) = state.withLock { ($0.taskTable.tasks, $0.isClosed) }
         let message: InboundMessage
         do {
             message = try InboundEnvelope.decodeWhole(text, tasks: tasks, source: source, policy: configuration.policy)
@@ -159,12 +158,15 @@ extension BridgeRouter {
             replyHandler?.reply(nil)
             return
         }
-        let refused = error.code == "forbidden"
-        let call = PendingCall(id: id, taskName: task ?? "", generation: pageGeneration, source: source,
-                               replyHandler: replyHandler, router: self)
+        let (generation, hasChannel) = state.withLock { ($0.generation, $0.channel != nil) }
+        let route = CallStateMachine.route(replyHandler: replyHandler, source: source, hasChannel: hasChannel,
+                                           refused: error.code == "forbidden")
+        if case .script = route { replyHandler?.reply(nil) }
+        let call = PendingCall(id: id, taskName: task ?? "", generation: generation, source: source, route: route,
+                               router: self)
         let message = OutboundMessage.reply(id: id, result: .failure(error))
         Task { [self] in
-            await deliverFinal(message, call: call, generation: call.generation, refused: refused)
+            await deliverFinal(message, call: call, generation: call.generation)
         }
     }
 
@@ -197,7 +199,7 @@ extension BridgeRouter {
         // A concrete enum, not a `Result` of a tuple: that one goes through the runtime's
         // generic metadata and value witnesses on every call.
         enum Admission {
-            case admitted(PendingCall, keepsReplyHandler: Bool, observer: (@Sendable (TrafficRecord) -> Void)?)
+            case admitted(PendingCall, observer: (@Sendable (TrafficRecord) -> Void)?)
             case refused(BridgeError)
         }
         // Charged until the call's work ends (``runWork(_:)``), refused when over the budget.
@@ -207,24 +209,23 @@ extension BridgeRouter {
         }
         let admission: Admission = state.withLock { state in
             if state.isClosed { return .refused(.unavailable("The router was closed.")) }
-            let generation = state.generation
             // Main-frame replies go by script, in order after progress; other calls, any call
             // while no channel is connected, and paths that carry final replies keep the
-            // structured reply path for the final reply.
-            let keepsReplyHandler = !source.isMainFrame || state.channel == nil || replyHandler?.carriesFinalReplies == true
-            let entry = PendingCall(id: id, taskName: taskName, generation: generation, source: source,
-                                    replyHandler: keepsReplyHandler ? replyHandler : nil, router: self, work: prepared,
-                                    snapshot: ChannelSnapshot(channel: state.channel, observer: state.observer),
-                                    epoch: channelEpoch.load(ordering: .relaxed), heldBytes: bytes)
+            // structured reply path for the final reply. Decided here, once.
+            let route = CallStateMachine.route(replyHandler: replyHandler, source: source, hasChannel: state.channel != nil,
+                                               refused: false)
+            let entry = PendingCall(id: id, taskName: taskName, generation: state.generation, source: source, route: route,
+                                    progressLimit: limits.maxProgressPerCall, router: self, work: prepared,
+                                    heldBytes: bytes)
             switch state.admit(entry, as: id, limit: limits.maxPendingCalls) {
             case .duplicateID?: return .refused(.invalidMessage("The id \"\(id)\" is already in use."))
             case .tooManyPendingCalls?: return .refused(.tooManyPendingCalls(limit: limits.maxPendingCalls))
             case nil: break
             }
             if let timeout {
-                entry.timer = startTimer(for: entry, after: timeout)
+                entry.machine.timer = startTimer(for: entry, after: timeout)
             }
-            return .admitted(entry, keepsReplyHandler: keepsReplyHandler, observer: state.observer)
+            return .admitted(entry, observer: state.observer)
         }
         let entry: PendingCall
         switch admission {
@@ -234,21 +235,18 @@ extension BridgeRouter {
             // error, as when options were decoded on arrival, before admission.
             let refusal = Self.optionsFailure(prepared, source: source, policy: configuration.policy) ?? error
             return reject(id: id, refusal, bytes: bytes, source: source, replyHandler: replyHandler, task: taskName)
-        case .admitted(let admitted, let keepsReplyHandler, let observer):
+        case .admitted(let admitted, let observer):
             entry = admitted
-            if !keepsReplyHandler { replyHandler?.reply(nil) }
+            if admitted.replyHandler == nil { replyHandler?.reply(nil) }
             observer?(TrafficRecord(direction: .inbound, kind: "call", id: id, task: taskName, outcome: nil,
                                     reason: nil, bytes: bytes))
         }
         // Started outside the lock: an immediate task runs (and may settle) before it returns.
         let work = startWork(entry, execution: prepared.task.execution)
-        // No lock: the call's own handshake. Whoever settles the call cancels the work once it is
-        // attached; when a cancel, a timeout, a navigation or close() came first, the work is
-        // cancelled here. A call its work settled already (an immediate task that never suspended)
-        // needs no cancel at all.
-        if !entry.attachWork(work) {
-            work.cancel()
-        }
+        // Whoever settles the call later cancels the work; when a cancel, a timeout, a navigation
+        // or close() came first, the machine says to cancel it now. A call its work settled
+        // already (an immediate task that never suspended) needs no cancel at all.
+        attachWork(work, to: entry)
     }
 
     /// Starts the timer that settles `call` with `timeout` after `timeout`; not inlined (a call
@@ -257,7 +255,7 @@ extension BridgeRouter {
     private func startTimer(for call: PendingCall, after timeout: Duration) -> Task<Void, Never> {
         Task { [weak self] in
             guard (try? await Task.sleep(for: timeout)) != nil else { return }
-            await self?.finish(call, .failure(.timeout(seconds: timeout.seconds)), by: .timer)
+            await self?.finish(call, .failure(.timeout(seconds: timeout.seconds)), by: .timedOut)
         }
     }
 
@@ -341,7 +339,7 @@ extension BridgeRouter {
     @inline(never)
     private static func settleFromWork(_ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>)
         -> PendingScript? {
-        call.router?.settle(call, consume outcome, by: .work)
+        call.router?.settle(call, consume outcome, by: .workFinished)
     }
 
 #if compiler(>=6.2)
@@ -365,12 +363,19 @@ extension BridgeRouter {
     /// now is the one cancelled, even if it settles and its id is reused before the cancel lands.
     private func cancelCall(_ id: String, from source: MessageSource) {
         let matching: PendingCall? = state.withLock { state in
-            guard let call = state.pendingCall(id), call.source == source, call.generation == state.generation else { return nil }
+            guard let call = state.calls[id], call.source == source, call.generation == state.generation else { return nil }
             return call
         }
         record(.inbound, "cancel", id: id, task: nil, outcome: matching == nil ? "dropped" : nil)
         guard let matching else { return }
-        Task { await finish(matching, .failure(.cancelled("The page cancelled the call.")), by: .other) }
+        Task { await finish(matching, .failure(.cancelled("The page cancelled the call.")), by: .pageCancelled) }
+    }
+
+    /// Attaches the work of `call` (``CallStateMachine/Event/workAttached``) and cancels it when
+    /// the call settled before, by someone other than its work.
+    func attachWork(_ work: Task<Void, Never>, to call: PendingCall) {
+        let action = state.withLock { _ in call.machine.handle(.workAttached, work: work) }
+        if case .cancelWork(let work) = action { work.cancel() }
     }
 
     /// Maps any error a task throws to the error the page sees (``BridgeError/pageFacing(_:code:genericMessage:)``):

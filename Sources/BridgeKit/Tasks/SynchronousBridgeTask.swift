@@ -39,7 +39,7 @@ public import Foundation
 ///
 /// ## Implementation requirements
 /// - `runSynchronously` may be called concurrently from several threads; keep shared state
-///   `Sendable` (a `Mutex`).
+///   `Sendable` (behind a lock).
 /// - Throw a ``BridgeError`` to choose the code the page sees; any other error becomes
 ///   `task_failed`.
 /// - Never wait for the thread that calls it (for example `DispatchQueue.main.sync` on the main
