@@ -82,8 +82,8 @@ extension BridgeRouter {
     }
 
     /// The general path of ``handle(_:body:from:replyHandler:)``: every message that is not a
-    /// plain call envelope, and every fast-path failure. Not inlined: kept out of the fast path's
-    /// code, so that a plain call touches fewer instruction-cache lines.
+    /// plain call envelope, and every fast-path failure. Not inlined (docs/performance.md,
+    /// "handleGenerally").
     @inline(never)
     private func handleGenerally(_ text: UnsafeBufferPointer<UInt8>, from source: MessageSource, replyHandler: ReplyHandler?) {
         let limits = configuration.limits
@@ -261,8 +261,7 @@ extension BridgeRouter {
 
     /// Starts the work of an admitted call where its task asks (``TaskExecution``): the work
     /// (``runWork(_:)``) captures only the call, which holds everything it needs. Each start
-    /// writes its closure out (no shared closure value): a closure passed on as a value costs
-    /// two more allocations per call, for the thunks that convert it to `Task`'s parameter type.
+    /// writes its closure out (docs/performance.md, "startWork").
     private func startWork(_ call: PendingCall, execution: TaskExecution) -> Task<Void, Never> {
         // `Task.immediate` needs the Swift 6.2 compiler; with 6.1 (Xcode 16.3, 16.4) an immediate
         // task starts like a concurrent one, as on OS versions without it.
@@ -303,12 +302,8 @@ extension BridgeRouter {
         call.router?.budget.release(call.heldBytes)
     }
 
-    /// The task of `call` and its decoded options, taken out of the call (``runWork(_:)``).
-    ///
-    /// Not inlined, like ``settleFromWork(_:_:)``: the work's `async` frame is allocated from its
-    /// Swift task's allocator, and the locals of code inlined into it (decoding, settling,
-    /// building the reply script) would make it larger than the task's first slab, costing a
-    /// `malloc` (of more than glibc's per-thread cache takes) and a `free` per call.
+    /// The task of `call` and its decoded options, taken out of the call (``runWork(_:)``). Not
+    /// inlined, like ``settleFromWork(_:_:)`` (docs/performance.md, "takeOptions").
     /// - Throws: `cancelled` when the work was taken already; the decoding error of
     ///   ``CallInput/options(for:source:policy:)``.
     @inline(never)
@@ -343,14 +338,8 @@ extension BridgeRouter {
     }
 
 #if compiler(>=6.2)
-    /// Starts the work of `call` with `Task.immediate` (SE-0472) in a form the optimizer inlines.
-    ///
-    /// With Swift 6.3, a call of `Task.immediate` that is not inlined goes through a shared
-    /// specialization that gives the new task a task-executor-preference record even for the
-    /// default `executorPreference: nil`; each executor switch of the task then takes the task's
-    /// status-record lock (callgrind: about 2,000 instructions of a 100 B call, 3 %; see
-    /// docs/performance.md). Inlined, the `nil` folds away and no record is made. The optimizer
-    /// inlines the call when it sits in a loop, hence the one-pass loop.
+    /// Starts the work of `call` with `Task.immediate` (SE-0472) in a form the optimizer inlines:
+    /// the one-pass loop is deliberate (docs/performance.md, "startImmediately").
     @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     private static func startImmediately(_ call: PendingCall) -> Task<Void, Never> {
         var task: Task<Void, Never>?

@@ -75,13 +75,22 @@ public final class BridgeRouter: Sendable {
 
     /// Registers a task under its name.
     ///
-    /// `@inlinable`, so that the task's type-erased steps (decoding its options, running it) are
-    /// compiled where the task is registered, with its own types: its calls then look up no
-    /// generic metadata at run time.
+    /// `@inlinable`: the task's type-erased steps are compiled where the task is registered
+    /// (docs/performance.md, "register(_:)").
     /// - Throws: ``TaskRegistrationError/duplicateName(_:)`` when a task with that name exists
     ///   (use ``replace(_:)`` to swap it), ``TaskRegistrationError/emptyName`` for `""`.
     @inlinable
     public func register(_ task: some BridgeTask) throws {
+        try register(erased: AnyBridgeTask(task))
+    }
+
+    /// Registers a ``SynchronousBridgeTask`` under its name (see ``register(_:)-(BridgeTask)``).
+    ///
+    /// `@inlinable`, like the general form: the task's one-pass step (decode, run, encode) is
+    /// compiled with its own types where it is registered (docs/performance.md, "SynchronousStep").
+    /// - Throws: as ``register(_:)-(BridgeTask)``.
+    @inlinable
+    public func register(_ task: some SynchronousBridgeTask) throws {
         try register(erased: AnyBridgeTask(task))
     }
 
@@ -98,7 +107,21 @@ public final class BridgeRouter: Sendable {
     /// - Returns: `true` when a task was replaced, `false` when the name was new.
     @discardableResult
     public func replace(_ task: some BridgeTask) -> Bool {
-        let erased = AnyBridgeTask(task)
+        replace(erased: AnyBridgeTask(task))
+    }
+
+    /// Registers a ``SynchronousBridgeTask``, replacing any task with the same name (see
+    /// ``replace(_:)-(BridgeTask)``), with its one-pass step compiled for its own types.
+    /// - Returns: `true` when a task was replaced, `false` when the name was new.
+    @inlinable
+    @discardableResult
+    public func replace(_ task: some SynchronousBridgeTask) -> Bool {
+        replace(erased: AnyBridgeTask(task))
+    }
+
+    /// Registers an erased task, replacing any task with the same name (see ``replace(_:)``).
+    @usableFromInline
+    func replace(erased: AnyBridgeTask) -> Bool {
         defer { taskListDidChange() }
         return state.withLock { $0.taskTable.replace(with: erased) }
     }

@@ -102,8 +102,7 @@ extension PageScript {
     }
 
     /// Whether every byte of `id` is plain (``isPlainIDByte(_:)``). Reads the string's own UTF-8
-    /// storage when it has one (an id the envelope scan made always does), which costs a few
-    /// instructions per byte instead of the UTF-8 view's iterator.
+    /// storage when it has one (an id the envelope scan made always does), else its UTF-8 view.
     static func isPlainID(_ id: String) -> Bool {
         id.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isPlainIDByte) } ?? id.utf8.allSatisfy(isPlainIDByte)
     }
