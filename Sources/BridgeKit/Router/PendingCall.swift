@@ -35,8 +35,10 @@ final class PendingCall: @unchecked Sendable {
     /// context, which refers to this call) does not keep the router and its page alive.
     private(set) weak var router: BridgeRouter?
 
-    init(id: String, taskName: String, generation: UInt64, source: MessageSource, route: CallStateMachine.Route,
-         progressLimit: Int = .max, router: BridgeRouter, work: PreparedCall? = nil, heldBytes: Int = 0) {
+    init(
+        id: String, taskName: String, generation: UInt64, source: MessageSource, route: CallStateMachine.Route,
+        progressLimit: Int = .max, router: BridgeRouter, work: PreparedCall? = nil, heldBytes: Int = 0
+    ) {
         self.id = id
         self.heldBytes = heldBytes
         self.work = work

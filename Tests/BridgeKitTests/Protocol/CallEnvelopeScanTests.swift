@@ -1,6 +1,7 @@
-@testable import BridgeKit
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 /// Kind of fault: the shim's `encodeCall` (js/webbridge.js) and the native fast scan drift apart,
 /// so that every call silently takes the general path (a performance fault no other test sees).
@@ -18,7 +19,8 @@ struct CallEnvelopeScanTests {
         let keys = ["v", "kind", "id", "task", "options"]
         #expect(Set(message.keys) == Set(keys), "the fixture call has exactly the keys encodeCall writes")
         let members = try keys.map { key in
-            let value = try JSONSerialization.data(withJSONObject: try #require(message[key]), options: [.fragmentsAllowed])
+            let value = try JSONSerialization.data(
+                withJSONObject: try #require(message[key]), options: [.fragmentsAllowed])
             return "\"\(key)\":" + String(decoding: value, as: UTF8.self)
         }
         return "{" + members.joined(separator: ",") + "}"

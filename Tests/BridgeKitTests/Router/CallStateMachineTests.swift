@@ -1,5 +1,6 @@
-@testable import BridgeKit
 import Testing
+
+@testable import BridgeKit
 
 /// Kind of fault: a call answered twice or never, a task left running after its call settled, a
 /// timer that cancels its own delivery, progress after the final reply. Every (state, event) pair
@@ -48,8 +49,10 @@ struct CallStateMachineTests {
 
     /// The name of an action, as the table writes it: which of the work (`w`, the running work;
     /// `a`, the work being attached) and the timer (`t`) it cancels.
-    static func name(_ action: CallStateMachine.Action, work: Task<Void, Never>, attached: Task<Void, Never>,
-                     timer: Task<Void, Never>) -> String {
+    static func name(
+        _ action: CallStateMachine.Action, work: Task<Void, Never>, attached: Task<Void, Never>,
+        timer: Task<Void, Never>
+    ) -> String {
         func task(_ task: Task<Void, Never>?) -> String {
             guard let task else { return "-" }
             return task == work ? "w" : task == attached ? "a" : task == timer ? "t" : "?"
@@ -201,8 +204,9 @@ struct CallStateMachineTests {
             (nil, main, true, true, "none"),
         ]
         for row in rows {
-            let route = CallStateMachine.route(replyHandler: row.0, source: row.1, hasChannel: row.hasChannel,
-                                               refused: row.refused)
+            let route = CallStateMachine.route(
+                replyHandler: row.0, source: row.1, hasChannel: row.hasChannel,
+                refused: row.refused)
             #expect(name(route) == row.expected, "\(row)")
         }
     }

@@ -1,6 +1,7 @@
-@testable import BridgeKit
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 /// Kind of fault: the race between the code that starts a call's work and whoever settles the
 /// call first (a cancel, a timeout, a navigation, close()) loses the cancellation: the work keeps
