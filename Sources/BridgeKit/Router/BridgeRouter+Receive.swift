@@ -152,8 +152,8 @@ extension BridgeRouter {
     /// only a log record (field case R13: no id, nothing to answer).
     @inline(never)
     func reject(id: String?, _ error: BridgeError, bytes: Int, source: MessageSource, replyHandler: ReplyHandler?,
-                        task: String? = nil, reason: String? = nil) {
-        record(.inbound, "call", id: id, task: task, outcome: error.code, reason: reason, bytes: bytes)
+                        task: String? = nil, reason: TrafficReason? = nil) {
+        record(.inbound, .call, id: id, task: task, outcome: error.code, reason: reason, bytes: bytes)
         guard let id else {
             replyHandler?.reply(nil)
             return
@@ -177,7 +177,7 @@ extension BridgeRouter {
         switch call.prepared {
         case .failure(let error):
             return reject(id: call.id, error, bytes: bytes, source: source, replyHandler: replyHandler,
-                          task: call.taskName, reason: call.refusal)
+                          task: call.taskName, reason: call.refusal.map(TrafficReason.refused))
         case .success(let value):
             prepared = value
         }
@@ -238,7 +238,7 @@ extension BridgeRouter {
         case .admitted(let admitted, let observer):
             entry = admitted
             if admitted.replyHandler == nil { replyHandler?.reply(nil) }
-            observer?(TrafficRecord(direction: .inbound, kind: "call", id: id, task: taskName, outcome: nil,
+            observer?(TrafficRecord(direction: .inbound, kind: TrafficKind.call.rawValue, id: id, task: taskName, outcome: nil,
                                     reason: nil, bytes: bytes))
         }
         // Started outside the lock: an immediate task runs (and may settle) before it returns.
@@ -355,7 +355,7 @@ extension BridgeRouter {
             guard let call = state.calls[id], call.source == source, call.generation == state.generation else { return nil }
             return call
         }
-        record(.inbound, "cancel", id: id, task: nil, outcome: matching == nil ? "dropped" : nil)
+        record(.inbound, .cancel, id: id, task: nil, outcome: matching == nil ? "dropped" : nil)
         guard let matching else { return }
         Task { await finish(matching, .failure(.cancelled("The page cancelled the call.")), by: .pageCancelled) }
     }

@@ -122,7 +122,7 @@ extension BridgeRouter {
     /// Evaluates a reply script left by ``settle(_:_:by:)`` or
     /// ``deliverFinalNow(_:call:via:generation:snapshot:)``.
     func deliver(_ pending: PendingScript) async {
-        await deliver(script: pending.script, bytes: pending.bytes, kind: "reply", id: pending.id, task: pending.taskName,
+        await deliver(script: pending.script, bytes: pending.bytes, kind: .reply, id: pending.id, task: pending.taskName,
                       outcome: pending.outcome, generation: pending.generation, channel: pending.channel,
                       internalError: pending.internalError)
     }

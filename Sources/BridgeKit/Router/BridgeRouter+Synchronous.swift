@@ -61,7 +61,7 @@ extension BridgeRouter {
                 return nil
             }
             guard refusal == nil else { return nil }
-            observer?(TrafficRecord(direction: .inbound, kind: "call", id: id, task: taskName, outcome: nil, reason: nil,
+            observer?(TrafficRecord(direction: .inbound, kind: TrafficKind.call.rawValue, id: id, task: taskName, outcome: nil, reason: nil,
                                     bytes: bytes))
             return CallContext(callID: id, taskName: taskName, source: source, pageGeneration: generation,
                                progress: Self.noProgress)
@@ -183,8 +183,8 @@ extension BridgeRouter {
             (current, connected, observer) = state.withLock { ($0.generation, $0.channel, $0.observer) }
         }
         guard current == generation, let channel = connected else {
-            record(.outbound, "reply", id: id, task: taskName, outcome: outcome,
-                   reason: current == generation ? "no_channel" : "navigated", internalError: internalError)
+            record(.outbound, .reply, id: id, task: taskName, outcome: outcome,
+                   reason: current == generation ? .noChannel : .navigated, internalError: internalError)
             return true
         }
         guard let post = channel.post else { return false }
@@ -203,8 +203,8 @@ extension BridgeRouter {
         }
         let task = task.flatMap { $0.isEmpty ? nil : $0 }  // as ``record(_:_:id:task:outcome:reason:bytes:internalError:)``
         post(script) { error in
-            observer(TrafficRecord(direction: .outbound, kind: "reply", id: id, task: task, outcome: outcome,
-                                   reason: error.map { "evaluate_failed: \($0)" }, bytes: bytes, internalError: internalError))
+            observer(TrafficRecord(direction: .outbound, kind: TrafficKind.reply.rawValue, id: id, task: task, outcome: outcome,
+                                   reason: error.map { TrafficReason.evaluateFailed("\($0)").text }, bytes: bytes, internalError: internalError))
         }
     }
 }

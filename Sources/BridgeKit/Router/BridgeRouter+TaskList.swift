@@ -38,7 +38,7 @@ extension BridgeRouter {
         guard state.withLock({ $0.channel != nil && !$0.isClosed }) else { return }
         let generation = pageGeneration
         let message = list.message
-        Task { await self.deliver(message, kind: "tasks", id: nil, task: nil, generation: generation) }
+        Task { await self.deliver(message, kind: .tasks, id: nil, task: nil, generation: generation) }
     }
 }
 

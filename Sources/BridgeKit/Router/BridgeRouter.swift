@@ -185,7 +185,7 @@ public final class BridgeRouter: Sendable {
             work?.cancel()
             timer?.cancel()
             call.replyHandler?.reply(nil)
-            record(.outbound, "reply", id: call.id, task: call.taskName, outcome: "navigated", reason: "not_delivered")
+            record(.outbound, .reply, id: call.id, task: call.taskName, outcome: "navigated", reason: .notDelivered)
         }
         for call in pageCalls {
             call.timer?.cancel()
@@ -226,12 +226,14 @@ public final class BridgeRouter: Sendable {
         }
     }
 
-    func record(_ direction: TrafficRecord.Direction, _ kind: String, id: String?, task: String?,
-                outcome: String? = nil, reason: String? = nil, bytes: Int = 0, internalError: String? = nil) {
+    /// Gives the traffic observer, if any, one record.
+    func record(_ direction: TrafficRecord.Direction, _ kind: TrafficKind, id: String?, task: String?,
+                outcome: String? = nil, reason: TrafficReason? = nil, bytes: Int = 0, internalError: String? = nil) {
         guard let observer = state.withLock({ $0.observer }) else { return }
         // One rule for every record: the task name when known, else nil (never "").
-        observer(TrafficRecord(direction: direction, kind: kind, id: id, task: task.flatMap { $0.isEmpty ? nil : $0 },
-                               outcome: outcome, reason: reason, bytes: bytes, internalError: internalError))
+        observer(TrafficRecord(direction: direction, kind: kind.rawValue, id: id,
+                               task: task.flatMap { $0.isEmpty ? nil : $0 }, outcome: outcome, reason: reason?.text,
+                               bytes: bytes, internalError: internalError))
     }
 }
 
