@@ -49,6 +49,14 @@ let package = Package(
             dependencies: ["BridgeKit", "BridgeTasks", "BridgeKitGTK"],
             swiftSettings: strictSettings
         ),
+        // The complete Linux window app of docs/integration-linux.md (built by scripts/test,
+        // run under Xvfb with a screenshot check by BridgeKitGTKTests' WindowAppTests).
+        .executableTarget(
+            name: "bridgekit-window-example",
+            dependencies: ["BridgeKit", "BridgeTasks", "BridgeKitGTK"],
+            path: "examples/WindowApp",
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "bridgebench",
             dependencies: ["BridgeKit", "BridgeKitGTK", "BridgeTasks"],

@@ -22,6 +22,7 @@
   'use strict';
 
   var NOTICE = '{"v":1,"kind":"document"}';
+  var MARK = '__webbridgeDocument:';
 
   /**
    * Posts the notice on `opts.window` to the handler `opts.channel` (default "webbridgeDocument") now and
@@ -32,6 +33,14 @@
       var win = opts && opts.window;
       var channel = opts && typeof opts.channel === 'string' && opts.channel ? opts.channel : 'webbridgeDocument';
       if (!win || typeof win.addEventListener !== 'function') { return false; }
+      var installed = win[MARK + channel];
+      if (installed) {
+        // Evaluated again in the same document: WebKit runs document-start scripts again when
+        // `document.open()` erased the window's listeners. The document did not change (no
+        // notice, its calls stay); only the `pageshow` listener is added back.
+        if (typeof installed === 'function') { installed(); }
+        return false;
+      }
       // Read now, at document start, before any page script could replace what it reads.
       var mh = win.webkit && win.webkit.messageHandlers;
       var handler = mh && mh[channel];
@@ -40,10 +49,16 @@
       var announce = function () {
         try { post.call(handler, NOTICE); } catch (e) { /* never throw into the engine */ }
       };
-      announce();
-      win.addEventListener('pageshow', function (event) {
+      var onPageShow = function (event) {
         if (event && event.persisted === true) { announce(); }
-      });
+      };
+      var addEventListenerFn = win.addEventListener;
+      var listen = function () {
+        try { Reflect.apply(addEventListenerFn, win, ['pageshow', onPageShow]); } catch (e) { /* never throw */ }
+      };
+      Object.defineProperty(win, MARK + channel, { value: listen });
+      announce();
+      listen();
       return true;
     } catch (e) {
       return false;

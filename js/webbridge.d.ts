@@ -125,6 +125,11 @@ export interface WebBridge {
   readonly WebBridgeError: typeof WebBridgeError;
   /** Entry point for native->page messages (object or JSON text). Ignores malformed input; never throws. */
   _receive(message: unknown): void;
+  /**
+   * Adds the bridge's window listeners back (adding them again adds nothing). The shim calls it
+   * itself after `document.open()` erased them; pages never need to.
+   */
+  _listen(): void;
   /** Sizes of internal tables (tests and diagnostics only). */
   _sizes(): { pending: number; queued: number; listeners: number; handlers: number; nativeCalls: number; mockCalls: number };
 }

@@ -252,6 +252,8 @@
     var winClearTimeout = win && typeof win.clearTimeout === 'function' ? win.clearTimeout : null;
     var winCustomEvent = (win && typeof win.CustomEvent === 'function' && win.CustomEvent) || hostCustomEvent;
     var winDispatchEvent = win && typeof win.dispatchEvent === 'function' ? win.dispatchEvent : null;
+    var winAddEventListener = win && typeof win.addEventListener === 'function' ? win.addEventListener : null;
+    var winMutationObserver = win && typeof win.MutationObserver === 'function' ? win.MutationObserver : null;
     var controllerWindow = { AbortController: win && win.AbortController };
 
     function report(err) {
@@ -689,7 +691,8 @@
         defineProperty(wrapper, HISTORY_MARK, { value: true });
         try { h[name] = wrapper; } catch (e) { /* a frozen history keeps its methods */ }
       });
-      win.addEventListener('popstate', function () { historyNotice('popstate'); });
+      historyInstalled = true;
+      listen();
     }
 
     var bridge = freeze({
@@ -698,25 +701,55 @@
       pendingCount: function () { return mapSize(pending); },
       WebBridgeError: WebBridgeError,
       _receive: receive,
+      _listen: function () { if (win && winAddEventListener) { listen(); } },
       _sizes: function () {
         return { pending: mapSize(pending), queued: queue.length, listeners: mapSize(listeners),
           handlers: mapSize(handlers), nativeCalls: mapSize(nativeCalls), mockCalls: mapSize(mockCalls) };
       }
     });
 
-    if (win && typeof win.addEventListener === 'function') {
-      win.addEventListener(channel + ':ready', function () { relayReady = true; flush(); });
-      win.addEventListener(channel + ':message', function (event) {
-        if (event && typeof event.detail === 'string') { receive(event.detail); }
-      });
-      win.addEventListener('DOMContentLoaded', flush);
-      win.addEventListener('load', function () { loaded = true; flush(); });
-      // A document restored from the back-forward cache keeps its pending calls, but native
-      // settled them as `navigated` when the page went away: settle them here the same way.
-      win.addEventListener('pageshow', function (event) {
-        if (!event || event.persisted !== true) { return; }
-        mapForEach(pending, function (entry) { settle(entry, failure('navigated', 'The page was restored from the back-forward cache')); });
-      });
+    // ---- window listeners ----
+    var historyInstalled = false;
+    function onReady() { relayReady = true; flush(); }
+    function onMessage(event) {
+      if (event && typeof event.detail === 'string') { receive(event.detail); }
+    }
+    function onLoad() { loaded = true; flush(); }
+    // A document restored from the back-forward cache keeps its pending calls, but native
+    // settled them as `navigated` when the page went away: settle them here the same way.
+    function onPageShow(event) {
+      if (!event || event.persisted !== true) { return; }
+      mapForEach(pending, function (entry) { settle(entry, failure('navigated', 'The page was restored from the back-forward cache')); });
+    }
+    function onPopState() { historyNotice('popstate'); }
+    /**
+     * Adds the bridge's listeners to the window. Adding them again adds nothing (the same
+     * functions), so this runs whenever they may have been erased: `document.open()`, also run by
+     * `document.write()` on a loaded document, erases the page world's listeners on the window
+     * (HTML, "document open steps"), which would leave every call's reply undelivered.
+     */
+    function listen() {
+      var add = function (type, fn) { apply(winAddEventListener, win, [type, fn]); };
+      add(channel + ':ready', onReady);
+      add(channel + ':message', onMessage);
+      add('DOMContentLoaded', flush);
+      add('load', onLoad);
+      add('pageshow', onPageShow);
+      if (historyInstalled) { add('popstate', onPopState); }
+    }
+    /** Runs `listen` again after `document.open()`: it replaces the document's children, which a
+     *  mutation observer sees (observers, unlike event listeners, survive it). */
+    function relistenAfterDocumentOpen() {
+      if (!winMutationObserver) { return; }
+      try {
+        var observer = new winMutationObserver(function () { listen(); });
+        observer.observe(win.document, { childList: true });
+      } catch (e) { /* no DOM to observe: nothing can erase the listeners either */ }
+    }
+
+    if (win && winAddEventListener) {
+      listen();
+      relistenAfterDocumentOpen();
       try { loaded = !!win.document && win.document.readyState === 'complete'; } catch (e) { loaded = false; }
       if (opts.history) { installHistory(); }
       try { dispatch(channel + ':hello', VERSION); } catch (e) { /* no relay possible without CustomEvent */ }
@@ -729,7 +762,12 @@
     opts = opts || {};
     var existing = null;
     try { existing = win.WebBridge; } catch (e) { existing = null; }
-    if (isBridge(existing)) { return existing; }
+    if (isBridge(existing)) {
+      // Evaluated again in the same window: WebKit runs document-start scripts again when
+      // `document.open()` erased the window's listeners; the bridge adds its own back.
+      if (typeof existing._listen === 'function') { try { existing._listen(); } catch (e) { /* a foreign bridge */ } }
+      return existing;
+    }
     var bridge = createWebBridge({ window: win, transport: opts.transport, channel: opts.channel,
       history: opts.history !== false });
     try {

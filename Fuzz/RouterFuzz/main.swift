@@ -304,11 +304,15 @@ final class Conversation {
         check()
     }
 
-    /// Waits until every reply handler answered and the page saw no activity for a moment.
+    /// Waits until every reply handler answered and the page saw no activity for a moment; gives
+    /// up after `Self.patience` of wall-clock time (a liveness failure, reported by `check()`
+    /// apart from a count violation). A wall-clock bound, not a count of polls: under heavy load
+    /// a count of short sleeps can end before a starved cooperative thread ran a pending reply.
     func settle() {
         var quiet = 0
         var last = -1
-        for _ in 0..<200_000 {
+        let deadline = ContinuousClock.now + Self.patience
+        while ContinuousClock.now < deadline {
             let activity = page.state.withLock { $0.activity }
             let unanswered = handlers.contains { !$0.handler.hasReplied }
             if !unanswered, activity == last {
@@ -322,11 +326,19 @@ final class Conversation {
         }
     }
 
+    /// How long `settle()` waits for the last reply: far beyond any scheduling delay, far below
+    /// the time libFuzzer gives one input.
+    static let patience = Duration.seconds(60)
+
     func check() {
         var problems = page.state.withLock { $0.violations }
         for (handler, count) in handlers {
             let answers = count.value.withLock { $0 }
-            if answers != 1 || !handler.hasReplied { problems.append("a reply handler was answered \(answers) times") }
+            if answers == 0, !handler.hasReplied {
+                problems.append("a reply handler was not answered within \(Self.patience) after close() (liveness)")
+            } else if answers != 1 || !handler.hasReplied {
+                problems.append("a reply handler was answered \(answers) times")
+            }
         }
         let (replies, scriptReplies) = page.state.withLock { ($0.replies, $0.scriptReplies) }
         for (id, count) in replies where count > mentions[id, default: 0] {

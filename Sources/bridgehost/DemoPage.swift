@@ -22,7 +22,10 @@ enum DemoPage {
 (async function () {
   "use strict";
   var out = document.getElementById("log");
-  function log(line) { out.textContent += line + "\n"; }
+  // Each feature line goes to the page and to the console (bridgehost logs console messages),
+  // and into the summary bridgehost prints at the end.
+  var summary = [];
+  function log(line) { out.textContent += line + "\n"; summary.push(line); console.log(line); }
   var results = {};
   try {
     // Native-to-page calls: native asks the page for its title.
@@ -69,9 +72,9 @@ enum DemoPage {
     for (var i = 0; i < n; i++) { await WebBridge.call("Echo", { i: i, text: "It's \"quoted\" <\/script> \u2028" }); }
     var seconds = (performance.now() - t0) / 1000;
     log(n + " echo round trips in " + seconds.toFixed(3) + " s");
-    await WebBridge.call("bridgehost.done", { ok: true, results: results, roundTripsPerSecond: n / seconds });
+    await WebBridge.call("bridgehost.done", { ok: true, results: results, roundTripsPerSecond: n / seconds, summary: summary });
   } catch (e) {
-    await WebBridge.call("bridgehost.done", { ok: false, error: String((e && e.code) || e) });
+    await WebBridge.call("bridgehost.done", { ok: false, error: String((e && e.code) || e), summary: summary });
   }
 })();
 </script>

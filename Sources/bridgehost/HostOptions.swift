@@ -3,27 +3,74 @@ import Foundation
 /// The command line of bridgehost.
 struct HostOptions {
     static let usage = """
-    usage: bridgehost [PAGE] [--script FILE] [--timeout SECONDS] [--strict] [--allow-origin ORIGIN]...
+    usage: bridgehost [PAGE] [options]
 
-    Loads PAGE (an .html file or an http(s) URL; default: the bundled demo page) in a headless
-    WebKitGTK web view with BridgeKit's stock tasks, and prints the bridge traffic as JSON lines.
+    Loads PAGE in WebKitGTK with BridgeKit's stock tasks (Alert, Echo, History) plus the tasks you
+    mock, and logs the bridge traffic: every call and reply with its payload, progress, events,
+    native-to-page calls, the page's console messages and uncaught errors, and a summary.
 
-      PAGE                 an HTML file (loaded as https://page.bridgekit.invalid/) or an http(s) URL
-      --script FILE        run this JavaScript file in the page after it has loaded
-      --timeout SECONDS    stop after this long if the page has not called bridgehost.done (default 30)
-      --strict             exit 1 if any call ended in an error the page did not announce with
-                           bridgehost.expectError, or if the page did not finish
-      --allow-origin O     also accept calls from origin O (repeatable)
-      -h, --help           show this help
+      PAGE                  an .html file (served with its folder on http://127.0.0.1:<port>/, so
+                            relative scripts and styles load), a file:// URL, an http(s) URL, or
+                            nothing for the bundled demo page
+      --mock FILE           answer tasks from FILE, a JSON object of task name -> mock:
+                              {"Cart.add":  {"reply": {"count": 2}},
+                               "Cart.pay":  {"error": {"code": "declined", "message": "Card declined"}},
+                               "Sync":      {"reply": "done", "delayMs": 800,
+                                             "progress": [{"percent": 50}, {"percent": 100}]}}
+                            a mock has "reply" (any JSON) or "error" ({"code", "message"?,
+                            "details"?}), and optionally "delayMs" (0-600000, before the reply) and
+                            "progress" (steps sent during the delay); a mock replaces a stock task
+                            of the same name; the file is checked when it loads
+      --list-tasks          print the tasks the page can call (stock, mocked, bridgehost's) and exit
+      --window              show the page in a visible window with the Web Inspector enabled
+                            (right-click > Inspect Element); the run ends when you close the
+                            window, press Ctrl-C or --timeout passes (bridgehost.done is logged)
+      --alert-choice C      which Alert button to choose: an index from 0 or a button title
+                            (default: the last button)
+      --payload-limit N     show at most N bytes of each payload in the log (default 200;
+                            0 shows sizes only)
+      --json                JSON lines (the default when standard output is not a terminal)
+      --human               compact human-readable lines (the default on a terminal)
+      --script FILE         run this JavaScript file in the page after it has loaded
+      --timeout SECONDS     stop after this long if the page has not called bridgehost.done
+                            (default 30; with --window, no limit unless given)
+      --strict              exit 1 if any call ended in an error the page did not announce with
+                            bridgehost.expectError, if the page reported an uncaught error, or
+                            if the page did not finish
+      --allow-origin O      also accept calls from origin O (repeatable)
+      -h, --help            show this help
 
-    Exit status: 0 success, 1 strict failure, 2 usage or start-up error.
+    Page-side control tasks (call them like any task):
+      WebBridge.call("bridgehost.done", {ok: true, summary: ["line", ...]})
+                            ends the run; ok false counts as a failure with --strict; the
+                            summary lines (optional) are printed in bridgehost's summary
+      WebBridge.call("bridgehost.expectError", {code: "unknown_task"})
+                            announces that the next error reply with this code is expected
+                            (it then does not count as a failure with --strict)
+
+    Exit status: 0 success; 1 strict failure; 2 usage, mock file or start-up error;
+    3 the page failed to load (network error or HTTP status >= 400).
     """
+
+    /// How the log is written.
+    enum Format: Equatable {
+        /// Chosen from standard output: human on a terminal, JSON lines otherwise.
+        case automatic
+        case human
+        case json
+    }
 
     var page: String?
     var scriptFile: String?
-    var timeout: Double = 30
+    var timeout: Double?
     var strict = false
     var extraOrigins: [String] = []
+    var mockFile: String?
+    var listTasks = false
+    var window = false
+    var alertChoice: String?
+    var payloadLimit = 200
+    var format = Format.automatic
 
     enum ParseError: Error, CustomStringConvertible {
         case help
@@ -31,7 +78,7 @@ struct HostOptions {
         var description: String {
             switch self {
             case .help: HostOptions.usage
-            case .invalid(let message): "bridgehost: \(message)\n\n\(HostOptions.usage)"
+            case .invalid(let message): "bridgehost: \(message)\n(see bridgehost --help)"
             }
         }
     }
@@ -40,24 +87,43 @@ struct HostOptions {
     static func parse(_ arguments: [String]) throws(ParseError) -> HostOptions {
         var options = HostOptions()
         var rest = arguments[...]
+        func value(for option: String, _ what: String) throws(ParseError) -> String {
+            guard let value = rest.popFirst() else { throw .invalid("\(option) needs \(what)") }
+            return value
+        }
         while let argument = rest.popFirst() {
             switch argument {
             case "-h", "--help":
                 throw .help
             case "--strict":
                 options.strict = true
+            case "--list-tasks":
+                options.listTasks = true
+            case "--window":
+                options.window = true
+            case "--json":
+                options.format = .json
+            case "--human":
+                options.format = .human
             case "--script":
-                guard let value = rest.popFirst() else { throw .invalid("--script needs a file") }
-                options.scriptFile = value
+                options.scriptFile = try value(for: argument, "a file")
+            case "--mock":
+                options.mockFile = try value(for: argument, "a file")
+            case "--alert-choice":
+                options.alertChoice = try value(for: argument, "a button index or title")
+            case "--payload-limit":
+                guard let bytes = Int(try value(for: argument, "a number of bytes")), bytes >= 0 else {
+                    throw .invalid("--payload-limit needs a number of bytes (0 or more)")
+                }
+                options.payloadLimit = bytes
             case "--timeout":
-                guard let value = rest.popFirst(), let seconds = Double(value), seconds > 0, seconds.isFinite else {
+                guard let seconds = Double(try value(for: argument, "seconds")), seconds > 0, seconds.isFinite else {
                     throw .invalid("--timeout needs a positive number of seconds")
                 }
                 options.timeout = seconds
             case "--allow-origin":
-                guard let value = rest.popFirst() else { throw .invalid("--allow-origin needs an origin") }
-                options.extraOrigins.append(value)
-            case let other where other.hasPrefix("-"):
+                options.extraOrigins.append(try value(for: argument, "an origin"))
+            case let other where other.hasPrefix("-") && other != "-":
                 throw .invalid("unknown option \(other)")
             default:
                 guard options.page == nil else { throw .invalid("only one PAGE may be given") }
@@ -65,5 +131,11 @@ struct HostOptions {
             }
         }
         return options
+    }
+
+    /// The time limit of the run in seconds; `nil` for none (a window without `--timeout`).
+    var effectiveTimeout: Double? {
+        if let timeout { return timeout }
+        return window ? nil : 30
     }
 }

@@ -5,127 +5,226 @@ import BridgeTasks
 import Foundation
 import Synchronization
 
-/// One run of bridgehost: a web view with the stock tasks, the page, the traffic log.
+/// One run of bridgehost: a web view with the stock, mocked and control tasks, the page, the log.
 @MainActor
 struct HostRun {
-    /// The origin the demo page and local HTML files are loaded with.
-    static let localOrigin = "https://page.bridgekit.invalid"
+    /// The origin the bundled demo page is loaded with.
+    static let demoOrigin = "https://page.bridgekit.invalid"
 
     let options: HostOptions
-    let printer = TrafficPrinter()
+    let printer: TrafficPrinter
 
-    /// Runs the page until it calls `bridgehost.done` or the timeout passes.
+    /// Runs the page until it calls `bridgehost.done` (or, with `--window`, until the window is
+    /// closed), the page fails to load, or the time limit passes.
     /// - Returns: the process exit status.
+    /// - Throws: a ``MockFile/LoadError``, a ``HostRunError`` or a ``GTKWebViewError`` when the
+    ///   run cannot start.
     func run() async throws -> Int32 {
-        let (html, url) = try loadPage()
-        let pageOrigin = url.flatMap { SecurityOrigin(url: $0)?.description } ?? Self.localOrigin
+        let mocks = try options.mockFile.map { path throws(MockFile.LoadError) in try MockFile.load(path) }
+        let source = try PageSource.resolve(options.page)
+        var server: PageServer?
+        let pageURL: URL?
+        let pageOrigin: String
+        switch source {
+        case .demo:
+            pageURL = nil
+            pageOrigin = Self.demoOrigin
+        case .remote(let url):
+            pageURL = url
+            pageOrigin = SecurityOrigin(url: url)?.description ?? url.absoluteString
+        case .file(let file):
+            let started = try PageServer(folder: file.deletingLastPathComponent()) { [printer] path, status in
+                printer.event("http", ["path": .string(path), "status": .int(Int64(status))],
+                              human: "http \(status) \(path) (not served from the page's folder)")
+            }
+            server = started
+            guard let url = started.url(of: file) else { throw HostRunError.cannotServe(file.path) }
+            pageURL = url
+            pageOrigin = started.origin
+        }
+
         let patterns = ([pageOrigin] + options.extraOrigins).map { OriginPattern($0) }
-        let router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins(patterns), defaultTimeout: .seconds(options.timeout)))
-        let control = HostControl()
+        let timeout = options.effectiveTimeout ?? 30
+        let router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins(patterns), defaultTimeout: .seconds(timeout)))
+        let control = HostControl(doneEndsRun: !options.window)
         let errors = ErrorTally(control: control)
         router.setTrafficObserver { [printer] (record: TrafficRecord) in
-            printer.print(record)
+            printer.record(record)
             errors.note(record)
             control.noteReply(record)
         }
-        let presenter = AutomaticAlertPresenter(rule: .last) { [printer] request, index in
-            printer.event("alert", ["title": request.title.map(JSONValue.string) ?? .null,
-                                    "message": request.message.map(JSONValue.string) ?? .null,
-                                    "buttons": .array(request.buttons.map(JSONValue.string)),
-                                    "chosen": .string(request.buttons[index])])
-        }
         let history = HistoryTask()
-        try router.register(AlertTask(presenter: presenter))
-        try router.register(history)
-        for task in HostTasks.all(control: control, router: WeakRouter(router)) { try router.register(task) }
+        _ = try HostTasks.register(in: router, control: control, history: history, mocks: mocks,
+                                   alertChoice: options.alertChoice, printer: printer)
         let historyLog = Task { [printer] in
             for await notice in history.notices {
-                printer.event("history", ["type": .string(notice.type.rawValue), "url": .string(notice.url.absoluteString)])
+                printer.event("history", ["type": .string(notice.type.rawValue), "url": .string(notice.url.absoluteString)],
+                              human: "history \(notice.type.rawValue) \(notice.url.absoluteString)")
             }
         }
 
-        let webView = try GTKWebView(configuration: GTKWebViewConfiguration(applicationName: "bridgehost", applicationVersion: "1"))
+        let webView = try GTKWebView(configuration: GTKWebViewConfiguration(
+            applicationName: "bridgehost", applicationVersion: "1", developerExtrasEnabled: options.window))
+        webView.suppressesErrorPages = !options.window
+        try webView.registerScriptMessageHandler(name: ConsoleScript.handlerName, world: nil, withReply: false) { [printer] message in
+            guard let body = try? BridgeJSON.decode(JSONValue.self, from: Data(message.bodyJSONText.utf8)) else { return }
+            printer.console(level: body["level"]?.stringValue ?? "log", kind: body["kind"]?.stringValue ?? "console",
+                            message: body["message"]?.stringValue ?? "", source: body["source"]?.stringValue,
+                            line: body["line"]?.intValue.map { Int($0) })
+        }
+        try webView.addUserScript(ConsoleScript.source, world: nil, frames: .allFrames, injectionTime: .documentStart)
         let host = WebKitGTKBridgeHost(router: router, webView: webView)
+        host.onMessage = { [printer] message in printer.message(inbound: message.direction == .inbound, json: message.json) }
         try host.attach()
+
+        let loadWatch = Task { [printer, tracker = host.page.tracker] in
+            for await event in tracker.events() {
+                guard case .loadFailed(let error) = event else { continue }
+                printer.event("loadFailed", ["error": .string(error.description), "url": error.url.map { .string($0.absoluteString) } ?? .null],
+                              human: "load failed: \(error.description)")
+                control.end(.loadFailed(error.description))
+            }
+        }
         let loaded = LoadWaiter()
         host.page.onLoadEvent = { (event: GTKLoadEvent) in if event == .finished { loaded.finish() } }
-        if let html {
-            try webView.loadHTML(html, baseURI: Self.localOrigin + "/")
-        } else if let url {
-            try webView.load(uri: url.absoluteString)
+
+        var window: GTKWindow?
+        if options.window {
+            let shown = try GTKWindow(title: "bridgehost: \(options.page ?? "demo")", width: 1024, height: 768)
+            try shown.setContent(webView)
+            shown.closesOnTerminationSignals()
+            shown.onCloseRequest = { control.end(.windowClosed) }
+            shown.present()
+            window = shown
         }
-        printer.event("load", ["page": .string(options.page ?? "demo"), "origin": .string(pageOrigin)])
+
+        let shownURL = pageURL?.absoluteString ?? Self.demoOrigin + "/ (bundled demo)"
+        var loadFields: [String: JSONValue] = ["page": .string(options.page ?? "demo"), "url": .string(shownURL), "origin": .string(pageOrigin)]
+        if let server { loadFields["folder"] = .string(server.root.path) }
+        printer.event("load", loadFields, human: "load \(shownURL)" + (server.map { " (serving \($0.root.path))" } ?? ""))
+        if let pageURL {
+            try webView.load(uri: pageURL.absoluteString)
+        } else {
+            try webView.loadHTML(DemoPage.source, baseURI: Self.demoOrigin + "/")
+        }
         if let scriptFile = options.scriptFile {
-            await loaded.wait()
             let script = try String(contentsOfFile: scriptFile, encoding: .utf8)
-            try await webView.evaluateJavaScript(script)
-            printer.event("script", ["file": .string(scriptFile)])
+            Task {
+                await loaded.wait()
+                do {
+                    try await webView.evaluateJavaScript(script)
+                    printer.event("script", ["file": .string(scriptFile)], human: "script \(scriptFile) ran")
+                } catch {
+                    printer.event("script", ["file": .string(scriptFile), "error": .string("\(error)")], human: "script \(scriptFile) failed: \(error)")
+                }
+            }
         }
-        let done = await control.waitForDone(timeout: options.timeout)
+
+        let end = await control.waitForEnd(timeout: options.effectiveTimeout)
+        loadWatch.cancel()
         historyLog.cancel()
         await host.close()
+        window?.close()
+        server?.stop()
         history.finish()
-        return summarize(done: done, unexpected: errors.unexpected, errors: errors.total)
+        return summarize(end, done: control.done, unexpected: errors.unexpected, errors: errors.total)
     }
 
-    private func summarize(done: HostControl.Done?, unexpected: Int, errors: Int) -> Int32 {
+    private func summarize(_ end: HostControl.End, done: HostControl.Done?, unexpected: Int, errors: Int) -> Int32 {
+        printer.flush()
+        let counts = printer.counts
+        let endText: String
+        switch end {
+        case .done: endText = "done"
+        case .timedOut: endText = "timedOut"
+        case .loadFailed: endText = "loadFailed"
+        case .windowClosed: endText = "windowClosed"
+        }
         var fields: [String: JSONValue] = [
-            "finished": .bool(done != nil), "pageOK": .bool(done?.ok ?? false),
+            "finished": .bool(done != nil), "pageOK": .bool(done?.ok ?? false), "end": .string(endText),
             "errors": .int(Int64(errors)), "unexpectedErrors": .int(Int64(unexpected)),
+            "pageCalls": .int(Int64(counts.pageCalls)), "nativeCalls": .int(Int64(counts.nativeCalls)),
+            "consoleLines": .int(Int64(counts.consoleLines)), "pageErrors": .int(Int64(counts.pageErrors)),
         ]
         if let rate = done?.roundTripsPerSecond, rate.isFinite { fields["roundTripsPerSecond"] = .double(rate.rounded()) }
         if let error = done?.error { fields["pageError"] = .string(error) }
-        printer.event("summary", fields)
+        if let lines = done?.summary { fields["summary"] = .array(lines.map(JSONValue.string)) }
+
+        var human: [String] = []
+        let outcome: String
+        switch end {
+        case .loadFailed(let description): outcome = "the page failed to load: \(description)"
+        case .timedOut where done == nil: outcome = "the page did not call bridgehost.done within \(Int(options.effectiveTimeout ?? 0)) s"
+        case .windowClosed where done == nil: outcome = "the window was closed before the page called bridgehost.done"
+        default: outcome = done?.ok == true ? "the page finished and reported ok" : "the page finished and reported a failure"
+        }
+        human.append("Summary: \(outcome)" + (done?.error.map { " (\($0))" } ?? ""))
+        for line in done?.summary ?? [] { human.append("  page: \(line)") }
+        human.append("  calls: \(counts.pageCalls) from the page, \(counts.nativeCalls) from native; "
+                      + "error replies: \(errors) (\(errors - unexpected) announced with bridgehost.expectError)")
+        human.append("  console: \(counts.consoleLines) lines; page errors: \(counts.pageErrors)")
+        if let rate = done?.roundTripsPerSecond, rate.isFinite { human.append("  round trips per second: \(Int(rate.rounded()))") }
+        if printer.style == .human {
+            printer.plain(human)
+        } else {
+            printer.event("summary", fields)
+        }
+
+        if case .loadFailed = end { return 3 }
         guard options.strict else { return 0 }
-        return done?.ok == true && unexpected == 0 ? 0 : 1
-    }
-
-    /// The page as HTML text (files and the demo) or as a URL to load.
-    private func loadPage() throws -> (html: String?, url: URL?) {
-        guard let page = options.page else { return (DemoPage.source, nil) }
-        if let url = URL(string: page), let scheme = url.scheme, ["http", "https"].contains(scheme.lowercased()) {
-            return (nil, url)
-        }
-        return (try String(contentsOfFile: page, encoding: .utf8), nil)
+        return done?.ok == true && unexpected == 0 && counts.pageErrors == 0 ? 0 : 1
     }
 }
 
-/// Counts error replies, and those the page did not announce with `bridgehost.expectError`.
-final class ErrorTally: Sendable {
-    private let control: HostControl
-    private let counts = Mutex((total: 0, unexpected: 0))
+/// Where the page comes from.
+enum PageSource: Equatable {
+    /// The bundled demo page.
+    case demo
+    /// A local HTML file, served with its folder.
+    case file(URL)
+    /// An http(s) URL.
+    case remote(URL)
 
-    init(control: HostControl) { self.control = control }
-
-    func note(_ record: TrafficRecord) {
-        guard record.direction == .outbound, record.kind == "reply", let outcome = record.outcome, outcome != "ok" else { return }
-        let expected = control.consumeExpectation(outcome)
-        counts.withLock { counts in
-            counts.total += 1
-            if !expected { counts.unexpected += 1 }
+    /// Reads the PAGE argument: nothing, an http(s) URL, a `file://` URL or a path.
+    /// - Throws: ``HostRunError`` for another scheme or a file that cannot be read.
+    static func resolve(_ page: String?) throws(HostRunError) -> PageSource {
+        guard let page else { return .demo }
+        if let url = URL(string: page), let scheme = url.scheme?.lowercased(), scheme.count > 1 {
+            switch scheme {
+            case "http", "https": return .remote(url)
+            case "file": return try local(url.path)
+            default: throw .unsupportedPage(page)
+            }
         }
+        return try local(page)
     }
 
-    var total: Int { counts.withLock { $0.total } }
-    var unexpected: Int { counts.withLock { $0.unexpected } }
+    private static func local(_ path: String) throws(HostRunError) -> PageSource {
+        let file = URL(fileURLWithPath: path).standardizedFileURL
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else { throw .noSuchPage(path) }
+        if isDirectory.boolValue {
+            let index = file.appendingPathComponent("index.html")
+            guard FileManager.default.isReadableFile(atPath: index.path) else { throw .noSuchPage(index.path) }
+            return .file(index)
+        }
+        guard FileManager.default.isReadableFile(atPath: file.path) else { throw .noSuchPage(path) }
+        return .file(file)
+    }
 }
 
-/// Waits for the first finished load.
-@MainActor
-final class LoadWaiter {
-    private var finished = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
+/// Why a run cannot start.
+enum HostRunError: Error, CustomStringConvertible, Equatable {
+    case noSuchPage(String)
+    case unsupportedPage(String)
+    case cannotServe(String)
 
-    func finish() {
-        finished = true
-        let resumed = waiters
-        waiters.removeAll()
-        for waiter in resumed { waiter.resume() }
-    }
-
-    func wait() async {
-        if finished { return }
-        await withCheckedContinuation { waiters.append($0) }
+    var description: String {
+        switch self {
+        case .noSuchPage(let path): "cannot read the page \(path): no such file"
+        case .unsupportedPage(let page): "cannot load \(page): give an .html file, a file:// URL or an http(s) URL"
+        case .cannotServe(let path): "cannot serve \(path) from its folder"
+        }
     }
 }
 #endif

@@ -4,13 +4,27 @@ import BridgeTasks
 import Foundation
 import Synchronization
 
-/// What the page told bridgehost through its control tasks.
+/// What the page told bridgehost through its control tasks, and how the run ends.
 final class HostControl: Sendable {
     /// The page's final report (`bridgehost.done`).
     struct Done: Decodable, Sendable {
         var ok: Bool
         var roundTripsPerSecond: Double?
         var error: String?
+        /// Lines the page wants in the summary.
+        var summary: [String]?
+    }
+
+    /// Why a run ended.
+    enum End: Sendable {
+        /// The page called `bridgehost.done` and got its reply.
+        case done
+        /// The time limit passed.
+        case timedOut
+        /// The page did not load (network error, HTTP status >= 400), with the description.
+        case loadFailed(String)
+        /// The window was closed (or Ctrl-C / SIGTERM with `--window`).
+        case windowClosed
     }
 
     private struct State {
@@ -18,10 +32,15 @@ final class HostControl: Sendable {
         var done: Done?
         /// Whether the reply to the `bridgehost.done` call that reported `done` has gone out.
         var answered = false
-        var waiters: [CheckedContinuation<Done?, Never>] = []
+        var end: End?
+        var waiters: [CheckedContinuation<End, Never>] = []
     }
 
+    /// Whether `bridgehost.done` ends the run (not with `--window`: the window stays open).
+    let doneEndsRun: Bool
     private let state = Mutex(State())
+
+    init(doneEndsRun: Bool = true) { self.doneEndsRun = doneEndsRun }
 
     /// The page announces that the next error with `code` is expected.
     func expect(_ code: String) { state.withLock { $0.expected[code, default: 0] += 1 } }
@@ -35,57 +54,87 @@ final class HostControl: Sendable {
         }
     }
 
-    /// Records the page's final report; later reports are ignored. ``waitForDone(timeout:)``
-    /// wakes only once the report's call is answered (``noteReply(_:)``): closing the router
-    /// before that would answer the page's last call with `unavailable`.
+    /// The page's report, once it has called `bridgehost.done`.
+    var done: Done? { state.withLock { $0.done } }
+
+    /// Records the page's final report; later reports are ignored. The run ends only once the
+    /// report's call is answered (``noteReply(_:)``): closing the router before that would
+    /// answer the page's last call with `unavailable`.
     func report(_ done: Done) {
         state.withLock { state in
             if state.done == nil { state.done = done }
         }
     }
 
-    /// Notes an outbound traffic record; the reply to `bridgehost.done` after a report wakes
-    /// ``waitForDone(timeout:)``.
+    /// Notes an outbound traffic record; the reply to `bridgehost.done` after a report ends the run.
     func noteReply(_ record: TrafficRecord) {
         guard record.direction == .outbound, record.kind == "reply", record.task == "bridgehost.done" else { return }
-        let (done, waiters) = state.withLock { state -> (Done?, [CheckedContinuation<Done?, Never>]) in
-            guard let done = state.done, !state.answered else { return (nil, []) }
+        let shouldEnd = state.withLock { state -> Bool in
+            guard state.done != nil, !state.answered else { return false }
             state.answered = true
-            defer { state.waiters.removeAll() }
-            return (done, state.waiters)
+            return true
         }
-        for waiter in waiters { waiter.resume(returning: done) }
+        if shouldEnd, doneEndsRun { end(.done) }
     }
 
-    /// Waits until the page has reported it is done and that call is answered, or `timeout`
-    /// seconds pass (then `nil`).
-    func waitForDone(timeout: Double) async -> Done? {
+    /// Ends the run (the first end wins).
+    func end(_ reason: End) {
+        let (end, waiters) = state.withLock { state -> (End, [CheckedContinuation<End, Never>]) in
+            if state.end == nil { state.end = reason }
+            defer { state.waiters.removeAll() }
+            return (state.end ?? reason, state.waiters)
+        }
+        for waiter in waiters { waiter.resume(returning: end) }
+    }
+
+    /// Waits until the run ends, or `timeout` seconds pass (`nil`: no limit).
+    func waitForEnd(timeout: Double?) async -> End {
         let timer = Task { [weak self] in
-            guard (try? await Task.sleep(for: .seconds(timeout))) != nil else { return }
-            self?.timeOut()
+            guard let timeout, (try? await Task.sleep(for: .seconds(timeout))) != nil else { return }
+            self?.end(.timedOut)
         }
         defer { timer.cancel() }
         return await withCheckedContinuation { continuation in
-            let existing: Done?? = state.withLock { state in
-                if let done = state.done, state.answered { return .some(done) }
+            let existing = state.withLock { state -> End? in
+                if let end = state.end { return end }
                 state.waiters.append(continuation)
-                return .none
+                return nil
             }
             if let existing { continuation.resume(returning: existing) }
         }
-    }
-
-    private func timeOut() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Done?, Never>] in
-            defer { state.waiters.removeAll() }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume(returning: nil) }
     }
 }
 
 /// The tasks bridgehost adds to the stock ones: the demo page's own, and its control tasks.
 enum HostTasks {
+    /// Where a task comes from (`--list-tasks`).
+    enum Origin: String {
+        case stock, mock, bridgehost, demo
+    }
+
+    /// Registers the stock tasks, bridgehost's own and the mocks (a mock replaces a task of the
+    /// same name) in `router`.
+    /// - Returns: every task name with where it comes from, sorted by name.
+    @discardableResult
+    static func register(in router: BridgeRouter, control: HostControl, history: HistoryTask, mocks: MockFile?,
+                         alertChoice: String?, printer: TrafficPrinter) throws -> [(name: String, origin: Origin, mock: MockFile.Entry?)] {
+        var origins: [String: (Origin, MockFile.Entry?)] = [:]
+        let alert = AlertTask(presenter: HostAlertPresenter(choice: alertChoice, printer: printer))
+        try router.register(alert)
+        try router.register(history)
+        origins[alert.name] = (.stock, nil)
+        origins[history.name] = (.stock, nil)
+        for task in all(control: control, router: WeakRouter(router)) {
+            try router.register(task)
+            origins[task.name] = (task.name.hasPrefix("bridgehost.") ? .bridgehost : task.name.hasPrefix("demo.") ? .demo : .stock, nil)
+        }
+        for entry in mocks?.entries ?? [] {
+            _ = router.replace(MockTask(entry: entry))
+            origins[entry.task] = (.mock, entry)
+        }
+        return origins.keys.sorted().compactMap { name in origins[name].map { (name, $0.0, $0.1) } }
+    }
+
     struct ExpectError: Decodable, Sendable { var code: String }
     struct Countdown: Decodable, Sendable { var from: Int }
     struct Left: Encodable, Sendable { var left: Int }

@@ -1,24 +1,42 @@
-// bridgehost: loads a page in a headless WebKitGTK web view with BridgeKit's stock tasks and
-// prints the bridge traffic as JSON lines. See `bridgehost --help`.
+// bridgehost: loads a page in WebKitGTK (headless, or in a window with --window) with BridgeKit's
+// stock tasks and mocked ones, and logs the bridge traffic. See `bridgehost --help`.
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 let parsed: HostOptions
 do {
     parsed = try HostOptions.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
     let isHelp = if case .help = error { true } else { false }
+    if isHelp {
+        FileHandle.standardOutput.write(Data("\(error)\n".utf8))
+        exit(0)
+    }
     FileHandle.standardError.write(Data("\(error)\n".utf8))
-    exit(isHelp ? 0 : 2)
+    exit(2)
 }
 
 #if WebKitGTK
+import BridgeKit
 import BridgeKitGTK
+import BridgeTasks
 
-Headless.reexecUnderXvfbIfNeeded()
 let options = parsed
+let style: TrafficPrinter.Style = switch options.format {
+case .json: .json
+case .human: .human
+case .automatic: isatty(STDOUT_FILENO) != 0 ? .human : .json
+}
+
+if options.listTasks {
+    exit(TaskListing.print(options: options, style: style))
+}
+Headless.reexecUnderXvfbIfNeeded()
 do {
     let status = try GLibMainLoop.shared.runUntilComplete {
-        try await HostRun(options: options).run()
+        try await HostRun(options: options, printer: TrafficPrinter(style: style, payloadLimit: options.payloadLimit)).run()
     }
     exit(status)
 } catch {

@@ -88,6 +88,7 @@ function makeWindow(options = {}) {
   const target = options.target || new EventTarget();
   const clock = options.clock || new FakeClock();
   const counts = new Map();
+  const live = new Map();
   const win = {
     document: { readyState: options.readyState || 'loading' },
     location: new FakeLocation(options.href || 'https://app.example/'),
@@ -96,8 +97,18 @@ function makeWindow(options = {}) {
     console: recordingConsole(),
     setTimeout: (fn, ms) => clock.setTimeout(fn, ms),
     clearTimeout: (id) => clock.clearTimeout(id),
-    addEventListener(type, fn, opts) { counts.set(type, (counts.get(type) || 0) + 1); target.addEventListener(type, fn, opts); },
-    removeEventListener(type, fn, opts) { counts.set(type, (counts.get(type) || 0) - 1); target.removeEventListener(type, fn, opts); },
+    // Counts live listeners as an EventTarget keeps them: the same function for the same type once.
+    addEventListener(type, fn, opts) {
+      const set = live.get(type) || new Set();
+      live.set(type, set);
+      if (!set.has(fn)) { set.add(fn); counts.set(type, (counts.get(type) || 0) + 1); }
+      target.addEventListener(type, fn, opts);
+    },
+    removeEventListener(type, fn, opts) {
+      const set = live.get(type);
+      if (set && set.delete(fn)) { counts.set(type, (counts.get(type) || 0) - 1); }
+      target.removeEventListener(type, fn, opts);
+    },
     dispatchEvent(event) { return target.dispatchEvent(event); },
   };
   // The document's security origin (`self.origin`): the URL's origin unless `options.origin` says

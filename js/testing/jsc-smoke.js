@@ -9,7 +9,10 @@ var log = [];
 var timers = [];
 
 function MiniTarget() { this.listeners = {}; }
-MiniTarget.prototype.addEventListener = function (type, fn) { (this.listeners[type] = this.listeners[type] || []).push(fn); };
+MiniTarget.prototype.addEventListener = function (type, fn) {
+  var list = (this.listeners[type] = this.listeners[type] || []);
+  if (list.indexOf(fn) < 0) { list.push(fn); } // as an EventTarget: the same function once
+};
 MiniTarget.prototype.removeEventListener = function (type, fn) {
   this.listeners[type] = (this.listeners[type] || []).filter(function (f) { return f !== fn; });
 };

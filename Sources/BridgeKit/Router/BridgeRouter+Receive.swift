@@ -165,8 +165,11 @@ extension BridgeRouter {
         let call = PendingCall(id: id, taskName: task ?? "", generation: generation, source: source, route: route,
                                router: self)
         let message = OutboundMessage.reply(id: id, result: .failure(error))
-        Task { [self] in
-            await deliverFinal(message, call: call, generation: call.generation)
+        // Answered before `receive` returns where no suspension is needed (a reply handler, or a
+        // channel with the completion-handler form), so the refusal cannot wait behind a busy
+        // cooperative pool, nor be overtaken by `close()`; only an `async`-only channel hops.
+        if let pending = deliverFinalNow(message, call: call, generation: call.generation) {
+            Task { [self] in await deliver(pending) }
         }
     }
 

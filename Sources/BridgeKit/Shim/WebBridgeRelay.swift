@@ -118,9 +118,15 @@ public enum WebBridgeRelay {
     try {
       var win = opts && opts.window;
       var channel = opts && typeof opts.channel === 'string' && opts.channel ? opts.channel : 'webbridge';
-      if (!win || typeof win.addEventListener !== 'function' || win[MARK + channel]) { return false; }
+      if (!win || typeof win.addEventListener !== 'function') { return false; }
+      var installed = win[MARK + channel];
+      if (installed) {
+        // Evaluated again in the same window: WebKit runs document-start scripts again when
+        // `document.open()` erased the window's listeners; add this relay's back, nothing else.
+        if (typeof installed === 'function') { installed(); }
+        return false;
+      }
       var maxBodyUnits = opts && typeof opts.maxBodyUnits === 'number' && opts.maxBodyUnits > 0 ? opts.maxBodyUnits : 0;
-      Object.defineProperty(win, MARK + channel, { value: true });
 
       var encoder = null;
       var decoder = null;
@@ -170,8 +176,25 @@ public enum WebBridgeRelay {
         } catch (e) { /* never throw into the engine */ }
       };
 
-      win.addEventListener(channel + ':post', onPost);
-      win.addEventListener(channel + ':hello', function () { dispatch(channel + ':ready', '1'); });
+      var onHello = function () { dispatch(channel + ':ready', '1'); };
+      var addEventListenerFn = win.addEventListener;
+      // Adds the relay's listeners; again adds nothing (the same functions). `document.open()`
+      // (also run by `document.write()` on a loaded document) erases the window's listeners
+      // (HTML, "document open steps"); this runs again then, from a second evaluation of this
+      // script or from the mutation observer below, whichever comes first.
+      var listen = function () {
+        try {
+          Reflect.apply(addEventListenerFn, win, [channel + ':post', onPost]);
+          Reflect.apply(addEventListenerFn, win, [channel + ':hello', onHello]);
+        } catch (e) { /* never throw into the engine */ }
+      };
+      Object.defineProperty(win, MARK + channel, { value: listen });
+      listen();
+      try {
+        if (typeof win.MutationObserver === 'function' && win.document) {
+          new win.MutationObserver(listen).observe(win.document, { childList: true });
+        }
+      } catch (e) { /* nothing to observe: nothing can erase the listeners either */ }
       dispatch(channel + ':ready', '1');
       return true;
     } catch (e) {

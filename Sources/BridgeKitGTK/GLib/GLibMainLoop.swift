@@ -3,7 +3,7 @@ import CWebKitGTK
 
 /// Starts GTK on a fixed thread and ties the GLib main loop to Swift's main actor.
 ///
-/// GTK and WebKitGTK must always be used from one and the same thread (see ``GTKThread``), while
+/// GTK and WebKitGTK must always be used from one and the same thread (see `GTKThread`), while
 /// BridgeKitGTK's API is `@MainActor`. ``start()`` picks one of two ``Mode``s:
 ///
 /// - ``Mode/integrated``: called on the process main thread before `dispatch_main()` (a synchronous
@@ -16,7 +16,7 @@ import CWebKitGTK
 ///   workers. GTK then lives on a dedicated thread that runs the GLib loop forever; the main actor
 ///   is driven by libdispatch as usual.
 ///
-/// In both modes main-actor code reaches GTK through ``GTKThread`` hops, and WebKit callbacks are
+/// In both modes main-actor code reaches GTK through `GTKThread` hops, and WebKit callbacks are
 /// delivered to the main actor as tasks, so the same code path runs everywhere. Nothing polls:
 /// GLib sleeps in `poll()` until one of its sources (WebKit IPC, the X connection, timers, hop
 /// idle sources, the dispatch eventfd) is ready.

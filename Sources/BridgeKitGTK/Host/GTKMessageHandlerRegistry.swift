@@ -1,9 +1,9 @@
 #if WebKitGTK
 public import BridgeKit
 
-/// BridgeKit's ``ScriptMessageHandlerRegistry`` over a ``GTKWebView``: installs each handler in the
+/// BridgeKit's `ScriptMessageHandlerRegistry` over a ``GTKWebView``: installs each handler in the
 /// isolated script world ``world`` with a reply path, and unwraps the relay's envelope into a
-/// ``MessageSource`` the page could not forge.
+/// `MessageSource` the page could not forge.
 ///
 /// Thread: main actor (GTK's thread).
 @MainActor
@@ -11,6 +11,9 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
     /// The isolated script world BridgeKit's handler and relay live in.
     public let world: String
     private weak var webView: GTKWebView?
+    /// Sees every message before the router does, and every reply that travels back with a
+    /// message (``WebKitGTKBridgeHost/onMessage``).
+    var tap: (@Sendable (GTKBridgeMessage) -> Void)?
 
     /// Creates a registry for `webView`, held weakly.
     /// - Parameters:
@@ -24,8 +27,9 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
     public func addScriptMessageHandler(_ proxy: MessageHandlerProxy, name: String) {
         // A failure here means the name is taken on this view, which BridgeAttachment already rules out.
         let origins = SecurityOriginCache()
+        let tap = self.tap
         try? webView?.registerScriptMessageHandler(name: name, world: world, withReply: true) { message in
-            Self.forward(message, to: proxy, origins: origins)
+            Self.forward(message, to: proxy, origins: origins, tap: tap)
         }
     }
 
@@ -38,7 +42,8 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
     ///   - message: what the relay posted (either form of ``RelayEnvelope``).
     ///   - proxy: the weak proxy in front of the router.
     ///   - origins: the origins this handler parsed before.
-    static func forward(_ message: GTKScriptMessage, to proxy: MessageHandlerProxy, origins: SecurityOriginCache) {
+    static func forward(_ message: GTKScriptMessage, to proxy: MessageHandlerProxy, origins: SecurityOriginCache,
+                        tap: (@Sendable (GTKBridgeMessage) -> Void)? = nil) {
         guard let envelope = RelayEnvelope.parse(message) else {
             _ = message.reply?.returnValue("")
             return
@@ -47,8 +52,12 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
         // travel with the message's own reply (one IPC message instead of an empty answer plus
         // an evaluated script). `returnValue` is thread-safe and answers at once on the GTK
         // thread: no task hop per call.
+        if let tap { tap(GTKBridgeMessage(direction: .inbound, json: envelope.bodyText, origin: envelope.origin)) }
         let replyHandler = message.reply.map { reply in
-            ReplyHandler(carriesFinalReplies: true) { json in _ = reply.returnValue(json ?? "") }
+            ReplyHandler(carriesFinalReplies: true) { json in
+                if let tap, let json, !json.isEmpty { tap(GTKBridgeMessage(direction: .outbound, json: json)) }
+                _ = reply.returnValue(json ?? "")
+            }
         }
         if let length = envelope.oversizedLength, case .string(let head) = envelope.body {
             // The relay posted only the head of a body over the limit (WebBridgeRelay.settingsScript).

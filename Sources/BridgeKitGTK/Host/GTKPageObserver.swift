@@ -3,8 +3,8 @@ public import BridgeKit
 import Foundation
 
 /// Feeds a WebKitGTK view's title, progress, load and response signals into BridgeKit's
-/// platform-neutral ``PageStateTracker``, classifying main-frame responses and load failures
-/// with a ``NavigationResponsePolicy``.
+/// platform-neutral `PageStateTracker`, classifying main-frame responses and load failures
+/// with a `NavigationResponsePolicy`.
 ///
 /// Signals used: `notify::title`, `notify::estimated-load-progress`, `load-changed`,
 /// `load-failed`, `decide-policy` (responses), `web-process-terminated`, through

@@ -2,8 +2,8 @@
 public import BridgeKit
 import Foundation
 
-/// BridgeKit's ``WebCookieStore`` over WebKitGTK's cookie manager (``GTKCookieStore``), so
-/// ``CookieSync`` works the same on Linux as on Apple platforms. HttpOnly cookies are read and
+/// BridgeKit's `WebCookieStore` over WebKitGTK's cookie manager (``GTKCookieStore``), so
+/// `CookieSync` works the same on Linux as on Apple platforms. HttpOnly cookies are read and
 /// written too: the cookie manager is not a script API.
 ///
 /// Thread: every call hops to the main actor (GTK's thread).

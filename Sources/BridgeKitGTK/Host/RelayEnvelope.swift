@@ -31,6 +31,15 @@ struct RelayEnvelope {
 
     /// Reads what the relay posted, in either form; `nil` for anything else (the handler lives in
     /// a world only the relay can post from, so that means a bug, never page input).
+    /// The body as text, for logs (``GTKBridgeMessage``).
+    var bodyText: String {
+        switch body {
+        case .string(let text): text
+        case .json(let data): String(decoding: data, as: UTF8.self)
+        case .absent: ""
+        }
+    }
+
     static func parse(_ message: GTKScriptMessage) -> RelayEnvelope? {
         if let elements = message.utf8Elements { return parse(elements) }
         return message.isString ? parse(oneString: message.bodyJSONText) : nil

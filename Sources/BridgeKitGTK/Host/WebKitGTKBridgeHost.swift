@@ -2,22 +2,22 @@
 public import BridgeKit
 import Foundation
 
-/// Connects a ``BridgeRouter`` to a WebKitGTK web view: the Linux counterpart of the WKWebView
+/// Connects a `BridgeRouter` to a WebKitGTK web view: the Linux counterpart of the WKWebView
 /// adapter, and a thin layer over BridgeKit's own abstractions.
 ///
 /// On ``attach()`` it
-/// - injects ``WebBridgeShim`` into the page world and ``WebBridgeRelay`` into the isolated script
+/// - injects `WebBridgeShim` into the page world and `WebBridgeRelay` into the isolated script
 ///   world ``world``, in every frame, at document start;
-/// - injects the router's task list right after the shim (``BridgeTaskList/documentStartScript``),
+/// - injects the router's task list right after the shim (`BridgeTaskList/documentStartScript`),
 ///   so `WebBridge.supports(name)` answers from the page's first script on, and swaps that script
 ///   whenever a task is registered, replaced or removed (the loaded page gets the new list from
 ///   the router);
 /// - installs BridgeKit's message handler in that world, with a reply path, through a
-///   ``BridgeAttachment`` (weak proxy, never added twice);
-/// - connects a ``PageChannel`` that evaluates reply scripts in the page world
+///   `BridgeAttachment` (weak proxy, never added twice);
+/// - connects a `PageChannel` that evaluates reply scripts in the page world
 ///   (`webkit_web_view_evaluate_javascript`);
 /// - reports every committed main-frame load (`load-changed` `WEBKIT_LOAD_COMMITTED`, and a
-///   crashed web process) to ``BridgeRouter/pageDidCommitNavigation()``. A load that starts but
+///   crashed web process) to `BridgeRouter/pageDidCommitNavigation()`. A load that starts but
 ///   never commits (a 204 or 205 response, a download, `window.stop()`, a navigation the policy
 ///   ignores) leaves the document and its calls as they are.
 ///
@@ -31,7 +31,7 @@ import Foundation
 /// the proxy and the router can be freed.
 ///
 /// **Page state.** ``page`` (a ``GTKPageObserver``) follows the title, progress, loads and
-/// main-frame HTTP status, as a platform-neutral ``PageStateTracker``. The host and the observer
+/// main-frame HTTP status, as a platform-neutral `PageStateTracker`. The host and the observer
 /// take the view's callbacks (`onTitleChange`, `onProgressChange`, `onLoadEvent`,
 /// `onLoadFailure`, `onPolicyDecision`, `onWebProcessTerminated`): set your own handlers on
 /// ``page`` instead.
@@ -51,6 +51,11 @@ public final class WebKitGTKBridgeHost {
     private var registry: GTKMessageHandlerRegistry?
     /// The document-start script carrying the task list, and the revision it carries.
     private var taskListScript: (script: GOpaque, revision: UInt64)?
+    /// Called with every protocol message, payload included, in the order they crossed the
+    /// bridge: a page's message before the router handles it, a native message before the page
+    /// gets it (so a native-to-page call comes before the page's reply to it). For developer
+    /// tools and logs (bridgehost); set it before ``attach()``. Called on any thread; keep it short.
+    public var onMessage: (@Sendable (GTKBridgeMessage) -> Void)?
     /// ``BridgeRouter/addTaskListObserver(_:)``'s id, while attached.
     private var taskListObserver: Int?
 
@@ -71,7 +76,7 @@ public final class WebKitGTKBridgeHost {
     }
 
     /// Installs the scripts, the message handler, the page channel and the navigation hook.
-    /// - Returns: the attachment outcome (``BridgeAttachment/Outcome/alreadyAttached`` when called twice).
+    /// - Returns: the attachment outcome (`BridgeAttachment/Outcome/alreadyAttached` when called twice).
     /// - Throws: ``GTKWebViewError`` when the view is closed or rejects a script.
     @discardableResult
     public func attach() throws(GTKWebViewError) -> BridgeAttachment.Outcome {
@@ -92,12 +97,17 @@ public final class WebKitGTKBridgeHost {
             }
         }
         let registry = GTKMessageHandlerRegistry(webView: webView, world: world)
+        registry.tap = onMessage
         let attachment = BridgeAttachment(router: router)
         let outcome = attachment.attach(to: registry)
         self.registry = registry
         self.attachment = attachment
+        let tap = onMessage
         router.connect(PageChannel { [weak webView] script in
             guard let webView else { throw BridgeError.unavailable("The web view was closed.") }
+            if let tap, let json = GTKBridgeMessage.payload(ofReceiveScript: script) {
+                tap(GTKBridgeMessage(direction: .outbound, json: json))
+            }
             // BridgeKit's scripts already end in `;void 0`; this variant passes the script as it
             // is (`evaluateJavaScript` would append to it, copying the whole payload once more).
             _ = try await webView.evaluateJavaScriptReturningJSON(script)

@@ -6,7 +6,7 @@ import CWebKitGTK
 /// load/title/progress/policy callbacks and the cookie jar. Independent of BridgeKit's router.
 ///
 /// The API is main-actor; the WebKit objects live on the GTK thread (see ``GLibMainLoop`` and
-/// ``GTKThread``): calls hop there and wait, and WebKit's signals come back as main-actor tasks,
+/// `GTKThread`): calls hop there and wait, and WebKit's signals come back as main-actor tasks,
 /// in order. So callbacks run shortly after the event, never inside a call of this API.
 ///
 /// Owns (and frees in ``close()``): the `GtkOffscreenWindow`, the `WebKitWebView`, its

@@ -24,6 +24,8 @@ final class GTKWebViewCore: @unchecked Sendable {
     var handlers: [String: HandlerRegistration] = [:]
     /// True after ``close()`` (GTK thread).
     private(set) var isClosed = false
+    /// True once the view has left its offscreen window (GTK thread).
+    var isDetached = false
     /// Where events go.
     let reference = GTKViewReference()
 
@@ -101,6 +103,9 @@ final class GTKWebViewCore: @unchecked Sendable {
         handlers.removeAll()
         webkit_user_content_manager_remove_all_scripts(contentManager)
         webkit_web_view_stop_loading(webView)
+        // The view may have moved into an app's own window (`detachFromOffscreenWindow()`):
+        // destroying it takes it out of whatever container holds it, then the offscreen window goes.
+        gtk_widget_destroy(gCast(gRaw(webView)))
         gtk_widget_destroy(window)
         g_object_unref(gRaw(webView))
         g_object_unref(gRaw(contentManager))

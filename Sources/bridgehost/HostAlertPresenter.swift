@@ -1,0 +1,37 @@
+#if WebKitGTK
+import BridgeKit
+import BridgeTasks
+
+/// Answers the `Alert` task at once with the button `--alert-choice` names (an index from 0 or a
+/// title; default the last button), and logs what it showed.
+struct HostAlertPresenter: AlertPresenter {
+    let choice: String?
+    let printer: TrafficPrinter
+
+    func present(_ request: AlertRequest) async throws -> Int {
+        let last = max(request.buttons.count - 1, 0)
+        var index = last
+        var note: String?
+        if let choice {
+            if let number = Int(choice) {
+                if request.buttons.indices.contains(number) { index = number } else { note = "no button \(number); chose the last" }
+            } else if let found = request.buttons.firstIndex(of: choice) {
+                index = found
+            } else {
+                note = "no button titled \"\(choice)\"; chose the last"
+            }
+        }
+        let chosen = request.buttons.indices.contains(index) ? request.buttons[index] : ""
+        var fields: [String: JSONValue] = [
+            "title": request.title.map(JSONValue.string) ?? .null,
+            "message": request.message.map(JSONValue.string) ?? .null,
+            "buttons": .array(request.buttons.map(JSONValue.string)),
+            "chosen": .string(chosen), "index": .int(Int64(index)),
+        ]
+        if let note { fields["note"] = .string(note) }
+        let buttons = request.buttons.map { $0 == chosen ? "[\($0)]" : $0 }.joined(separator: " ")
+        printer.event("alert", fields, human: "alert \"\(request.title ?? "")\" \(buttons)" + (note.map { " (\($0))" } ?? ""))
+        return index
+    }
+}
+#endif

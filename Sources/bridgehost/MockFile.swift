@@ -1,0 +1,148 @@
+import BridgeKit
+import Foundation
+
+/// A mock file (`--mock FILE`): task names mapped to canned replies, errors, delays and progress
+/// steps, checked entry by entry when it loads.
+struct MockFile {
+    /// One mocked task.
+    struct Entry: Sendable, Equatable {
+        /// What a call gets.
+        enum Outcome: Sendable, Equatable {
+            case reply(JSONValue)
+            case error(code: String, message: String, details: JSONValue?)
+        }
+
+        var task: String
+        var outcome: Outcome
+        /// Milliseconds before the reply.
+        var delayMilliseconds: Int
+        /// Progress data sent, evenly spread over the delay, before the reply.
+        var progress: [JSONValue]
+    }
+
+    /// A mock file that cannot be used, with the reason and the entry at fault.
+    struct LoadError: Error, CustomStringConvertible {
+        var file: String
+        var entry: String?
+        var problem: String
+        var description: String {
+            if let entry { return "mock file \(file): entry \"\(entry)\": \(problem)" }
+            return "mock file \(file): \(problem)"
+        }
+    }
+
+    static let keys: Set<String> = ["reply", "error", "delayMs", "progress"]
+    static let maxDelayMilliseconds = 600_000
+    static let maxProgressSteps = 1_000
+
+    var entries: [Entry]
+
+    /// Reads and checks `path`.
+    /// - Throws: ``LoadError`` naming the entry and what is wrong with it.
+    static func load(_ path: String) throws(LoadError) -> MockFile {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            throw LoadError(file: path, problem: "cannot be read (\(error.localizedDescription))")
+        }
+        return try parse(data, file: path)
+    }
+
+    /// Checks the JSON text `data` of the file `file` (named in errors).
+    static func parse(_ data: Data, file: String) throws(LoadError) -> MockFile {
+        let root: JSONValue
+        do {
+            root = try BridgeJSON.decode(JSONValue.self, from: data)
+        } catch {
+            throw LoadError(file: file, problem: "is not valid JSON (\(Self.describe(error)))")
+        }
+        guard let object = root.objectValue else {
+            throw LoadError(file: file, problem: "must be a JSON object mapping task names to mocks, e.g. {\"Cart.add\": {\"reply\": {\"count\": 1}}}")
+        }
+        var entries: [Entry] = []
+        for (task, mock) in object.sorted(by: { $0.key < $1.key }) {
+            entries.append(try entry(task, mock, file: file))
+        }
+        return MockFile(entries: entries)
+    }
+
+    private static func entry(_ task: String, _ mock: JSONValue, file: String) throws(LoadError) -> Entry {
+        func fail(_ problem: String) -> LoadError { LoadError(file: file, entry: task, problem: problem) }
+        guard !task.isEmpty else { throw fail("the task name is empty") }
+        guard !task.hasPrefix("bridgehost.") else { throw fail("names starting with \"bridgehost.\" are bridgehost's own control tasks") }
+        guard let fields = mock.objectValue else {
+            throw fail("must be an object with \"reply\" or \"error\", e.g. {\"reply\": {\"ok\": true}}")
+        }
+        if let unknown = fields.keys.sorted().first(where: { !keys.contains($0) }) {
+            throw fail("unknown key \"\(unknown)\" (expected reply, error, delayMs, progress)")
+        }
+        let outcome: Entry.Outcome
+        switch (fields["reply"], fields["error"]) {
+        case (.some, .some):
+            throw fail("has both \"reply\" and \"error\"; give one")
+        case (nil, nil):
+            throw fail("needs \"reply\" (any JSON) or \"error\" ({\"code\": …, \"message\": …})")
+        case (.some(let reply), nil):
+            outcome = .reply(reply)
+        case (nil, .some(let error)):
+            guard let error = error.objectValue else { throw fail("\"error\" must be an object {\"code\": …, \"message\": …}") }
+            if let unknown = error.keys.sorted().first(where: { !["code", "message", "details"].contains($0) }) {
+                throw fail("unknown key \"error.\(unknown)\" (expected code, message, details)")
+            }
+            guard let code = error["code"]?.stringValue, !code.isEmpty else { throw fail("\"error.code\" must be a non-empty string") }
+            let message: String
+            switch error["message"] {
+            case nil: message = "Mocked error \(code)."
+            case .string(let text)?: message = text
+            default: throw fail("\"error.message\" must be a string")
+            }
+            outcome = .error(code: code, message: message, details: error["details"])
+        }
+        var delay = 0
+        if let value = fields["delayMs"] {
+            guard let milliseconds = value.intValue, (0...Int64(maxDelayMilliseconds)).contains(milliseconds) else {
+                throw fail("\"delayMs\" must be a whole number of milliseconds from 0 to \(maxDelayMilliseconds)")
+            }
+            delay = Int(milliseconds)
+        }
+        var progress: [JSONValue] = []
+        if let value = fields["progress"] {
+            guard let steps = value.arrayValue, steps.count <= maxProgressSteps else {
+                throw fail("\"progress\" must be an array of at most \(maxProgressSteps) steps (each any JSON)")
+            }
+            progress = steps
+        }
+        return Entry(task: task, outcome: outcome, delayMilliseconds: delay, progress: progress)
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if case DecodingError.dataCorrupted(let context) = error {
+            let underlying = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+            return underlying ?? context.debugDescription
+        }
+        return "\(error)"
+    }
+}
+
+/// A task answered from a mock file entry.
+struct MockTask: BridgeTask {
+    typealias Options = JSONValue?
+    typealias Result = JSONValue
+
+    let entry: MockFile.Entry
+    var name: String { entry.task }
+
+    func run(_ options: JSONValue?, context: CallContext) async throws -> JSONValue {
+        let pause = Double(entry.delayMilliseconds) / Double(entry.progress.count + 1)
+        for step in entry.progress {
+            if pause > 0 { try await Task.sleep(for: .milliseconds(pause)) }
+            try await context.progress(step)
+        }
+        if pause > 0 { try await Task.sleep(for: .milliseconds(pause)) }
+        switch entry.outcome {
+        case .reply(let value): return value
+        case .error(let code, let message, let details): throw BridgeError(code: code, message: message, details: details)
+        }
+    }
+}
