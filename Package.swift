@@ -1,5 +1,6 @@
 // swift-tools-version: 6.1
 // BridgeKit: a safe, typed bridge between native Swift code and the pages in WebKit web views.
+import Foundation
 import PackageDescription
 
 /// Swift settings shared by every target: Swift 6 language mode (set by the tools version),
@@ -8,6 +9,31 @@ let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
 ]
+
+/// The pkg-config file of the CWebKitGTK system library (WebKitGTK trait, Linux).
+///
+/// The system's `webkit2gtk-4.1.pc` pulls in `-pthread` and `-Wl,--export-dynamic` (through glib's
+/// gmodule and libsoup's sysprof-capture), which SwiftPM refuses with "warning: prohibited
+/// flag(s): -pthread, …" twice on every build of every package that uses BridgeKitGTK, and then
+/// drops. On the Debian/Ubuntu layout the package's own file in Sources/CWebKitGTK/pkgconfig gives
+/// the same `-I` and `-l` flags without them (SwiftPM takes an absolute path as a pkg-config name;
+/// scripts/check-pkgconfig compares the two). Anywhere else, or when the package's path has a
+/// space (SwiftPM splits pkg-config names on spaces), the system's file is used as before.
+let webKitGTKPkgConfig: String = {
+    #if arch(x86_64)
+        let multiarch: String? = "x86_64-linux-gnu"
+    #elseif arch(arm64)
+        let multiarch: String? = "aarch64-linux-gnu"
+    #else
+        let multiarch: String? = nil
+    #endif
+    let system = "webkit2gtk-4.1"
+    guard let multiarch else { return system }
+    let local = Context.packageDirectory + "/Sources/CWebKitGTK/pkgconfig/webkit2gtk-4.1-\(multiarch).pc"
+    let layout = [local, "/usr/include/webkitgtk-4.1/webkit2/webkit2.h", "/usr/lib/\(multiarch)/glib-2.0/include/glibconfig.h"]
+    guard !local.contains(" "), layout.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) else { return system }
+    return local
+}()
 
 let package = Package(
     name: "BridgeKit",
@@ -33,7 +59,7 @@ let package = Package(
         .target(name: "BridgeKitTesting", dependencies: ["BridgeKit"], swiftSettings: strictSettings),
         .systemLibrary(
             name: "CWebKitGTK",
-            pkgConfig: "webkit2gtk-4.1",
+            pkgConfig: webKitGTKPkgConfig,
             providers: [.apt(["libwebkit2gtk-4.1-dev"])]
         ),
         .target(

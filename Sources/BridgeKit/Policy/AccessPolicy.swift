@@ -81,4 +81,39 @@ public struct AccessPolicy: Sendable, Hashable {
             return patterns.contains { $0.matches(origin) } ? nil : "origin_not_allowed"
         }
     }
+
+    /// Main frame only, from the given origins, each checked: the throwing form of
+    /// ``origins(_:allowsSubframes:allowsOpaqueOrigins:)`` for origins read from settings, a
+    /// command line or a server.
+    ///
+    /// ```swift
+    /// let policy = try AccessPolicy.checkedOrigins(["https://app.example", "https://*.example.com"])
+    /// ```
+    /// - Parameters:
+    ///   - patterns: the origins that may call, as text (see ``OriginPattern``).
+    ///   - allowsSubframes: whether subframes may call; default `false`.
+    ///   - allowsOpaqueOrigins: whether a sender without an origin may call; default `false`.
+    /// - Returns: the policy.
+    /// - Throws: ``OriginPatternError`` for the first text that is not a pattern (for example
+    ///   `"app.example"`, which has no scheme).
+    public static func checkedOrigins(_ patterns: [String], allowsSubframes: Bool = false,
+                                      allowsOpaqueOrigins: Bool = false) throws(OriginPatternError) -> AccessPolicy {
+        var checked: [OriginPattern] = []
+        for text in patterns { checked.append(try OriginPattern(validating: text)) }
+        return .origins(checked, allowsSubframes: allowsSubframes, allowsOpaqueOrigins: allowsOpaqueOrigins)
+    }
+
+    /// The problems of this policy's patterns, in list order; empty when every pattern is valid
+    /// (always for ``Origins/anyOrigin``). Pure; any thread.
+    public var patternErrors: [OriginPatternError] {
+        guard case .only(let patterns) = origins else { return [] }
+        return patterns.compactMap(\.error)
+    }
+
+    /// Checks that every pattern of ``origins`` is valid, so a mistyped origin fails when the
+    /// policy is built instead of refusing every call with `forbidden`.
+    /// - Throws: ``OriginPatternError`` for the first invalid pattern.
+    public func validate() throws(OriginPatternError) {
+        if let error = patternErrors.first { throw error }
+    }
 }

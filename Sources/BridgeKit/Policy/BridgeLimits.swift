@@ -42,22 +42,3 @@ public struct BridgeLimits: Sendable, Hashable {
         self.maxHeldBytes = maxHeldBytes
     }
 }
-
-/// A router's settings.
-public struct BridgeConfiguration: Sendable {
-    /// Who may call. Default: main frame only, no origin allowed (see ``AccessPolicy``).
-    public var policy: AccessPolicy
-    /// Resource limits.
-    public var limits: BridgeLimits
-    /// The time limit for a task that does not declare its own (``BridgeTask/timeout``), or `nil`
-    /// for none. Default `nil`: tasks such as an alert may wait for a person indefinitely; the
-    /// page can still set a per-call timeout.
-    public var defaultTimeout: Duration?
-
-    /// Creates a configuration.
-    public init(policy: AccessPolicy = AccessPolicy(), limits: BridgeLimits = BridgeLimits(), defaultTimeout: Duration? = nil) {
-        self.policy = policy
-        self.limits = limits
-        self.defaultTimeout = defaultTimeout
-    }
-}
