@@ -86,6 +86,7 @@ public final class InMemoryPage: Sendable {
 
     /// Creates a page and connects it to `router`.
     /// - Parameters:
+    ///   - router: the router under test; the page connects its channel to it.
     ///   - origin: the origin of the page's main frame; default `https://app.example`. The
     ///     router's policy must allow it, or every call is refused with `forbidden`.
     ///   - channel: the form of the page channel; default ``ChannelForm/completionHandler``.

@@ -171,7 +171,7 @@ extension BridgeRouter {
     ///   (the call then settles with its result, as an asynchronous call in flight settles with
     ///   `unavailable`).
     /// - Returns: `false` when the channel has only the `async` form: nothing was done and the
-    ///   caller delivers the script with ``deliver(script:bytes:kind:id:task:outcome:generation:channel:)``.
+    ///   caller delivers the script with ``deliver(script:bytes:kind:id:task:outcome:generation:channel:internalError:)``.
     func postReply(_ script: String, generation: UInt64, id: String, taskName: String, outcome: String?,
                    bytes: Int, snapshot: ChannelSnapshot? = nil, internalError: String? = nil) -> Bool {
         let current: UInt64

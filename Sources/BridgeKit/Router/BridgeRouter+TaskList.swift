@@ -7,7 +7,7 @@ extension BridgeRouter {
         withTaskTable { $0.list }
     }
 
-    /// Calls `observer` with the new list after every ``register(_:)``, ``replace(_:)`` and
+    /// Calls `observer` with the new list after every ``register(_:)-(BridgeTask)``, ``replace(_:)-(BridgeTask)`` (or their forms for synchronous tasks) and
     /// successful ``removeTask(named:)``, on the thread that made the change, in the order of
     /// the changes on that thread. Hosts use it to update the list they inject at document start.
     /// The observer must not block; it may run concurrently with itself when tasks change on

@@ -18,7 +18,7 @@ import Foundation
 ///   are decoded.
 ///
 /// Thread safety: all methods may be called from any thread; everything the router changes is
-/// guarded by one lock (``state``), and each call's life is a ``CallStateMachine`` changed under it.
+/// guarded by one lock, and each call's life is one small state machine changed under it.
 /// Tasks start where they ask (``TaskExecution``); a ``SynchronousBridgeTask`` runs on the
 /// calling thread and is answered before ``receive(_:from:replyHandler:)`` returns.
 public final class BridgeRouter: Sendable {
@@ -78,7 +78,7 @@ public final class BridgeRouter: Sendable {
     /// `@inlinable`: the task's type-erased steps are compiled where the task is registered
     /// (docs/performance.md, "register(_:)").
     /// - Throws: ``TaskRegistrationError/duplicateName(_:)`` when a task with that name exists
-    ///   (use ``replace(_:)`` to swap it), ``TaskRegistrationError/emptyName`` for `""`.
+    ///   (use ``replace(_:)-(BridgeTask)`` to swap it), ``TaskRegistrationError/emptyName`` for `""`.
     @inlinable
     public func register(_ task: some BridgeTask) throws {
         try register(erased: AnyBridgeTask(task))
@@ -94,7 +94,7 @@ public final class BridgeRouter: Sendable {
         try register(erased: AnyBridgeTask(task))
     }
 
-    /// Registers an erased task (see ``register(_:)``).
+    /// Registers an erased task (see ``register(_:)-(BridgeTask)``).
     @usableFromInline
     func register(erased: AnyBridgeTask) throws {
         guard !erased.name.isEmpty else { throw TaskRegistrationError.emptyName }
@@ -119,7 +119,7 @@ public final class BridgeRouter: Sendable {
         replace(erased: AnyBridgeTask(task))
     }
 
-    /// Registers an erased task, replacing any task with the same name (see ``replace(_:)``).
+    /// Registers an erased task, replacing any task with the same name (see ``replace(_:)-(BridgeTask)``).
     @usableFromInline
     func replace(erased: AnyBridgeTask) -> Bool {
         defer { taskListDidChange() }
@@ -239,7 +239,7 @@ public final class BridgeRouter: Sendable {
 
 /// Why a task could not be registered.
 public enum TaskRegistrationError: Error, Sendable, Hashable {
-    /// A task with this name is already registered; use ``BridgeRouter/replace(_:)``.
+    /// A task with this name is already registered; use ``BridgeRouter/replace(_:)-(BridgeTask)``.
     case duplicateName(String)
     /// Task names must not be empty.
     case emptyName

@@ -2,7 +2,7 @@
 ///
 /// A value type with no lock of its own: the router keeps one in each ``PendingCall`` and
 /// changes it only with its state lock held (``BridgeRouter/state``), through
-/// ``handle(_:)``, which returns what must be done; the router does it after the lock is
+/// ``handle(_:work:)``, which returns what must be done; the router does it after the lock is
 /// released (cancels a task, sends the final reply). Every rule about who answers a call lives
 /// here:
 ///

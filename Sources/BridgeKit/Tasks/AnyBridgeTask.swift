@@ -4,7 +4,7 @@ public import Foundation
 /// on the task's own types. A class, so that handing it from the task table to a call costs one
 /// reference count, not one per stored closure.
 ///
-/// Its initializer is `@inlinable`, like ``BridgeRouter/register(_:)``: the closures are compiled
+/// Its initializer is `@inlinable`, like ``BridgeRouter/register(_:)-(BridgeTask)``: the closures are compiled
 /// in the module that registers the task, with the task's own types, so that calling them does
 /// not look up the task's associated types and value witnesses at run time.
 @usableFromInline
@@ -49,7 +49,7 @@ final class AnyBridgeTask: Sendable {
     }
 
     /// Erases a ``SynchronousBridgeTask`` of a type known where it is registered: as
-    /// ``init(_:)-(BridgeTask)``, with its one-pass step compiled for its own types.
+    /// the general initializer, with its one-pass step compiled for its own types.
     @inlinable
     init<T: SynchronousBridgeTask>(_ task: T) {
         name = task.name
