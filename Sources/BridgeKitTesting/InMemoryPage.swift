@@ -1,6 +1,5 @@
 public import BridgeKit
 import Foundation
-import Synchronization
 
 /// A page for unit tests: posts calls to a router as `js/webbridge.js` would, and records every
 /// script and structured reply the router sends back.
@@ -74,7 +73,7 @@ public final class InMemoryPage: Sendable {
     /// The source used by ``call(_:options:id:from:replyHandler:timeLimit:)`` when none is given:
     /// the main frame of the `origin` passed to ``init(router:origin:channel:)``.
     public let defaultSource: MessageSource
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// How the page's channel evaluates scripts (``PageChannel``'s two forms).
     public enum ChannelForm: Sendable {
@@ -87,6 +86,7 @@ public final class InMemoryPage: Sendable {
 
     /// Creates a page and connects it to `router`.
     /// - Parameters:
+    ///   - router: the router under test; the page connects its channel to it.
     ///   - origin: the origin of the page's main frame; default `https://app.example`. The
     ///     router's policy must allow it, or every call is refused with `forbidden`.
     ///   - channel: the form of the page channel; default ``ChannelForm/completionHandler``.

@@ -205,3 +205,19 @@ test('call never throws even when reading the settings object throws', async () 
   Object.defineProperty(signalHostile, 'signal', { get() { throw new Error('signal getter'); } });
   await assert.rejects(bridge.call('t', 1, signalHostile), (err) => err.code === 'invalid_message');
 });
+
+test('encodeCall key order: v, kind, id, task, options, starting with the prefix native reads in one comparison', () => {
+  // Native's fast envelope scan (CallEnvelopeScan.shimPrefix) expects exactly this prefix; a shim
+  // that reorders the keys still works, but every call takes the slower general path.
+  const { bridge, transport } = setup();
+  bridge.call('cart.add', { sku: 'A-1' });
+  bridge.notify('notice', { page: 2 });
+  const text = transport.texts[0];
+  assert.ok(text.startsWith('{"v":1,"kind":"call","id":'), text);
+  assert.deepEqual(Object.keys(JSON.parse(text)), ['v', 'kind', 'id', 'task', 'options']);
+  assert.equal(transport.texts.length, 2);
+  assert.deepEqual(Object.keys(JSON.parse(transport.texts[1])), ['v', 'kind', 'task', 'options']);
+  for (const posted of transport.texts) {
+    assert.ok(posted.startsWith('{"v":1,"kind":"call",'), posted);
+  }
+});

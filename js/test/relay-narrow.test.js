@@ -61,3 +61,17 @@ test('at most one wide-or-non-ASCII character in 16: narrowed; one more: unchang
   second.bridge.call('t', { text: wide + 'a'.repeat(4000 * 14) }, () => {});
   assert.ok(!isASCII(second.handler.messages[0][2]));
 });
+
+test('one threshold: a body of 65,535 UTF-16 units goes as one string, unchanged; of 65,536 as an array, narrowed', () => {
+  for (const [units, large] of [[65535, false], [65536, true]]) {
+    const { bridge, handler } = setUp();
+    // The envelope's length around a one-unit text, measured with a first call of the same bridge.
+    bridge.call('t', { text: '✓' }, () => {});
+    const overhead = handler.messages[0][2].length - 1;
+    bridge.call('t', { text: '✓' + 'a'.repeat(units - overhead - 1) }, () => {});
+    assert.equal(Array.isArray(handler.texts[1]), large, `${units} units`);
+    const body = handler.messages[1][2];
+    assert.equal(body.length, large ? units + 5 : units, 'the narrowed body writes ✓ as \\u2713');
+    assert.equal(isASCII(body), large, `${units} units`);
+  }
+});

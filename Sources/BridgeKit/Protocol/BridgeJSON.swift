@@ -20,8 +20,8 @@ public enum BridgeJSON {
     }
 
     /// One encoder and one decoder for every message: Foundation's coders are `Sendable` and
-    /// safe to use from several threads at once (their settings are read under a lock), and
-    /// making one per message cost about 3,000 instructions per call (docs/performance.md).
+    /// safe to use from several threads at once (their settings are read under a lock)
+    /// (docs/performance.md, "BridgeJSON.sharedEncoder").
     @usableFromInline static let sharedEncoder = makeEncoder()
     @usableFromInline static let sharedDecoder = makeDecoder()
 

@@ -99,9 +99,15 @@ struct CallEnvelopeScan {
     }
 
     /// The start of every call the shim sends (`JSON.stringify` of `{v: 1, kind: "call", …}`).
-    private static let shimPrefix: StaticString = #"{"v":1,"kind":"call","#
+    ///
+    /// The shim's `encodeCall` (js/webbridge.js) must keep writing the keys in the order `v`,
+    /// `kind`, `id`, `task`, `options`: a body with this prefix skips two member reads. Another
+    /// order is still read correctly, one member at a time. Pinned on both sides: js/test/call.test.js
+    /// ("encodeCall key order") and `CallEnvelopeScanTests`.
+    static let shimPrefix: StaticString = #"{"v":1,"kind":"call","#
 
-    private static func startsWithShimPrefix(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    /// Whether `bytes` start with ``shimPrefix`` (and go on after it).
+    static func startsWithShimPrefix(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count > shimPrefix.utf8CodeUnitCount, let base = bytes.baseAddress else { return false }
         return memcmp(base, shimPrefix.utf8Start, shimPrefix.utf8CodeUnitCount) == 0
     }

@@ -14,7 +14,7 @@ extension BridgeRouter {
         let text = encoded.replyText
         _ = consume encoded  // the JSON is not needed once the text exists
         let answered = replyHandler.reply(text)
-        record(.outbound, "reply", id: id, task: task, outcome: outcome, reason: answered ? nil : "no_reply_path",
+        record(.outbound, .reply, id: id, task: task, outcome: outcome, reason: answered ? nil : .noReplyPath,
                bytes: answered ? bytes : 0, internalError: internalError ?? encodingError)
     }
 
@@ -22,7 +22,7 @@ extension BridgeRouter {
     func noReplyPath(_ message: consuming OutboundMessage, id: String, task: String) {
         let internalError = Self.internalError(of: message)
         let encoded = encodeBounded(consume message, id: id)
-        record(.outbound, "reply", id: id, task: task, outcome: encoded.outcome, reason: "no_reply_path",
+        record(.outbound, .reply, id: id, task: task, outcome: encoded.outcome, reason: .noReplyPath,
                internalError: internalError ?? encoded.internalError)
     }
 
@@ -69,7 +69,7 @@ extension BridgeRouter {
 
     /// Evaluates the script carrying `json` in the page (see the ``OutboundJSON`` overload).
     @discardableResult
-    func deliver(_ json: Data, kind: String, id: String?, task: String?, outcome: String? = nil,
+    func deliver(_ json: Data, kind: TrafficKind, id: String?, task: String?, outcome: String? = nil,
                  generation: UInt64, channel explicitChannel: PageChannel? = nil) async -> Bool {
         await deliver(OutboundJSON(json), kind: kind, id: id, task: task, outcome: outcome, generation: generation,
                       channel: explicitChannel)
@@ -79,7 +79,7 @@ extension BridgeRouter {
     /// `generation` or there is no channel; either way the traffic log says what happened.
     /// - Returns: whether the script was handed to the engine without error.
     @discardableResult
-    func deliver(_ json: OutboundJSON, kind: String, id: String?, task: String?, outcome: String? = nil,
+    func deliver(_ json: OutboundJSON, kind: TrafficKind, id: String?, task: String?, outcome: String? = nil,
                  generation: UInt64, channel explicitChannel: PageChannel? = nil) async -> Bool {
         await deliver(script: PageScript.build(calling: .receive, jsonParts: json.parts), bytes: json.count, kind: kind,
                       id: id, task: task, outcome: outcome, generation: generation, channel: explicitChannel)
@@ -90,18 +90,18 @@ extension BridgeRouter {
     /// channel with the completion-handler form is handed over without waiting (the return
     /// value then says it was handed over; the log gets the engine's answer).
     @discardableResult
-    func deliver(script: String, bytes: Int, kind: String, id: String?, task: String?, outcome: String? = nil,
+    func deliver(script: String, bytes: Int, kind: TrafficKind, id: String?, task: String?, outcome: String? = nil,
                  generation: UInt64, channel explicitChannel: PageChannel? = nil, internalError: String? = nil) async -> Bool {
         let (channel, current) = state.withLock { ($0.channel, $0.generation) }
         guard generation == current else {
-            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: "navigated", internalError: internalError)
+            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: .navigated, internalError: internalError)
             return false
         }
         guard let channel = explicitChannel ?? channel else {
-            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: "no_channel", internalError: internalError)
+            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: .noChannel, internalError: internalError)
             return false
         }
-        if kind == "reply", let post = channel.post {
+        if kind == .reply, let post = channel.post {
             // Nothing waits for a final reply's evaluation (progress before it was awaited).
             handOver(script, to: post, observer: state.withLock { $0.observer }, id: id, task: task, outcome: outcome,
                      bytes: bytes, internalError: internalError)
@@ -112,7 +112,7 @@ extension BridgeRouter {
             record(.outbound, kind, id: id, task: task, outcome: outcome, bytes: bytes, internalError: internalError)
             return true
         } catch {
-            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: "evaluate_failed: \(error)", bytes: bytes,
+            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: .evaluateFailed("\(error)"), bytes: bytes,
                    internalError: internalError)
             return false
         }
@@ -163,22 +163,23 @@ extension BridgeRouter {
     func sendProgress(_ value: any Encodable & Sendable, call: PendingCall) async throws {
         let id = call.id
         let limit = configuration.limits.maxProgressPerCall
-        enum Admission { case gone, overLimit, ok }
-        let admission: Admission = state.withLock { state in
-            // Still pending: a call claimed for settling takes no more progress.
-            guard !call.isSettled else { return .gone }
-            guard call.progressCount < limit else { return .overLimit }
-            call.progressCount += 1
-            return .ok
+        let (action, snapshot) = state.withLock { state in
+            (state.handle(.progress, of: call),
+             ChannelSnapshot(channel: state.channel, observer: state.observer, generation: state.generation))
         }
         let generation = call.generation
-        switch admission {
-        case .gone:
+        switch action {
+        case .none, .cancelWork, .refuseProgress:
             throw BridgeError.cancelled("The call has already settled.")
-        case .overLimit:
-            await finish(call, .failure(.progressLimitExceeded(limit: limit)), by: .workStopping)
+        case .settle(let work, let timer):
+            // The value past the limit settles the call; its reply goes from a new task, so that
+            // cancelling the work that sent it does not interrupt it.
+            timer?.cancel()
+            let message = OutboundMessage.reply(id: id, result: .failure(.progressLimitExceeded(limit: limit)))
+            Task { await deliverFinal(message, call: call, generation: generation, snapshot: snapshot) }
+            work?.cancel()
             throw BridgeError.progressLimitExceeded(limit: limit)
-        case .ok:
+        case .sendProgress:
             let message = OutboundMessage.progress(id: id, data: value)
             let data: Data
             do {
@@ -191,10 +192,10 @@ extension BridgeRouter {
             }
             guard call.replyHandler?.carriesFinalReplies ?? true, call.source.isMainFrame else {
                 // Subframe calls have no ordered script path to their frame; progress is not delivered.
-                record(.outbound, "progress", id: id, task: call.taskName, reason: "subframe_not_delivered")
+                record(.outbound, .progress, id: id, task: call.taskName, reason: .subframeNotDelivered)
                 return
             }
-            await deliver(data, kind: "progress", id: id, task: call.taskName, generation: generation)
+            await deliver(data, kind: .progress, id: id, task: call.taskName, generation: generation)
         }
     }
 }

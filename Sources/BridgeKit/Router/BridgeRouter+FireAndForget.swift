@@ -8,11 +8,11 @@ extension BridgeRouter {
         replyHandler?.reply(nil)
         // Held from now until the job ends; dropped when over the budget.
         guard budget.reserve(bytes) else {
-            record(.inbound, "call", id: nil, task: taskName, outcome: "memory_budget_exceeded", reason: "fire_and_forget",
+            record(.inbound, .call, id: nil, task: taskName, outcome: "memory_budget_exceeded", reason: .fireAndForget,
                    bytes: bytes)
             return
         }
-        record(.inbound, "call", id: nil, task: taskName, bytes: bytes)
+        record(.inbound, .call, id: nil, task: taskName, bytes: bytes)
         let generation = pageGeneration
         let context = CallContext(callID: nil, taskName: taskName, source: source, pageGeneration: generation)
         // Weak: a task that never ends must not keep the router (and its page) alive.
@@ -20,7 +20,7 @@ extension BridgeRouter {
             defer { self?.budget.release(bytes) }
             // Its page may be gone by the time its turn comes (navigation, close()).
             if let gone = self?.fireAndForgetRefusal(generation: generation) {
-                self?.record(.outbound, "reply", id: nil, task: taskName, outcome: gone, reason: "fire_and_forget")
+                self?.record(.outbound, .reply, id: nil, task: taskName, outcome: gone, reason: .fireAndForget)
                 return
             }
             do {
@@ -29,13 +29,13 @@ extension BridgeRouter {
                 _ = try await prepared.task.run(options, context)
             } catch {
                 let failure = Self.bridgeError(error)
-                self?.record(.outbound, "reply", id: nil, task: taskName, outcome: failure.code, reason: "fire_and_forget",
+                self?.record(.outbound, .reply, id: nil, task: taskName, outcome: failure.code, reason: .fireAndForget,
                              internalError: failure.internalDescription)
             }
         }
         if !fireAndForget.enqueue(job) {
             budget.release(bytes)
-            record(.outbound, "reply", id: nil, task: taskName, outcome: "too_many_pending_calls", reason: "fire_and_forget")
+            record(.outbound, .reply, id: nil, task: taskName, outcome: "too_many_pending_calls", reason: .fireAndForget)
         }
     }
 

@@ -10,7 +10,7 @@ extension BridgeRouter {
     ///   `payload_too_large` over ``BridgeLimits/maxPayloadBytes``.
     public func emit(_ name: String, data: some Encodable & Sendable = NoResult()) async throws {
         let json = try encodeForPage(.event(name: name, data: data))
-        guard await deliver(json, kind: "event", id: nil, task: name, generation: pageGeneration) else {
+        guard await deliver(json, kind: .event, id: nil, task: name, generation: pageGeneration) else {
             throw BridgeError.unavailable("The event could not be delivered to the page.")
         }
     }
@@ -75,7 +75,7 @@ extension BridgeRouter {
                     return
                 }
                 Task { [self] in
-                    if await !deliver(json, kind: "call", id: id, task: handler, generation: generation) {
+                    if await !deliver(json, kind: .call, id: id, task: handler, generation: generation) {
                         failPageCall(id, .unavailable("The call could not be delivered to the page."), notifyPage: false)
                     }
                 }
@@ -96,7 +96,7 @@ extension BridgeRouter {
         case .success: "ok"
         case .failure(let error): error.code
         }
-        record(.inbound, "reply", id: id, task: entry?.handler, outcome: entry == nil ? "dropped" : outcome, bytes: bytes)
+        record(.inbound, .reply, id: id, task: entry?.handler, outcome: entry == nil ? "dropped" : outcome, bytes: bytes)
         guard let entry else { return }
         entry.timer?.cancel()
         entry.continuation.resume(with: result.mapError { $0 as any Error })
@@ -111,7 +111,7 @@ extension BridgeRouter {
         entry.continuation.resume(throwing: error)
         guard notifyPage, let json = try? encodeForPage(.cancel(id: id)) else { return }
         Task { [self] in
-            await deliver(json, kind: "cancel", id: id, task: entry.handler, generation: entry.generation)
+            await deliver(json, kind: .cancel, id: id, task: entry.handler, generation: entry.generation)
         }
     }
 

@@ -55,8 +55,8 @@ extension BridgeRouter {
                 return rejectUnreadable(id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source,
                                         replyHandler: replyHandler)
             }
-            let task = taskTable.withLock { $0.task(named: scan.task) }
-            if closedFlag.load(ordering: .acquiring) {
+            let (task, isClosed) = state.withLock { ($0.taskTable.task(named: scan.task), $0.isClosed) }
+            if isClosed {
                 return reject(id: scan.id, .unavailable("The router was closed."), bytes: text.count, source: source,
                               replyHandler: replyHandler, task: scan.task)
             }
@@ -82,8 +82,8 @@ extension BridgeRouter {
     }
 
     /// The general path of ``handle(_:body:from:replyHandler:)``: every message that is not a
-    /// plain call envelope, and every fast-path failure. Not inlined: kept out of the fast path's
-    /// code, so that a plain call touches fewer instruction-cache lines.
+    /// plain call envelope, and every fast-path failure. Not inlined (docs/performance.md,
+    /// "handleGenerally").
     @inline(never)
     private func handleGenerally(_ text: UnsafeBufferPointer<UInt8>, from source: MessageSource, replyHandler: ReplyHandler?) {
         let limits = configuration.limits
@@ -95,8 +95,7 @@ extension BridgeRouter {
         if scan.depth > limits.maxDepth {
             return rejectUnreadable(id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source, replyHandler: replyHandler)
         }
-        let tasks = taskTable.withLock { $0.tasks }
-        let isClosed = closedFlag.load(ordering: .acquiring)
+        let (tasks, isClosed) = state.withLock { ($0.taskTable.tasks, $0.isClosed) }
         let message: InboundMessage
         do {
             message = try InboundEnvelope.decodeWhole(text, tasks: tasks, source: source, policy: configuration.policy)
@@ -153,20 +152,23 @@ extension BridgeRouter {
     /// only a log record (field case R13: no id, nothing to answer).
     @inline(never)
     func reject(id: String?, _ error: BridgeError, bytes: Int, source: MessageSource, replyHandler: ReplyHandler?,
-                        task: String? = nil, reason: String? = nil) {
-        record(.inbound, "call", id: id, task: task, outcome: error.code, reason: reason, bytes: bytes)
+                        task: String? = nil, reason: TrafficReason? = nil) {
+        record(.inbound, .call, id: id, task: task, outcome: error.code, reason: reason, bytes: bytes)
         guard let id else {
             replyHandler?.reply(nil)
             return
         }
-        let refused = error.code == "forbidden"
-        let call = PendingCall(id: id, taskName: task ?? "", generation: pageGeneration, source: source,
-                               replyHandler: replyHandler, router: self)
+        let (generation, hasChannel) = state.withLock { ($0.generation, $0.channel != nil) }
+        let route = CallStateMachine.route(replyHandler: replyHandler, source: source, hasChannel: hasChannel,
+                                           refused: error.code == "forbidden")
+        if case .script = route { replyHandler?.reply(nil) }
+        let call = PendingCall(id: id, taskName: task ?? "", generation: generation, source: source, route: route,
+                               router: self)
         let message = OutboundMessage.reply(id: id, result: .failure(error))
         // Answered before `receive` returns where no suspension is needed (a reply handler, or a
         // channel with the completion-handler form), so the refusal cannot wait behind a busy
         // cooperative pool, nor be overtaken by `close()`; only an `async`-only channel hops.
-        if let pending = deliverFinalNow(message, call: call, generation: call.generation, refused: refused) {
+        if let pending = deliverFinalNow(message, call: call, generation: call.generation) {
             Task { [self] in await deliver(pending) }
         }
     }
@@ -178,7 +180,7 @@ extension BridgeRouter {
         switch call.prepared {
         case .failure(let error):
             return reject(id: call.id, error, bytes: bytes, source: source, replyHandler: replyHandler,
-                          task: call.taskName, reason: call.refusal)
+                          task: call.taskName, reason: call.refusal.map(TrafficReason.refused))
         case .success(let value):
             prepared = value
         }
@@ -200,7 +202,7 @@ extension BridgeRouter {
         // A concrete enum, not a `Result` of a tuple: that one goes through the runtime's
         // generic metadata and value witnesses on every call.
         enum Admission {
-            case admitted(PendingCall, keepsReplyHandler: Bool, observer: (@Sendable (TrafficRecord) -> Void)?)
+            case admitted(PendingCall, observer: (@Sendable (TrafficRecord) -> Void)?)
             case refused(BridgeError)
         }
         // Charged until the call's work ends (``runWork(_:)``), refused when over the budget.
@@ -210,24 +212,23 @@ extension BridgeRouter {
         }
         let admission: Admission = state.withLock { state in
             if state.isClosed { return .refused(.unavailable("The router was closed.")) }
-            let generation = state.generation
             // Main-frame replies go by script, in order after progress; other calls, any call
             // while no channel is connected, and paths that carry final replies keep the
-            // structured reply path for the final reply.
-            let keepsReplyHandler = !source.isMainFrame || state.channel == nil || replyHandler?.carriesFinalReplies == true
-            let entry = PendingCall(id: id, taskName: taskName, generation: generation, source: source,
-                                    replyHandler: keepsReplyHandler ? replyHandler : nil, router: self, work: prepared,
-                                    snapshot: ChannelSnapshot(channel: state.channel, observer: state.observer),
-                                    epoch: channelEpoch.load(ordering: .relaxed), heldBytes: bytes)
+            // structured reply path for the final reply. Decided here, once.
+            let route = CallStateMachine.route(replyHandler: replyHandler, source: source, hasChannel: state.channel != nil,
+                                               refused: false)
+            let entry = PendingCall(id: id, taskName: taskName, generation: state.generation, source: source, route: route,
+                                    progressLimit: limits.maxProgressPerCall, router: self, work: prepared,
+                                    heldBytes: bytes)
             switch state.admit(entry, as: id, limit: limits.maxPendingCalls) {
             case .duplicateID?: return .refused(.invalidMessage("The id \"\(id)\" is already in use."))
             case .tooManyPendingCalls?: return .refused(.tooManyPendingCalls(limit: limits.maxPendingCalls))
             case nil: break
             }
             if let timeout {
-                entry.timer = startTimer(for: entry, after: timeout)
+                entry.machine.timer = startTimer(for: entry, after: timeout)
             }
-            return .admitted(entry, keepsReplyHandler: keepsReplyHandler, observer: state.observer)
+            return .admitted(entry, observer: state.observer)
         }
         let entry: PendingCall
         switch admission {
@@ -237,21 +238,18 @@ extension BridgeRouter {
             // error, as when options were decoded on arrival, before admission.
             let refusal = Self.optionsFailure(prepared, source: source, policy: configuration.policy) ?? error
             return reject(id: id, refusal, bytes: bytes, source: source, replyHandler: replyHandler, task: taskName)
-        case .admitted(let admitted, let keepsReplyHandler, let observer):
+        case .admitted(let admitted, let observer):
             entry = admitted
-            if !keepsReplyHandler { replyHandler?.reply(nil) }
-            observer?(TrafficRecord(direction: .inbound, kind: "call", id: id, task: taskName, outcome: nil,
+            if admitted.replyHandler == nil { replyHandler?.reply(nil) }
+            observer?(TrafficRecord(direction: .inbound, kind: TrafficKind.call.rawValue, id: id, task: taskName, outcome: nil,
                                     reason: nil, bytes: bytes))
         }
         // Started outside the lock: an immediate task runs (and may settle) before it returns.
         let work = startWork(entry, execution: prepared.task.execution)
-        // No lock: the call's own handshake. Whoever settles the call cancels the work once it is
-        // attached; when a cancel, a timeout, a navigation or close() came first, the work is
-        // cancelled here. A call its work settled already (an immediate task that never suspended)
-        // needs no cancel at all.
-        if !entry.attachWork(work) {
-            work.cancel()
-        }
+        // Whoever settles the call later cancels the work; when a cancel, a timeout, a navigation
+        // or close() came first, the machine says to cancel it now. A call its work settled
+        // already (an immediate task that never suspended) needs no cancel at all.
+        attachWork(work, to: entry)
     }
 
     /// Starts the timer that settles `call` with `timeout` after `timeout`; not inlined (a call
@@ -260,14 +258,13 @@ extension BridgeRouter {
     private func startTimer(for call: PendingCall, after timeout: Duration) -> Task<Void, Never> {
         Task { [weak self] in
             guard (try? await Task.sleep(for: timeout)) != nil else { return }
-            await self?.finish(call, .failure(.timeout(seconds: timeout.seconds)), by: .timer)
+            await self?.finish(call, .failure(.timeout(seconds: timeout.seconds)), by: .timedOut)
         }
     }
 
     /// Starts the work of an admitted call where its task asks (``TaskExecution``): the work
     /// (``runWork(_:)``) captures only the call, which holds everything it needs. Each start
-    /// writes its closure out (no shared closure value): a closure passed on as a value costs
-    /// two more allocations per call, for the thunks that convert it to `Task`'s parameter type.
+    /// writes its closure out (docs/performance.md, "startWork").
     private func startWork(_ call: PendingCall, execution: TaskExecution) -> Task<Void, Never> {
         // `Task.immediate` needs the Swift 6.2 compiler; with 6.1 (Xcode 16.3, 16.4) an immediate
         // task starts like a concurrent one, as on OS versions without it.
@@ -308,12 +305,8 @@ extension BridgeRouter {
         call.router?.budget.release(call.heldBytes)
     }
 
-    /// The task of `call` and its decoded options, taken out of the call (``runWork(_:)``).
-    ///
-    /// Not inlined, like ``settleFromWork(_:_:)``: the work's `async` frame is allocated from its
-    /// Swift task's allocator, and the locals of code inlined into it (decoding, settling,
-    /// building the reply script) would make it larger than the task's first slab, costing a
-    /// `malloc` (of more than glibc's per-thread cache takes) and a `free` per call.
+    /// The task of `call` and its decoded options, taken out of the call (``runWork(_:)``). Not
+    /// inlined, like ``settleFromWork(_:_:)`` (docs/performance.md, "takeOptions").
     /// - Throws: `cancelled` when the work was taken already; the decoding error of
     ///   ``CallInput/options(for:source:policy:)``.
     @inline(never)
@@ -344,18 +337,12 @@ extension BridgeRouter {
     @inline(never)
     private static func settleFromWork(_ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>)
         -> PendingScript? {
-        call.router?.settle(call, consume outcome, by: .work)
+        call.router?.settle(call, consume outcome, by: .workFinished)
     }
 
 #if compiler(>=6.2)
-    /// Starts the work of `call` with `Task.immediate` (SE-0472) in a form the optimizer inlines.
-    ///
-    /// With Swift 6.3, a call of `Task.immediate` that is not inlined goes through a shared
-    /// specialization that gives the new task a task-executor-preference record even for the
-    /// default `executorPreference: nil`; each executor switch of the task then takes the task's
-    /// status-record lock (callgrind: about 2,000 instructions of a 100 B call, 3 %; see
-    /// docs/performance.md). Inlined, the `nil` folds away and no record is made. The optimizer
-    /// inlines the call when it sits in a loop, hence the one-pass loop.
+    /// Starts the work of `call` with `Task.immediate` (SE-0472) in a form the optimizer inlines:
+    /// the one-pass loop is deliberate (docs/performance.md, "startImmediately").
     @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
     private static func startImmediately(_ call: PendingCall) -> Task<Void, Never> {
         var task: Task<Void, Never>?
@@ -368,12 +355,19 @@ extension BridgeRouter {
     /// now is the one cancelled, even if it settles and its id is reused before the cancel lands.
     private func cancelCall(_ id: String, from source: MessageSource) {
         let matching: PendingCall? = state.withLock { state in
-            guard let call = state.pendingCall(id), call.source == source, call.generation == state.generation else { return nil }
+            guard let call = state.calls[id], call.source == source, call.generation == state.generation else { return nil }
             return call
         }
-        record(.inbound, "cancel", id: id, task: nil, outcome: matching == nil ? "dropped" : nil)
+        record(.inbound, .cancel, id: id, task: nil, outcome: matching == nil ? "dropped" : nil)
         guard let matching else { return }
-        Task { await finish(matching, .failure(.cancelled("The page cancelled the call.")), by: .other) }
+        Task { await finish(matching, .failure(.cancelled("The page cancelled the call.")), by: .pageCancelled) }
+    }
+
+    /// Attaches the work of `call` (``CallStateMachine/Event/workAttached``) and cancels it when
+    /// the call settled before, by someone other than its work.
+    func attachWork(_ work: Task<Void, Never>, to call: PendingCall) {
+        let action = state.withLock { _ in call.machine.handle(.workAttached, work: work) }
+        if case .cancelWork(let work) = action { work.cancel() }
     }
 
     /// Maps any error a task throws to the error the page sees (``BridgeError/pageFacing(_:code:genericMessage:)``):

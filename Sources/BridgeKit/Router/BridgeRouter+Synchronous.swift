@@ -16,7 +16,7 @@ extension BridgeRouter {
     /// was connected when it was admitted, so a ``close()`` while the task runs does not lose it.
     /// The admission still refuses a call after ``close()`` (`unavailable`) and an id a pending
     /// call uses (`invalid_message`), under the lock `close()` takes. The reply takes the same path as an asynchronous call's final reply
-    /// (``deliverFinal(_:call:via:generation:refused:snapshot:)``): the reply handler when it carries
+    /// (``deliverFinal(_:call:via:generation:snapshot:)``): the reply handler when it carries
     /// final replies, the call is from a subframe or no channel is connected; otherwise a script,
     /// handed over directly when the channel has the completion-handler form
     /// (``PageChannel/init(post:)``), else from a new Swift task.
@@ -54,14 +54,14 @@ extension BridgeRouter {
         let outcome = respond(options) {
             refusal = state.withLock { state in
                 if state.isClosed { return .unavailable("The router was closed.") }
-                if state.pendingCall(id) != nil { return .invalidMessage("The id \"\(id)\" is already in use.") }
+                if state.calls[id] != nil { return .invalidMessage("The id \"\(id)\" is already in use.") }
                 generation = state.generation
                 channel = state.channel
                 observer = state.observer
                 return nil
             }
             guard refusal == nil else { return nil }
-            observer?(TrafficRecord(direction: .inbound, kind: "call", id: id, task: taskName, outcome: nil, reason: nil,
+            observer?(TrafficRecord(direction: .inbound, kind: TrafficKind.call.rawValue, id: id, task: taskName, outcome: nil, reason: nil,
                                     bytes: bytes))
             return CallContext(callID: id, taskName: taskName, source: source, pageGeneration: generation,
                                progress: Self.noProgress)
@@ -80,7 +80,7 @@ extension BridgeRouter {
             result = .failure(error)
         }
         deliverSynchronousReply(result, id: id, taskName: taskName, source: source, replyHandler: replyHandler,
-                                generation: generation, snapshot: ChannelSnapshot(channel: channel, observer: observer))
+                                generation: generation, channel: channel, observer: observer)
         return true
     }
 
@@ -88,26 +88,27 @@ extension BridgeRouter {
     private static let ignoreCompletion: @Sendable ((any Error)?) -> Void = { _ in }
 
     /// Delivers the final reply of a synchronous call (see ``respondSynchronously``): the same
-    /// route as ``deliverFinal(_:call:via:generation:refused:snapshot:)``, without a Swift task unless
-    /// the channel only has the `async` form. `snapshot` is the channel and observer read when the
-    /// call was admitted (see ``postReply(_:generation:id:taskName:outcome:bytes:snapshot:)``).
+    /// route as ``deliverFinal(_:call:via:generation:snapshot:)``, without a Swift task unless
+    /// the channel only has the `async` form. `channel` and `observer` are the ones read when the
+    /// call was admitted (see ``postReply(_:generation:id:taskName:outcome:bytes:snapshot:internalError:)``).
     private func deliverSynchronousReply(_ result: Result<Data, BridgeError>, id: String, taskName: String,
                                          source: MessageSource, replyHandler: ReplyHandler?, generation: UInt64,
-                                         snapshot: ChannelSnapshot) {
-        let channel = snapshot.channel
+                                         channel: PageChannel?, observer: (@Sendable (TrafficRecord) -> Void)?) {
         var message: OutboundMessage {
             switch result {
             case .success(let data): .reply(id: id, result: .success(RawJSON(checked: data)))
             case .failure(let error): .reply(id: id, result: .failure(error))
             }
         }
-        switch Self.finalReplyRoute(replyHandler, source: source, hasChannel: channel != nil, refused: false) {
+        switch CallStateMachine.route(replyHandler: replyHandler, source: source, hasChannel: channel != nil, refused: false) {
         case .replyHandler(let replyHandler):
             answer(message, id: id, task: taskName, through: replyHandler)
         case .none:
             noReplyPath(message, id: id, task: taskName)
         case .script:
             replyHandler?.reply(nil)
+            // The channel and observer of the admission; the page generation of now.
+            let snapshot = ChannelSnapshot(channel: channel, observer: observer, generation: state.withLock { $0.generation })
             let pending: PendingScript?
             if case .success(let data) = result {
                 // The common case, without making the message first (finalReplyScript would).
@@ -124,11 +125,11 @@ extension BridgeRouter {
     }
 
     /// Builds the script of a successful final reply from its result's JSON text and hands it to
-    /// the channel (``postReply(_:generation:id:taskName:outcome:bytes:snapshot:)``): the common
+    /// the channel (``postReply(_:generation:id:taskName:outcome:bytes:snapshot:internalError:)``): the common
     /// final reply, written straight into the script (``PageScript/successReply(id:result:limit:)``)
     /// without making an ``OutboundMessage`` first. A result the fast builder leaves (an id that
     /// needs escapes, a reply over the limit) takes ``finalReplyScript(_:id:)``. The caller has
-    /// chosen the script route (``finalReplyRoute(_:source:hasChannel:refused:)``) and answered
+    /// chosen the script route (``CallStateMachine/route(replyHandler:source:hasChannel:refused:)``) and answered
     /// the reply handler, if any.
     /// - Parameter channel: the channel the returned ``PendingScript`` names (`nil`: the one
     ///   connected when it is evaluated).
@@ -145,7 +146,7 @@ extension BridgeRouter {
     }
 
     /// Hands a built final reply script to the channel's completion-handler form
-    /// (``postReply(_:generation:id:taskName:outcome:bytes:snapshot:)``) when `post` is `true`;
+    /// (``postReply(_:generation:id:taskName:outcome:bytes:snapshot:internalError:)``) when `post` is `true`;
     /// otherwise, or when the channel only has the `async` form, returns it for
     /// ``deliver(_:)``, naming `channel` (`nil`: the one connected when it is evaluated).
     func postOrPend(_ built: BuiltReply, id: String, taskName: String,
@@ -164,26 +165,26 @@ extension BridgeRouter {
     /// channel; either way the traffic log says what happened.
     ///
     /// - Parameter snapshot: the channel and observer to use, read under the lock that admitted
-    ///   (a synchronous call) or took (an asynchronous one) the call; `nil` to read the connected
-    ///   ones now. A synchronous call's reply thus still reaches its page when ``close()`` drops
-    ///   the channel while the task runs (the call then settles with its result, as an
-    ///   asynchronous call in flight settles with `unavailable`). The page generation is always
-    ///   read now (``currentGeneration``, one atomic load, no lock).
+    ///   (a synchronous call) or settled (an asynchronous one) the call, with the page generation
+    ///   read under the lock that settled it; `nil` to read all three now. A synchronous call's
+    ///   reply thus still reaches its page when ``close()`` drops the channel while the task runs
+    ///   (the call then settles with its result, as an asynchronous call in flight settles with
+    ///   `unavailable`).
     /// - Returns: `false` when the channel has only the `async` form: nothing was done and the
-    ///   caller delivers the script with ``deliver(script:bytes:kind:id:task:outcome:generation:channel:)``.
+    ///   caller delivers the script with ``deliver(script:bytes:kind:id:task:outcome:generation:channel:internalError:)``.
     func postReply(_ script: String, generation: UInt64, id: String, taskName: String, outcome: String?,
                    bytes: Int, snapshot: ChannelSnapshot? = nil, internalError: String? = nil) -> Bool {
         let current: UInt64
         let connected: PageChannel?
         let observer: (@Sendable (TrafficRecord) -> Void)?
         if let snapshot {
-            (current, connected, observer) = (currentGeneration.load(ordering: .acquiring), snapshot.channel, snapshot.observer)
+            (current, connected, observer) = (snapshot.generation, snapshot.channel, snapshot.observer)
         } else {
             (current, connected, observer) = state.withLock { ($0.generation, $0.channel, $0.observer) }
         }
         guard current == generation, let channel = connected else {
-            record(.outbound, "reply", id: id, task: taskName, outcome: outcome,
-                   reason: current == generation ? "no_channel" : "navigated", internalError: internalError)
+            record(.outbound, .reply, id: id, task: taskName, outcome: outcome,
+                   reason: current == generation ? .noChannel : .navigated, internalError: internalError)
             return true
         }
         guard let post = channel.post else { return false }
@@ -202,8 +203,8 @@ extension BridgeRouter {
         }
         let task = task.flatMap { $0.isEmpty ? nil : $0 }  // as ``record(_:_:id:task:outcome:reason:bytes:internalError:)``
         post(script) { error in
-            observer(TrafficRecord(direction: .outbound, kind: "reply", id: id, task: task, outcome: outcome,
-                                   reason: error.map { "evaluate_failed: \($0)" }, bytes: bytes, internalError: internalError))
+            observer(TrafficRecord(direction: .outbound, kind: TrafficKind.reply.rawValue, id: id, task: task, outcome: outcome,
+                                   reason: error.map { TrafficReason.evaluateFailed("\($0)").text }, bytes: bytes, internalError: internalError))
         }
     }
 }

@@ -11,7 +11,7 @@ extension BridgeRouter {
         if let id, source.isMainFrame,
            state.withLock({ state in state.pageCalls[id].map { $0.generation == state.generation } ?? false }) {
             replyHandler?.reply(nil)
-            record(.inbound, "reply", id: id, task: nil, outcome: error.code, bytes: bytes)
+            record(.inbound, .reply, id: id, task: nil, outcome: error.code, bytes: bytes)
             failPageCall(id, error, notifyPage: false)
             return
         }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Routes calls from one page to named tasks and sends their replies back.
 ///
@@ -18,29 +17,16 @@ import Synchronization
 /// - **Secure by default.** Calls are checked against ``AccessPolicy`` before their options
 ///   are decoded.
 ///
-/// Thread safety: all methods may be called from any thread; state is guarded by a `Mutex`.
+/// Thread safety: all methods may be called from any thread; everything the router changes is
+/// guarded by one lock, and each call's life is one small state machine changed under it.
 /// Tasks start where they ask (``TaskExecution``); a ``SynchronousBridgeTask`` runs on the
 /// calling thread and is answered before ``receive(_:from:replyHandler:)`` returns.
 public final class BridgeRouter: Sendable {
     /// The settings this router was created with.
     public let configuration: BridgeConfiguration
-    let state = Mutex(RouterState())
-    /// ``RouterState/generation``, stored with the state lock held whenever it changes, so that
-    /// handing over a reply can check the page without taking the lock.
-    let currentGeneration = Atomic<UInt64>(0)
-    /// ``RouterState/isClosed``, stored with the state lock held when ``close()`` sets it: a
-    /// message is turned away early without the lock (admission checks again under it).
-    let closedFlag = Atomic<Bool>(false)
-    /// Grows by one, with the state lock held, whenever ``connect(_:)`` or
-    /// ``setTrafficObserver(_:)`` changes the channel or the observer: a call's settler uses the
-    /// channel and observer read when the call was admitted while this is unchanged, and reads
-    /// them under the lock otherwise (``PendingCall/takeAdmissionSnapshot(ifEpoch:)``).
-    /// ``close()`` leaves it alone: a call its work claimed before the close is still answered
-    /// through the channel it was admitted with, as when it settled just before.
-    let channelEpoch = Atomic<UInt64>(0)
-    /// The registered tasks by name, under a lock of their own: looking a task up for every
-    /// message never waits for the state lock, which the calls' settling takes on other threads.
-    let taskTable = Mutex(TaskTable())
+    /// The router's one lock: its page, its calls and its tasks (``RouterState``). Never held
+    /// while calling out (a task, a channel, an observer, a reply handler).
+    let state = Locked(RouterState())
 
     /// Creates a router.
     /// - Parameter configuration: policy, limits and default timeout.
@@ -67,14 +53,15 @@ public final class BridgeRouter: Sendable {
 
     deinit {
         fireAndForget.finish()
-        let (calls, pageCalls) = state.withLock { ($0.takeAllCalls(), $0.takeAllPageCalls()) }
-        for (id, call) in calls {
-            call.cancelWork()
-            call.timer?.cancel()
+        let (calls, pageCalls) = state.withLock { ($0.settleAllCalls(.routerClosed), $0.takeAllPageCalls()) }
+        for (call, action) in calls {
+            guard case .settle(let work, let timer) = action else { continue }
+            work?.cancel()
+            timer?.cancel()
             // A kept reply path must still be answered once (WebKit expects every reply handler
             // to be called); main-frame calls have no path left once the router is gone.
             if let replyHandler = call.replyHandler {
-                let message = OutboundMessage.reply(id: id, result: .failure(.unavailable("The router was released.")))
+                let message = OutboundMessage.reply(id: call.id, result: .failure(.unavailable("The router was released.")))
                 replyHandler.reply((try? BridgeJSON.encode(message)).map { String(decoding: $0, as: UTF8.self) })
             }
         }
@@ -88,21 +75,30 @@ public final class BridgeRouter: Sendable {
 
     /// Registers a task under its name.
     ///
-    /// `@inlinable`, so that the task's type-erased steps (decoding its options, running it) are
-    /// compiled where the task is registered, with its own types: its calls then look up no
-    /// generic metadata at run time.
+    /// `@inlinable`: the task's type-erased steps are compiled where the task is registered
+    /// (docs/performance.md, "register(_:)").
     /// - Throws: ``TaskRegistrationError/duplicateName(_:)`` when a task with that name exists
-    ///   (use ``replace(_:)`` to swap it), ``TaskRegistrationError/emptyName`` for `""`.
+    ///   (use ``replace(_:)-(BridgeTask)`` to swap it), ``TaskRegistrationError/emptyName`` for `""`.
     @inlinable
     public func register(_ task: some BridgeTask) throws {
         try register(erased: AnyBridgeTask(task))
     }
 
-    /// Registers an erased task (see ``register(_:)``).
+    /// Registers a ``SynchronousBridgeTask`` under its name (see ``register(_:)-(BridgeTask)``).
+    ///
+    /// `@inlinable`, like the general form: the task's one-pass step (decode, run, encode) is
+    /// compiled with its own types where it is registered (docs/performance.md, "SynchronousStep").
+    /// - Throws: as ``register(_:)-(BridgeTask)``.
+    @inlinable
+    public func register(_ task: some SynchronousBridgeTask) throws {
+        try register(erased: AnyBridgeTask(task))
+    }
+
+    /// Registers an erased task (see ``register(_:)-(BridgeTask)``).
     @usableFromInline
     func register(erased: AnyBridgeTask) throws {
         guard !erased.name.isEmpty else { throw TaskRegistrationError.emptyName }
-        guard taskTable.withLock({ $0.add(erased) }) else { throw TaskRegistrationError.duplicateName(erased.name) }
+        guard state.withLock({ $0.taskTable.add(erased) }) else { throw TaskRegistrationError.duplicateName(erased.name) }
         taskListDidChange()
     }
 
@@ -111,23 +107,37 @@ public final class BridgeRouter: Sendable {
     /// - Returns: `true` when a task was replaced, `false` when the name was new.
     @discardableResult
     public func replace(_ task: some BridgeTask) -> Bool {
-        let erased = AnyBridgeTask(task)
+        replace(erased: AnyBridgeTask(task))
+    }
+
+    /// Registers a ``SynchronousBridgeTask``, replacing any task with the same name (see
+    /// ``replace(_:)-(BridgeTask)``), with its one-pass step compiled for its own types.
+    /// - Returns: `true` when a task was replaced, `false` when the name was new.
+    @inlinable
+    @discardableResult
+    public func replace(_ task: some SynchronousBridgeTask) -> Bool {
+        replace(erased: AnyBridgeTask(task))
+    }
+
+    /// Registers an erased task, replacing any task with the same name (see ``replace(_:)-(BridgeTask)``).
+    @usableFromInline
+    func replace(erased: AnyBridgeTask) -> Bool {
         defer { taskListDidChange() }
-        return taskTable.withLock { $0.replace(with: erased) }
+        return state.withLock { $0.taskTable.replace(with: erased) }
     }
 
     /// Removes the task `name`. Later calls get `unknown_task`; running calls finish.
     /// - Returns: `true` when a task was removed.
     @discardableResult
     public func removeTask(named name: String) -> Bool {
-        let removed = taskTable.withLock { $0.remove(named: name) }
+        let removed = state.withLock { $0.taskTable.remove(named: name) }
         if removed { taskListDidChange() }
         return removed
     }
 
     /// The names of the registered tasks, sorted.
     public var taskNames: [String] {
-        taskTable.withLock { $0.tasks.keys.sorted() }
+        state.withLock { $0.taskTable.tasks.keys.sorted() }
     }
 
     // MARK: Page
@@ -137,14 +147,13 @@ public final class BridgeRouter: Sendable {
     public func connect(_ channel: PageChannel) {
         state.withLock { state in
             state.channel = channel
-            channelEpoch.add(1, ordering: .releasing)
         }
     }
 
     /// The current page generation. It starts at 0 and grows by one on every
     /// ``pageDidCommitNavigation()``.
     public var pageGeneration: UInt64 {
-        currentGeneration.load(ordering: .acquiring)
+        state.withLock { $0.generation }
     }
 
     /// Tells the router that a new document replaced the page's document: call it when WebKit
@@ -168,15 +177,15 @@ public final class BridgeRouter: Sendable {
     public func pageDidCommitNavigation() {
         let (calls, pageCalls, generation) = state.withLock { state in
             state.generation &+= 1
-            currentGeneration.store(state.generation, ordering: .releasing)
-            return (state.takeAllCalls(), state.takeAllPageCalls(), state.generation)
+            return (state.settleAllCalls(.navigationCommitted), state.takeAllPageCalls(), state.generation)
         }
         fireAndForget.cancel(before: generation)
-        for (id, call) in calls {
-            call.cancelWork()
-            call.timer?.cancel()
+        for (call, action) in calls {
+            guard case .settle(let work, let timer) = action else { continue }
+            work?.cancel()
+            timer?.cancel()
             call.replyHandler?.reply(nil)
-            record(.outbound, "reply", id: id, task: call.taskName, outcome: "navigated", reason: "not_delivered")
+            record(.outbound, .reply, id: call.id, task: call.taskName, outcome: "navigated", reason: .notDelivered)
         }
         for call in pageCalls {
             call.timer?.cancel()
@@ -190,9 +199,8 @@ public final class BridgeRouter: Sendable {
     /// Idempotent.
     public func close() async {
         let (calls, pageCalls, channel, generation) = state.withLock { state in
-            let result = (state.takeAllCalls(), state.takeAllPageCalls(), state.channel, state.generation)
+            let result = (state.settleAllCalls(.routerClosed), state.takeAllPageCalls(), state.channel, state.generation)
             state.isClosed = true
-            closedFlag.store(true, ordering: .releasing)
             state.channel = nil
             return result
         }
@@ -201,10 +209,11 @@ public final class BridgeRouter: Sendable {
             call.timer?.cancel()
             call.continuation.resume(throwing: BridgeError.unavailable("The router was closed."))
         }
-        for (id, call) in calls {
-            call.cancelWork()
-            call.timer?.cancel()
-            let message = OutboundMessage.reply(id: id, result: .failure(.unavailable("The router was closed.")))
+        for (call, action) in calls {
+            guard case .settle(let work, let timer) = action else { continue }
+            work?.cancel()
+            timer?.cancel()
+            let message = OutboundMessage.reply(id: call.id, result: .failure(.unavailable("The router was closed.")))
             await deliverFinal(message, call: call, via: channel, generation: generation)
         }
     }
@@ -214,22 +223,23 @@ public final class BridgeRouter: Sendable {
     public func setTrafficObserver(_ observer: (@Sendable (TrafficRecord) -> Void)?) {
         state.withLock { state in
             state.observer = observer
-            channelEpoch.add(1, ordering: .releasing)
         }
     }
 
-    func record(_ direction: TrafficRecord.Direction, _ kind: String, id: String?, task: String?,
-                outcome: String? = nil, reason: String? = nil, bytes: Int = 0, internalError: String? = nil) {
+    /// Gives the traffic observer, if any, one record.
+    func record(_ direction: TrafficRecord.Direction, _ kind: TrafficKind, id: String?, task: String?,
+                outcome: String? = nil, reason: TrafficReason? = nil, bytes: Int = 0, internalError: String? = nil) {
         guard let observer = state.withLock({ $0.observer }) else { return }
         // One rule for every record: the task name when known, else nil (never "").
-        observer(TrafficRecord(direction: direction, kind: kind, id: id, task: task.flatMap { $0.isEmpty ? nil : $0 },
-                               outcome: outcome, reason: reason, bytes: bytes, internalError: internalError))
+        observer(TrafficRecord(direction: direction, kind: kind.rawValue, id: id,
+                               task: task.flatMap { $0.isEmpty ? nil : $0 }, outcome: outcome, reason: reason?.text,
+                               bytes: bytes, internalError: internalError))
     }
 }
 
 /// Why a task could not be registered.
 public enum TaskRegistrationError: Error, Sendable, Hashable {
-    /// A task with this name is already registered; use ``BridgeRouter/replace(_:)``.
+    /// A task with this name is already registered; use ``BridgeRouter/replace(_:)-(BridgeTask)``.
     case duplicateName(String)
     /// Task names must not be empty.
     case emptyName

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The fire-and-forget calls of one router (history notices, analytics): started one at a time
 /// in the order they arrived, so a later notice never overtakes an earlier one, and cancelled
@@ -23,9 +22,9 @@ final class FireAndForgetQueue: Sendable {
 
     private let jobs: AsyncStream<Job>.Continuation
     /// The jobs started and not yet finished.
-    private let running = Mutex(Running())
+    private let running = Locked(Running())
 
-    private struct Running: ~Copyable {
+    private struct Running {
         var next: UInt64 = 0
         /// Running jobs by start number, with their page generation.
         var tasks: [UInt64: (generation: UInt64, task: Task<Void, Never>)] = [:]
@@ -95,9 +94,9 @@ final class FireAndForgetQueue: Sendable {
 
     /// One job's turn: ends once, by the job or by its timer.
     private final class Turn: Sendable {
-        private let next: Mutex<CheckedContinuation<Void, Never>?>
+        private let next: Locked<CheckedContinuation<Void, Never>?>
 
-        init(_ next: CheckedContinuation<Void, Never>) { self.next = Mutex(next) }
+        init(_ next: CheckedContinuation<Void, Never>) { self.next = Locked(next) }
 
         func end() {
             next.withLock { next in

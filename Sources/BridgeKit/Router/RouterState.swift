@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A native-to-page call in flight.
 struct PendingPageCall: Sendable {
@@ -9,28 +8,23 @@ struct PendingPageCall: Sendable {
     var timer: Task<Void, Never>?
 }
 
-/// Everything a router mutates about its page and calls, guarded by one `Mutex` in ``BridgeRouter``
-/// (the task table has its own, ``BridgeRouter/taskTable``).
+/// Everything a router mutates, guarded by its one lock (``BridgeRouter/state``, a `Locked`):
+/// the page (channel, generation, observer), the calls in flight, and the registered tasks.
 ///
-/// The invariant behind "every call settles exactly once": whichever of reply, error, cancel,
-/// timeout, navigation or close comes first claims the call (``PendingCall/claim()``, atomic);
-/// only the claimer may answer. A claimed call's entry stays in ``calls`` until its id is used
-/// again, the table is swept (``sweepIfDue(limit:)``), or a navigation or close empties it: the
-/// call's work settles it without taking this state's lock.
+/// The invariant behind "every call settles exactly once": a call is in ``calls`` from its
+/// admission until the event that settles it (``CallStateMachine``), which removes it under the
+/// same lock; a navigation or close settles and removes every call at once.
 struct RouterState: Sendable {
     var channel: PageChannel?
     var generation: UInt64 = 0
-    /// The calls by id: every pending call, and claimed ones not yet removed.
+    /// The pending calls by id.
     var calls: [String: PendingCall] = [:]
-    /// The table size that triggers the next sweep of claimed entries.
-    private var nextSweep = RouterState.minimumSweep
-    /// The smallest ``nextSweep``: a page's calls settle in bursts; sweeping every few calls
-    /// would cost more than the lookups it spares.
-    static let minimumSweep = 64
     var pageCalls: [String: PendingPageCall] = [:]
     var nextPageCallNumber: UInt64 = 0
     var isClosed = false
     var observer: (@Sendable (TrafficRecord) -> Void)?
+    /// The registered tasks by name.
+    var taskTable = TaskTable()
 
     /// Why a call was not admitted.
     enum AdmissionRefusal {
@@ -38,16 +32,14 @@ struct RouterState: Sendable {
         case tooManyPendingCalls
     }
 
-    /// Inserts `entry` as call `id`, unless a pending (unclaimed) call has that id or `limit`
-    /// calls are pending. One hash of the id in the usual case; a claimed entry of the same id is
-    /// replaced.
+    /// Inserts `entry` as call `id`, unless a pending call has that id or `limit` calls are
+    /// pending. One hash of the id in the usual case.
     /// - Returns: `nil` when admitted, otherwise why not (the table then holds what it held).
     mutating func admit(_ entry: PendingCall, as id: String, limit: Int) -> AdmissionRefusal? {
-        if let existing = calls.updateValue(entry, forKey: id), !existing.isSettled {
+        if let existing = calls.updateValue(entry, forKey: id) {
             calls[id] = existing
             return .duplicateID
         }
-        sweepIfDue(limit: limit)
         if calls.count > limit {
             calls[id] = nil
             return .tooManyPendingCalls
@@ -55,28 +47,23 @@ struct RouterState: Sendable {
         return nil
     }
 
-    /// The pending (unclaimed) call of `id`, if any.
-    func pendingCall(_ id: String) -> PendingCall? {
-        guard let call = calls[id], !call.isSettled else { return nil }
-        return call
+    /// Applies `event` to `call` and, when the event settles it, removes it from ``calls``
+    /// (unless a later call already uses its id: then that one stays).
+    mutating func handle(_ event: CallStateMachine.Event, of call: PendingCall) -> CallStateMachine.Action {
+        let action = call.machine.handle(event)
+        if case .settle = action, let index = calls.index(forKey: call.id), calls[index].value === call {
+            calls.remove(at: index)
+        }
+        return action
     }
 
-    /// Removes the claimed entries when the table has grown to ``nextSweep`` or past `limit`,
-    /// and sets the next sweep to twice the entries left (at least ``minimumSweep``), so each
-    /// admission pays for a constant share of the sweeping.
-    private mutating func sweepIfDue(limit: Int) {
-        guard calls.count >= nextSweep || calls.count > limit else { return }
-        calls = calls.filter { !$0.value.isSettled }
-        nextSweep = max(Self.minimumSweep, 2 * calls.count)
-    }
-
-    /// Empties the table and returns the calls this caller claimed (every one not claimed
-    /// before); used on navigation, close and release.
-    mutating func takeAllCalls() -> [(String, PendingCall)] {
-        let claimed = calls.compactMap { $0.value.claim() ? ($0.key, $0.value) : nil }
+    /// Settles every pending call with `event` (a navigation commit, close, release) and empties
+    /// the table.
+    /// - Returns: the calls with the actions to do for them.
+    mutating func settleAllCalls(_ event: CallStateMachine.Event) -> [(PendingCall, CallStateMachine.Action)] {
+        let settled = calls.values.map { call in (call, call.machine.handle(event)) }
         calls.removeAll()
-        nextSweep = Self.minimumSweep
-        return claimed
+        return settled
     }
 
     /// Removes and returns every native-to-page call.
@@ -85,4 +72,9 @@ struct RouterState: Sendable {
         pageCalls.removeAll()
         return all
     }
+}
+
+extension PendingCall {
+    /// Whether the call has settled; only with the router's state lock held.
+    var isSettled: Bool { machine.isSettled }
 }

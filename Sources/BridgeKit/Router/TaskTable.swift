@@ -1,5 +1,5 @@
-/// The registered tasks by name, as ``BridgeRouter`` keeps them under a lock of their own
-/// (``BridgeRouter/taskTable``).
+/// The registered tasks by name, as ``BridgeRouter`` keeps them in its state, under its one lock
+/// (``RouterState/taskTable``).
 ///
 /// A page calls a few tasks over and over, so the last task found is kept beside the table: a
 /// message for it is matched by comparing names (a short name is compared as two machine words)

@@ -56,7 +56,7 @@ public enum JavaScriptEmbedding {
     /// when it has no `"__proto__"` key: the text with the escapes, not wrapped. Works with any
     /// sink, so a caller can count the output exactly and then write it into storage of that size.
     /// - Returns: whether a `"__proto__"` object key was seen; `out` then holds text that is not
-    ///   the expression (it needs `JSON.parse`, ``appendExpression(fromJSON:to:)``) and must be
+    ///   the expression (it needs `JSON.parse`, ``appendExpression(fromJSON:to:asciiOnly:)``) and must be
     ///   discarded.
     static func appendExpressionUnlessProtoKey<Sink: EscapeSink>(fromJSON json: UnsafeBufferPointer<UInt8>,
                                                                  to out: inout Sink, asciiOnly: Bool = false) -> Bool {

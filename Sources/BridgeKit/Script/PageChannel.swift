@@ -1,4 +1,3 @@
-import Synchronization
 
 /// How a router reaches its page: "evaluate this script in the main frame".
 ///
@@ -66,10 +65,10 @@ public struct PageChannel: Sendable {
 
 /// The continuation of one evaluation, taken at most once.
 private final class PendingEvaluation: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Void, any Error>?>
+    private let continuation: Locked<CheckedContinuation<Void, any Error>?>
 
     init(_ continuation: CheckedContinuation<Void, any Error>) {
-        self.continuation = Mutex(continuation)
+        self.continuation = Locked(continuation)
     }
 
     func take() -> CheckedContinuation<Void, any Error>? {
@@ -86,7 +85,7 @@ private final class PendingEvaluation: Sendable {
 /// A path created with `carriesFinalReplies` gets the final reply of main-frame calls too.
 /// Answering a second time does nothing.
 public final class ReplyHandler: Sendable {
-    private let send: Mutex<(@Sendable (String?) -> Void)?>
+    private let send: Locked<(@Sendable (String?) -> Void)?>
 
     /// Whether the router sends the final reply of a main-frame call through this path (one
     /// engine round trip) instead of answering `nil` at once and evaluating a reply script (two).
@@ -104,7 +103,7 @@ public final class ReplyHandler: Sendable {
     ///   - send: receives the reply's JSON text, or `nil`; called at most once, from any thread.
     public init(carriesFinalReplies: Bool = false, _ send: @escaping @Sendable (_ json: String?) -> Void) {
         self.carriesFinalReplies = carriesFinalReplies
-        self.send = Mutex(send)
+        self.send = Locked(send)
     }
 
     /// Answers, if not answered yet.

@@ -8,11 +8,11 @@ extension PageScript {
     /// pieces or a second copy of the result.
     ///
     /// The script is written straight into the string's own storage
-    /// (``successReplyInPlace(id:result:)``: one pass counts the escaped result, a second writes
+    /// (``successReplyInPlace(id:result:asciiOnly:)``: one pass counts the escaped result, a second writes
     /// it into a string of exactly that length), so the result exists twice at most (its JSON and
     /// the script), never three times (an intermediate buffer). A result with a `"__proto__"` key
     /// (embedded through `JSON.parse`, rare) is built in a growing buffer instead
-    /// (``successReplyInBuffer(id:result:)``). Any thread; the time is linear in the result's length.
+    /// (``successReplyInBuffer(id:result:asciiOnly:)``). Any thread; the time is linear in the result's length.
     ///
     /// - Parameters:
     ///   - id: the call id.
@@ -83,7 +83,7 @@ extension PageScript {
     static let singlePassLimit = 4096
 
     /// ``successReply(id:result:limit:)`` built in a growing byte array and then copied into a
-    /// string (the result's bytes three times at once); for what ``successReplyInPlace(id:result:)``
+    /// string (the result's bytes three times at once); for what ``successReplyInPlace(id:result:asciiOnly:)``
     /// leaves. The id must be plain (``isPlainIDByte(_:)``); `asciiOnly` as there.
     static func successReplyInBuffer(id: String, result: Data, asciiOnly: Bool = false) -> String {
         var script = [UInt8]()
@@ -102,8 +102,7 @@ extension PageScript {
     }
 
     /// Whether every byte of `id` is plain (``isPlainIDByte(_:)``). Reads the string's own UTF-8
-    /// storage when it has one (an id the envelope scan made always does), which costs a few
-    /// instructions per byte instead of the UTF-8 view's iterator.
+    /// storage when it has one (an id the envelope scan made always does), else its UTF-8 view.
     static func isPlainID(_ id: String) -> Bool {
         id.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isPlainIDByte) } ?? id.utf8.allSatisfy(isPlainIDByte)
     }

@@ -32,15 +32,14 @@ public enum WebBridgeRelay {
   'use strict';
 
   var MARK = '__webbridgeRelay:';
-  /** Bodies of at least this many UTF-16 code units are narrowed (see `narrow`). */
-  var NARROW_FROM = 65536;
   /**
-   * Bodies shorter than this many UTF-16 code units go as one string, a header line and the body;
-   * longer ones as an array of three strings, where the body is its own string and is not copied
-   * into a longer one (docs/protocol.md, "Relay"). One string is cheaper for the engine to send
-   * and for native to read than an array.
+   * The one threshold of the relay, in UTF-16 code units. A body of at least this length is large:
+   * it is narrowed (see `narrow`) and goes as an array of three strings, where the body is its own
+   * string and is not copied into a longer one. A shorter body goes as one string, a header line
+   * and the body (docs/protocol.md, "Relay"): one string is cheaper for the engine to send and for
+   * native to read than an array, and narrowing it would save little.
    */
-  var ONE_STRING_BELOW = 65536;
+  var LARGE_BODY_UNITS = 65536;
   var LINE_BREAK = /[\r\n]/;
   var WIDE = /[^\u0000-\u00ff]/;
   var NON_ASCII = /[^\u0000-\u007f]/g;
@@ -55,7 +54,7 @@ public enum WebBridgeRelay {
    * only occur inside strings and the escape means the same character. Other bodies unchanged.
    */
   function narrow(body, encoder, decoder) {
-    if (body.length < NARROW_FROM || !encoder || !decoder || !WIDE.test(body)) { return body; }
+    if (body.length < LARGE_BODY_UNITS || !encoder || !decoder || !WIDE.test(body)) { return body; }
     var limit = body.length >> 4;
     var count = 0;
     NON_ASCII.lastIndex = 0;
@@ -66,16 +65,16 @@ public enum WebBridgeRelay {
     return decoder.decode(encoder.encode(body.replace(NON_ASCII, escapeUnit)));
   }
 
-  /**
-   * What is posted for one body: `frame + " " + origin + "\n" + body` when the body is short and
-   * the origin is a string without a line break (a serialized origin never has one), else the
-   * array [origin, frame, body].
-   */
   /** How many UTF-16 code units of an oversized body are posted, for native to find its id. */
   var HEAD_UNITS = 1024;
 
+  /**
+   * What is posted for one body: `frame + " " + origin + "\n" + body` when the body is shorter than
+   * `LARGE_BODY_UNITS` and the origin is a string without a line break (a serialized origin never
+   * has one), else the array [origin, frame, body].
+   */
   function envelope(origin, frame, body) {
-    if (body.length < ONE_STRING_BELOW && typeof origin === 'string' && !LINE_BREAK.test(origin)) {
+    if (body.length < LARGE_BODY_UNITS && typeof origin === 'string' && !LINE_BREAK.test(origin)) {
       return frame + ' ' + origin + '\n' + body;
     }
     return [origin, frame, body];

@@ -161,6 +161,13 @@ public enum WebBridgeShim {
     var t = typeof value;
     return t === 'function' || t === 'symbol' || t === 'bigint';
   }
+  /**
+   * The text of a call. Keep the key order `v`, `kind`, `id`, `task`, `options`: native reads a
+   * body that starts with `{"v":1,"kind":"call",` in one comparison and then its members in one
+   * pass (`CallEnvelopeScan` in Sources/BridgeKit/Protocol/CallEnvelopeScanner.swift, its
+   * `shimPrefix`); any other order still works, through the slower general path. Pinned by
+   * js/test/call.test.js ("encodeCall key order") and CallEnvelopeScanTests in Swift.
+   */
   function encodeCall(id, task, options) {
     if (notJSON(options)) { throw new TypeErrorCtor('options of type ' + typeof options + ' are not JSON'); }
     var message = { v: 1, kind: 'call' };

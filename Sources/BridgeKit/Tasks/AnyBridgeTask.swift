@@ -4,7 +4,7 @@ public import Foundation
 /// on the task's own types. A class, so that handing it from the task table to a call costs one
 /// reference count, not one per stored closure.
 ///
-/// Its initializer is `@inlinable`, like ``BridgeRouter/register(_:)``: the closures are compiled
+/// Its initializer is `@inlinable`, like ``BridgeRouter/register(_:)-(BridgeTask)``: the closures are compiled
 /// in the module that registers the task, with the task's own types, so that calling them does
 /// not look up the task's associated types and value witnesses at run time.
 @usableFromInline
@@ -48,11 +48,32 @@ final class AnyBridgeTask: Sendable {
         respond = (task as? any SynchronousBridgeTask).map { Self.responder(for: $0) }
     }
 
-    /// The one-pass step of a ``SynchronousBridgeTask``: its own
-    /// ``SynchronousBridgeTask/_respond(toOptions:admit:)``, compiled with the task's type.
+    /// Erases a ``SynchronousBridgeTask`` of a type known where it is registered: as
+    /// the general initializer, with its one-pass step compiled for its own types.
+    @inlinable
+    init<T: SynchronousBridgeTask>(_ task: T) {
+        name = task.name
+        policy = task.policy
+        timeout = task.timeout
+        version = task.version
+        execution = task.execution
+        takesRawJSON = T.Options.self == RawJSON.self
+        decodeOptions = { decoder in try T.Options(from: decoder) }
+        decodeOptionsText = { text in try BridgeJSON.sharedDecoder.decode(T.Options.self, from: text) }
+        run = { options, context in
+            guard let typed = (consume options) as? T.Options else {
+                throw BridgeError.invalidOptions("Options of the wrong type reached \(T.self).", path: "")
+            }
+            return try await task.run(typed, context: context)
+        }
+        respond = { text, admit in SynchronousStep.respond(task, toOptions: text, admit: admit) }
+    }
+
+    /// The one-pass step of a ``SynchronousBridgeTask`` whose type was not known where it was
+    /// registered (an `any BridgeTask`): the same step, not specialised for its types.
     @usableFromInline
     static func responder<T: SynchronousBridgeTask>(for task: T) -> SynchronousResponder {
-        { text, admit in task._respond(toOptions: text, admit: admit) }
+        { text, admit in SynchronousStep.respond(task, toOptions: text, admit: admit) }
     }
 }
 
@@ -61,5 +82,5 @@ final class AnyBridgeTask: Sendable {
 /// it: the router hands such a task a `Data` that owns its bytes): decodes them, asks `admit` for the call's context (`nil`:
 /// the router refused the call and answers it itself), runs the task and encodes its result.
 @usableFromInline
-typealias SynchronousResponder = @Sendable (_ options: Data, _ admit: () -> CallContext?) -> _SynchronousOutcome
+typealias SynchronousResponder = @Sendable (_ options: Data, _ admit: () -> CallContext?) -> SynchronousOutcome
 

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A one-shot responder for callback-style handlers ported from other bridges.
 ///
@@ -7,10 +6,10 @@ import Synchronization
 /// twice). If the responder is released without answering, the call settles with
 /// `task_failed` ("the handler never responded"), so it never hangs.
 public final class CallResponder<Result: Encodable & Sendable>: Sendable {
-    private let continuation: Mutex<CheckedContinuation<Result, any Error>?>
+    private let continuation: Locked<CheckedContinuation<Result, any Error>?>
 
     init(_ continuation: CheckedContinuation<Result, any Error>) {
-        self.continuation = Mutex(continuation)
+        self.continuation = Locked(continuation)
     }
 
     deinit {

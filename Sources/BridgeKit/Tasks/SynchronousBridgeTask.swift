@@ -39,7 +39,7 @@ public import Foundation
 ///
 /// ## Implementation requirements
 /// - `runSynchronously` may be called concurrently from several threads; keep shared state
-///   `Sendable` (a `Mutex`).
+///   `Sendable` (behind a lock).
 /// - Throw a ``BridgeError`` to choose the code the page sees; any other error becomes
 ///   `task_failed`.
 /// - Never wait for the thread that calls it (for example `DispatchQueue.main.sync` on the main
@@ -58,22 +58,11 @@ public protocol SynchronousBridgeTask: BridgeTask {
     /// - Returns: the result to send to the page.
     /// - Throws: a ``BridgeError`` to reply with its code; any other error replies `task_failed`.
     func runSynchronously(_ options: Options, context: CallContext) throws -> Result
-
-    /// BridgeKit's one step for a call of this task: decodes `options`, asks `admit` for the
-    /// call's context, runs ``runSynchronously(_:context:)`` and encodes its result. **Do not
-    /// implement it**: the default implementation is the router's. It is a requirement so that
-    /// it is compiled with each task's own types (specialised) instead of looking them up at
-    /// run time on every call.
-    ///
-    /// - Parameters:
-    ///   - options: the JSON text of the call's `options` member (`null` when absent).
-    ///   - admit: returns the call's context, or `nil` when the router refuses the call.
-    /// - Returns: what happened (``_SynchronousOutcome``).
-    func _respond(toOptions options: Data, admit: () -> CallContext?) -> _SynchronousOutcome
 }
 
-/// What ``SynchronousBridgeTask/_respond(toOptions:admit:)`` did. BridgeKit's own; not for apps.
-public enum _SynchronousOutcome {
+/// What ``SynchronousStep/respond(_:toOptions:admit:)`` did.
+@usableFromInline
+enum SynchronousOutcome {
     /// The options do not decode into the task's type: nothing ran; the router takes the
     /// general path, which reports the error.
     case undecodable
@@ -94,16 +83,27 @@ extension SynchronousBridgeTask {
     /// ``TaskExecution/immediate``: where the router needs a Swift task for a call, it starts on
     /// the delivering thread too.
     public var execution: TaskExecution { .immediate }
+}
 
-    /// The router's step for one call (see the requirement), written here so that it is
-    /// specialised for each task. RawJSON options keep `options` itself (the router hands
-    /// such a task a `Data` that owns its bytes).
+/// The router's one step for a call of a ``SynchronousBridgeTask``: decodes the options, asks
+/// `admit` for the call's context, runs ``SynchronousBridgeTask/runSynchronously(_:context:)``
+/// and encodes its result. Not public: `@inlinable`, so that registering a task of a known type
+/// (``BridgeRouter/register(_:)-(SynchronousBridgeTask)``) compiles it with that type's own
+/// `Options` and `Result` (docs/performance.md, "SynchronousStep").
+@usableFromInline
+enum SynchronousStep {
+    /// One call of `task` (see the type).
+    /// - Parameters:
+    ///   - text: the JSON text of the call's `options` member (`null` when absent). RawJSON
+    ///     options keep it (the router hands such a task a `Data` that owns its bytes).
+    ///   - admit: returns the call's context, or `nil` when the router refuses the call.
     @inlinable
-    public func _respond(toOptions text: Data, admit: () -> CallContext?) -> _SynchronousOutcome {
-        let options: Options
-        if Options.self == RawJSON.self {
+    static func respond<T: SynchronousBridgeTask>(_ task: T, toOptions text: Data, admit: () -> CallContext?)
+        -> SynchronousOutcome {
+        let options: T.Options
+        if T.Options.self == RawJSON.self {
             let valid = text.withUnsafeBytes { JSONValidator.isValid($0.bindMemory(to: UInt8.self), maxDepth: .max) }
-            guard valid, let raw = RawJSON(checked: text) as? Options else { return .undecodable }
+            guard valid, let raw = RawJSON(checked: text) as? T.Options else { return .undecodable }
             options = raw
         } else {
             // The one definition of a body (RFC 8259): `JSONDecoder` does not look inside strings
@@ -111,19 +111,19 @@ extension SynchronousBridgeTask {
             let valid = text.withUnsafeBytes { JSONValidator.isValid($0.bindMemory(to: UInt8.self), maxDepth: .max) }
             guard valid else { return .undecodable }
             do {
-                options = try BridgeJSON.sharedDecoder.decode(Options.self, from: text)
+                options = try BridgeJSON.sharedDecoder.decode(T.Options.self, from: text)
             } catch {
                 return .undecodable
             }
         }
         guard let context = admit() else { return .notAdmitted }
-        let result: Result
+        let result: T.Result
         do {
-            result = try runSynchronously(options, context: context)
+            result = try task.runSynchronously(options, context: context)
         } catch {
             return .failure(BridgeRouter.bridgeError(error))
         }
-        if Result.self == RawJSON.self, let raw = result as? RawJSON { return .result(raw.data) }
+        if T.Result.self == RawJSON.self, let raw = result as? RawJSON { return .result(raw.data) }
         do {
             return .result(try BridgeJSON.sharedEncoder.encode(result))
         } catch {

@@ -34,13 +34,13 @@ struct SplitMix64: RandomNumberGenerator {
 
 extension BridgeRouter {
     /// Test-only view of the router's pending maps (through `@testable import`; nothing public
-    /// was added for it): page calls in flight (claimed entries not yet swept are not in flight)
-    /// and native-to-page calls in flight.
+    /// was added for it): page calls in flight (settled ones are not) and native-to-page calls
+    /// in flight.
     var pendingCountsForTesting: (calls: Int, pageCalls: Int) {
         state.withLock { ($0.calls.values.count { !$0.isSettled }, $0.pageCalls.count) }
     }
 
-    /// Test-only: the entries of the router's call table, claimed ones not yet swept included.
+    /// Test-only: the entries of the router's call table (settled calls leave it at once).
     var callTableCountForTesting: Int {
         state.withLock { $0.calls.count }
     }

@@ -1,16 +1,21 @@
-@testable import BridgeKit
 import Foundation
-import Synchronization
 import Testing
 
-/// Kind of fault: the lock-free handshake between the code that starts a call's work and
-/// whoever settles the call first (a cancel, a timeout, a navigation, close()) loses the
-/// cancellation: the work keeps running after its call settled, because the cancel came before
-/// the work was attached, or both sides raced.
+@testable import BridgeKit
+
+/// Kind of fault: the race between the code that starts a call's work and whoever settles the
+/// call first (a cancel, a timeout, a navigation, close()) loses the cancellation: the work keeps
+/// running after its call settled, because the cancel came before the work was attached, or both
+/// sides raced. (The rule is ``CallStateMachine``'s; these tests go through the router's lock.)
 @Suite("Pending calls: the work is cancelled whether the cancel comes before or after it is attached")
 struct PendingCallTests {
     static func makeCall(router: BridgeRouter) -> PendingCall {
-        PendingCall(id: "c1", taskName: "t", generation: 0, source: .mainFrame(appOrigin), replyHandler: nil, router: router)
+        PendingCall(id: "c1", taskName: "t", generation: 0, source: .mainFrame(appOrigin), route: .none, router: router)
+    }
+
+    /// Settles `call` as a page cancel would.
+    static func cancel(_ call: PendingCall, router: BridgeRouter) {
+        _ = router.settle(call, .failure(.cancelled()), by: .pageCancelled)
     }
 
     /// A task that waits until it is cancelled (or a minute passes).
@@ -20,20 +25,22 @@ struct PendingCallTests {
 
     @Test("attached, then cancelled: the settler cancels the work")
     func attachThenCancel() async {
-        let call = Self.makeCall(router: BridgeRouter())
+        let router = BridgeRouter()
+        let call = Self.makeCall(router: router)
         let work = Self.work()
-        #expect(call.attachWork(work))
-        call.cancelWork()
+        router.attachWork(work, to: call)
+        #expect(!work.isCancelled)
+        Self.cancel(call, router: router)
         #expect(work.isCancelled)
     }
 
     @Test("cancelled before it is attached: attaching says so, and the starter cancels the work")
     func cancelThenAttach() async {
-        let call = Self.makeCall(router: BridgeRouter())
-        call.cancelWork()
+        let router = BridgeRouter()
+        let call = Self.makeCall(router: router)
+        Self.cancel(call, router: router)
         let work = Self.work()
-        #expect(!call.attachWork(work))
-        work.cancel()
+        router.attachWork(work, to: call)
         #expect(work.isCancelled)
     }
 
@@ -43,17 +50,14 @@ struct PendingCallTests {
         for _ in 0..<2_000 {
             let call = Self.makeCall(router: router)
             let work = Self.work()
-            let attached = Atomic<Bool>(false)
             DispatchQueue.concurrentPerform(iterations: 2) { side in
                 if side == 0 {
-                    let ok = call.attachWork(work)
-                    attached.store(ok, ordering: .relaxed)
-                    if !ok { work.cancel() }
+                    router.attachWork(work, to: call)
                 } else {
-                    call.cancelWork()
+                    Self.cancel(call, router: router)
                 }
             }
-            #expect(work.isCancelled, "attached: \(attached.load(ordering: .relaxed))")
+            #expect(work.isCancelled)
             work.cancel()
         }
     }

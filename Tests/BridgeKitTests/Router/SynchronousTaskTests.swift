@@ -31,6 +31,23 @@ struct SynchronousTaskTests {
         #expect(page.messages(for: "same").last == ["v": 1, "kind": "reply", "id": "same", "ok": true, "data": ["n": 49]])
     }
 
+    @Test("registered with its own type (the synchronous overload) or as any BridgeTask: answered before receive returns")
+    func bothRegistrations() throws {
+        let task = SynchronousClosureTask(name: "now") { (options: JSONValue, _) in options }
+        let concrete = BridgeRouter(configuration: BridgeConfiguration(policy: .origins([OriginPattern(appOrigin)])))
+        try concrete.register(task)
+        let erased = BridgeRouter(configuration: BridgeConfiguration(policy: .origins([OriginPattern(appOrigin)])))
+        let existential: any BridgeTask = task
+        try erased.register(existential)
+        let replacing = BridgeRouter(configuration: BridgeConfiguration(policy: .origins([OriginPattern(appOrigin)])))
+        #expect(!replacing.replace(task))
+        for router in [concrete, erased, replacing] {
+            let page = InMemoryPage(router: router)
+            page.send("now", options: ["n": 1], id: "c")
+            #expect(page.messages(for: "c") == [["v": 1, "kind": "reply", "id": "c", "ok": true, "data": ["n": 1]]])
+        }
+    }
+
     @Test("a channel in the async form gets the same reply, from a Swift task")
     func asyncChannel() async throws {
         let page = InMemoryPage(router: try makeRouter([Self.probe(Counter())]), channel: .async)
