@@ -1,3 +1,4 @@
+import BridgeKit
 import Foundation
 
 /// The command line of bridgehost.
@@ -122,7 +123,10 @@ struct HostOptions {
                 }
                 options.timeout = seconds
             case "--allow-origin":
-                options.extraOrigins.append(try value(for: argument, "an origin"))
+                let origin = try value(for: argument, "an origin")
+                // A mistyped origin ("app.example", no scheme) would deny every call it was meant to allow.
+                do { _ = try OriginPattern(validating: origin) } catch { throw .invalid("--allow-origin: \(error)") }
+                options.extraOrigins.append(origin)
             case let other where other.hasPrefix("-") && other != "-":
                 throw .invalid("unknown option \(other)")
             default:

@@ -99,6 +99,18 @@ extension GTKWrapperTests.EndToEnd {
             #expect(broken.stderr.contains("is not valid JSON"), "\(broken.stderr)")
         }
 
+        @Test("a mistyped --allow-origin (no scheme, a wildcard in the wrong place) is refused before anything loads",
+              .timeLimit(.minutes(1)))
+        func mistypedAllowOrigin() async throws {
+            for origin in ["app.example", "https://app.*.com"] {
+                let run = try await ToolProcess.run("bridgehost", ["--list-tasks", "--allow-origin", origin])
+                #expect(run.status == 2, "\(origin): \(run.stderr)")
+                #expect(run.stderr.contains("--allow-origin") && run.stderr.contains(origin), "\(run.stderr)")
+            }
+            let good = try await ToolProcess.run("bridgehost", ["--list-tasks", "--allow-origin", "https://app.example"])
+            #expect(good.status == 0, "\(good.stderr)")
+        }
+
         @Test("--list-tasks lists stock, mocked and control tasks; --help documents the control tasks", .timeLimit(.minutes(1)))
         func listTasksAndHelp() async throws {
             let folder = try Self.shop("")
