@@ -47,16 +47,6 @@ package enum ScriptMessageDelivery {
     /// The JSON text of an `unavailable` reply to the call in `body`, or `nil` (an
     /// acknowledgement) when the body names no call id.
     static func unavailableReply(for body: MessageBody, message: String) -> String? {
-        let text: Data
-        switch body {
-        case .absent: return nil
-        case .string(let string): text = Data(string.utf8)
-        case .json(let data):
-            guard let unwrapped = BridgeRouter.unwrapJSONString(data) else { return nil }
-            text = unwrapped
-        }
-        guard let id = text.withUnsafeBytes({ BodyScan($0.bindMemory(to: UInt8.self)).id }) else { return nil }
-        let outbound = OutboundMessage.reply(id: id, result: .failure(.unavailable(message)))
-        return (try? BridgeJSON.encode(outbound)).map { String(decoding: $0, as: UTF8.self) }
+        MessageHandlerProxy.unavailableReply(for: body, message: message)
     }
 }

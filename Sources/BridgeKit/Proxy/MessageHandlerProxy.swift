@@ -47,7 +47,8 @@ public final class MessageHandlerProxy: @unchecked Sendable {
 
     /// The JSON text of an `unavailable` reply for the call in `body`, or `nil` when the body
     /// names no id.
-    static func unavailableReply(for body: MessageBody) -> String? {
+    /// - Parameter message: the reply's error message.
+    static func unavailableReply(for body: MessageBody, message: String = "The bridge was released.") -> String? {
         let text: Data
         switch body {
         case .absent: return nil
@@ -57,7 +58,7 @@ public final class MessageHandlerProxy: @unchecked Sendable {
             text = unwrapped
         }
         guard let id = text.withUnsafeBytes({ BodyScan($0.bindMemory(to: UInt8.self)).id }) else { return nil }
-        let message = OutboundMessage.reply(id: id, result: .failure(.unavailable("The bridge was released.")))
-        return (try? BridgeJSON.encode(message)).map { String(decoding: $0, as: UTF8.self) }
+        let reply = OutboundMessage.reply(id: id, result: .failure(.unavailable(message)))
+        return (try? BridgeJSON.encode(reply)).map { String(decoding: $0, as: UTF8.self) }
     }
 }

@@ -30,28 +30,20 @@ final class AnyBridgeTask: Sendable {
     @usableFromInline let respond: SynchronousResponder?
 
     @inlinable
-    init<T: BridgeTask>(_ task: T) {
-        name = task.name
-        policy = task.policy
-        timeout = task.timeout
-        version = task.version
-        execution = task.execution
-        takesRawJSON = T.Options.self == RawJSON.self
-        decodeOptions = { decoder in try T.Options(from: decoder) }
-        decodeOptionsText = { text in try BridgeJSON.sharedDecoder.decode(T.Options.self, from: text) }
-        run = { options, context in
-            guard let typed = (consume options) as? T.Options else {
-                throw BridgeError.invalidOptions("Options of the wrong type reached \(T.self).", path: "")
-            }
-            return try await task.run(typed, context: context)
-        }
-        respond = (task as? any SynchronousBridgeTask).map { Self.responder(for: $0) }
+    convenience init<T: BridgeTask>(_ task: T) {
+        self.init(task, respond: (task as? any SynchronousBridgeTask).map { Self.responder(for: $0) })
     }
 
     /// Erases a ``SynchronousBridgeTask`` of a type known where it is registered: as
     /// the general initializer, with its one-pass step compiled for its own types.
     @inlinable
-    init<T: SynchronousBridgeTask>(_ task: T) {
+    convenience init<T: SynchronousBridgeTask>(_ task: T) {
+        self.init(task, respond: { text, admit in SynchronousStep.respond(task, toOptions: text, admit: admit) })
+    }
+
+    /// The shared part of both initializers: everything but the synchronous step.
+    @inlinable
+    init<T: BridgeTask>(_ task: T, respond: SynchronousResponder?) {
         name = task.name
         policy = task.policy
         timeout = task.timeout
@@ -66,7 +58,7 @@ final class AnyBridgeTask: Sendable {
             }
             return try await task.run(typed, context: context)
         }
-        respond = { text, admit in SynchronousStep.respond(task, toOptions: text, admit: admit) }
+        self.respond = respond
     }
 
     /// The one-pass step of a ``SynchronousBridgeTask`` whose type was not known where it was
