@@ -8,7 +8,7 @@
 /// Linux: which navigation events start a new page generation
 /// (``BridgeRouter/pageDidCommitNavigation()``: the old document's pending calls settle with
 /// `navigated`) and which become page errors in a ``PageStateTracker``. The Apple glue
-/// (``WebViewBridge``'s navigation helpers and its document-notice handler) only reads WebKit's
+/// (`WebViewBridge`'s navigation helpers and its document-notice handler) only reads WebKit's
 /// objects and calls these.
 ///
 /// - A committed navigation or a document notice from the attached web view's main frame starts
