@@ -21,16 +21,18 @@ let strictSettings: [SwiftSetting] = [
 /// space (SwiftPM splits pkg-config names on spaces), the system's file is used as before.
 let webKitGTKPkgConfig: String = {
     #if arch(x86_64)
-        let multiarch: String? = "x86_64-linux-gnu"
+    let multiarch: String? = "x86_64-linux-gnu"
     #elseif arch(arm64)
-        let multiarch: String? = "aarch64-linux-gnu"
+    let multiarch: String? = "aarch64-linux-gnu"
     #else
-        let multiarch: String? = nil
+    let multiarch: String? = nil
     #endif
     let system = "webkit2gtk-4.1"
     guard let multiarch else { return system }
     let local = Context.packageDirectory + "/Sources/CWebKitGTK/pkgconfig/webkit2gtk-4.1-\(multiarch).pc"
-    let layout = [local, "/usr/include/webkitgtk-4.1/webkit2/webkit2.h", "/usr/lib/\(multiarch)/glib-2.0/include/glibconfig.h"]
+    let layout = [
+        local, "/usr/include/webkitgtk-4.1/webkit2/webkit2.h", "/usr/lib/\(multiarch)/glib-2.0/include/glibconfig.h",
+    ]
     guard !local.contains(" "), layout.allSatisfy({ FileManager.default.fileExists(atPath: $0) }) else { return system }
     return local
 }()
@@ -53,7 +55,7 @@ let package = Package(
         .trait(
             name: "WebKitGTK",
             description: "Builds the WebKitGTK host (BridgeKitGTK, bridgehost) against the system's webkit2gtk-4.1."
-        ),
+        )
     ],
     targets: [
         .target(name: "BridgeKit", swiftSettings: strictSettings),

@@ -108,7 +108,7 @@ func makeTasks() -> [any BridgeTask] {
             return "slow"
         },
         CallbackTask(name: "cb") { (options: JSONValue, _: CallContext, responder: CallResponder<JSONValue>) in
-            if options.isNull { return } // released unanswered: task_failed
+            if options.isNull { return }  // released unanswered: task_failed
             responder.respond(options)
             responder.respond(["again": true])
         },
@@ -140,7 +140,9 @@ final class FuzzPage: Sendable {
         }
         if let problem = Self.scriptProblem(script) { note(problem) }
         if fails { throw BridgeError.unavailable("page gone") }
-        guard let message = Self.message(inScript: script) else { return note("undecodable script: \(script.prefix(200))") }
+        guard let message = Self.message(inScript: script) else {
+            return note("undecodable script: \(script.prefix(200))")
+        }
         countIfReply(message)
         if message["kind"] == "reply", case .string(let id)? = message["id"] {
             state.withLock { $0.scriptReplies[id, default: 0] += 1 }
@@ -169,7 +171,9 @@ final class FuzzPage: Sendable {
     }
 
     static func scriptProblem(_ script: String) -> String? {
-        if script.unicodeScalars.contains(where: { $0 == "\u{2028}" || $0 == "\u{2029}" }) { return "raw U+2028/U+2029 in script" }
+        if script.unicodeScalars.contains(where: { $0 == "\u{2028}" || $0 == "\u{2029}" }) {
+            return "raw U+2028/U+2029 in script"
+        }
         let lower = script.lowercased()
         if lower.contains("</script") { return "</script in script" }
         if lower.contains("<!--") { return "<!-- in script" }
@@ -215,7 +219,8 @@ final class FuzzPage: Sendable {
                     end += text[end] == UInt8(ascii: "\\") ? 2 : 1
                 }
                 guard end < text.count, end + 1 < text.count, text[end + 1] == UInt8(ascii: ")"),
-                      let content = try? BridgeJSON.decode(String.self, from: Data(text[start...end])) else { return nil }
+                    let content = try? BridgeJSON.decode(String.self, from: Data(text[start...end]))
+                else { return nil }
                 out.append(contentsOf: content.utf8)
                 index = end + 2
                 continue
@@ -255,12 +260,15 @@ final class Conversation {
     var pageCalls: [Task<Void, Never>] = []
 
     init(_ settings: Settings) {
-        let limits = settings.smallLimits
-            ? BridgeLimits(maxPayloadBytes: 2048, maxDepth: 6, maxPendingCalls: 4, maxProgressPerCall: 3, maxPendingPageCalls: 2)
+        let limits =
+            settings.smallLimits
+            ? BridgeLimits(
+                maxPayloadBytes: 2048, maxDepth: 6, maxPendingCalls: 4, maxProgressPerCall: 3, maxPendingPageCalls: 2)
             : BridgeLimits()
-        router = BridgeRouter(configuration: BridgeConfiguration(
-            policy: .origins(["https://app.example"]), limits: limits,
-            defaultTimeout: settings.shortTimeout ? .milliseconds(1) : nil))
+        router = BridgeRouter(
+            configuration: BridgeConfiguration(
+                policy: .origins(["https://app.example"]), limits: limits,
+                defaultTimeout: settings.shortTimeout ? .milliseconds(1) : nil))
         for task in makeTasks() { try? router.register(task) }
         page.state.withLock { $0.failEvaluation = settings.evaluationFails }
         if settings.connected {
@@ -342,15 +350,21 @@ final class Conversation {
         }
         let (replies, scriptReplies) = page.state.withLock { ($0.replies, $0.scriptReplies) }
         for (id, count) in replies where count > mentions[id, default: 0] {
-            problems.append("id \(id.debugDescription) got \(count) final replies for \(mentions[id, default: 0]) messages")
+            problems.append(
+                "id \(id.debugDescription) got \(count) final replies for \(mentions[id, default: 0]) messages")
         }
         for (id, count) in scriptReplies where count > mainFrameMentions[id, default: 0] {
-            problems.append("id \(id.debugDescription) got \(count) script replies for \(mainFrameMentions[id, default: 0]) main-frame messages")
+            problems.append(
+                "id \(id.debugDescription) got \(count) script replies for \(mainFrameMentions[id, default: 0]) main-frame messages"
+            )
         }
         let (calls, pageCalls) = router.state.withLock { ($0.calls.count, $0.pageCalls.count) }
-        if calls != 0 || pageCalls != 0 { problems.append("after close: \(calls) calls, \(pageCalls) page calls pending") }
+        if calls != 0 || pageCalls != 0 {
+            problems.append("after close: \(calls) calls, \(pageCalls) page calls pending")
+        }
         guard problems.isEmpty else {
-            FileHandle.standardError.write(Data(("RouterFuzz invariant violated:\n" + problems.joined(separator: "\n") + "\n").utf8))
+            FileHandle.standardError.write(
+                Data(("RouterFuzz invariant violated:\n" + problems.joined(separator: "\n") + "\n").utf8))
             abort()
         }
     }

@@ -90,23 +90,26 @@ public final class InMemoryPage: Sendable {
     ///   - origin: the origin of the page's main frame; default `https://app.example`. The
     ///     router's policy must allow it, or every call is refused with `forbidden`.
     ///   - channel: the form of the page channel; default ``ChannelForm/completionHandler``.
-    public init(router: BridgeRouter, origin: String = "https://app.example", channel: ChannelForm = .completionHandler) {
+    public init(router: BridgeRouter, origin: String = "https://app.example", channel: ChannelForm = .completionHandler)
+    {
         self.router = router
         self.defaultSource = .mainFrame(origin)
         switch channel {
         case .completionHandler:
-            router.connect(PageChannel { [weak self] script, completion in
-                do {
-                    try self?.evaluate(script)
-                    completion(nil)
-                } catch {
-                    completion(error)
-                }
-            })
+            router.connect(
+                PageChannel { [weak self] script, completion in
+                    do {
+                        try self?.evaluate(script)
+                        completion(nil)
+                    } catch {
+                        completion(error)
+                    }
+                })
         case .async:
-            router.connect(PageChannel { [weak self] script in
-                try self?.evaluate(script)
-            })
+            router.connect(
+                PageChannel { [weak self] script in
+                    try self?.evaluate(script)
+                })
         }
     }
 
@@ -132,13 +135,16 @@ public final class InMemoryPage: Sendable {
     ///     (10 seconds); `nil` waits for ever.
     /// - Returns: the final reply message (`{"v":1,"kind":"reply","id":…,"ok":…}`).
     @discardableResult
-    public func call(_ task: String, options: JSONValue? = nil, id: String? = nil, from source: MessageSource? = nil,
-                     replyHandler: Bool = false, timeLimit: Duration? = InMemoryPage.defaultTimeLimit) async -> JSONValue {
+    public func call(
+        _ task: String, options: JSONValue? = nil, id: String? = nil, from source: MessageSource? = nil,
+        replyHandler: Bool = false, timeLimit: Duration? = InMemoryPage.defaultTimeLimit
+    ) async -> JSONValue {
         let callID = id ?? makeID()
         let sender = source ?? defaultSource
         return await wait(for: callID, task: task, source: sender, timeLimit: timeLimit) {
-            self.post(body: self.body(self.envelope(task, options: options, id: callID)), from: sender,
-                      replyHandler: replyHandler, witnessesRefusals: !replyHandler)
+            self.post(
+                body: self.body(self.envelope(task, options: options, id: callID)), from: sender,
+                replyHandler: replyHandler, witnessesRefusals: !replyHandler)
         }
     }
 
@@ -159,21 +165,27 @@ public final class InMemoryPage: Sendable {
     /// - Throws: the ``BridgeError`` of a failed reply (including a `forbidden` refusal and the
     ///   ``timeLimitErrorCode`` failure), or the error of encoding the options or decoding the
     ///   result.
-    public func call<Result: Decodable>(_ task: String, options: some Encodable, as type: Result.Type, id: String? = nil,
-                                        from source: MessageSource? = nil, replyHandler: Bool = false,
-                                        timeLimit: Duration? = InMemoryPage.defaultTimeLimit) async throws -> Result {
+    public func call<Result: Decodable>(
+        _ task: String, options: some Encodable, as type: Result.Type, id: String? = nil,
+        from source: MessageSource? = nil, replyHandler: Bool = false,
+        timeLimit: Duration? = InMemoryPage.defaultTimeLimit
+    ) async throws -> Result {
         let encoded = try BridgeJSON.decode(JSONValue.self, from: BridgeJSON.encode(options))
-        let reply = await call(task, options: encoded, id: id, from: source, replyHandler: replyHandler, timeLimit: timeLimit)
+        let reply = await call(
+            task, options: encoded, id: id, from: source, replyHandler: replyHandler, timeLimit: timeLimit)
         return try Self.result(of: reply, as: type)
     }
 
     /// Posts a call without options and decodes its result; see
     /// ``call(_:options:as:id:from:replyHandler:timeLimit:)``.
     /// - Throws: the ``BridgeError`` of a failed reply, or the error of decoding the result.
-    public func call<Result: Decodable>(_ task: String, as type: Result.Type, id: String? = nil,
-                                        from source: MessageSource? = nil, replyHandler: Bool = false,
-                                        timeLimit: Duration? = InMemoryPage.defaultTimeLimit) async throws -> Result {
-        let reply = await call(task, options: nil, id: id, from: source, replyHandler: replyHandler, timeLimit: timeLimit)
+    public func call<Result: Decodable>(
+        _ task: String, as type: Result.Type, id: String? = nil,
+        from source: MessageSource? = nil, replyHandler: Bool = false,
+        timeLimit: Duration? = InMemoryPage.defaultTimeLimit
+    ) async throws -> Result {
+        let reply = await call(
+            task, options: nil, id: id, from: source, replyHandler: replyHandler, timeLimit: timeLimit)
         return try Self.result(of: reply, as: type)
     }
 
@@ -181,7 +193,9 @@ public final class InMemoryPage: Sendable {
     /// - Throws: the ``BridgeError`` of a failed reply, or the decoding error.
     public static func result<Result: Decodable>(of reply: JSONValue, as type: Result.Type) throws -> Result {
         guard reply["ok"] == true else {
-            if let error = reply["error"], let decoded = try? BridgeJSON.decode(BridgeError.self, from: BridgeJSON.encode(error)) {
+            if let error = reply["error"],
+                let decoded = try? BridgeJSON.decode(BridgeError.self, from: BridgeJSON.encode(error))
+            {
                 throw decoded
             }
             throw BridgeError(code: "invalid_message", message: "Not a final reply: \(reply)")
@@ -192,8 +206,10 @@ public final class InMemoryPage: Sendable {
     /// Posts a call without waiting; returns its id (`nil` for fire-and-forget when `id` is `nil`
     /// and `fireAndForget` is true).
     @discardableResult
-    public func send(_ task: String, options: JSONValue? = nil, id: String? = nil, fireAndForget: Bool = false,
-                     from source: MessageSource? = nil, replyHandler: Bool = false) -> String? {
+    public func send(
+        _ task: String, options: JSONValue? = nil, id: String? = nil, fireAndForget: Bool = false,
+        from source: MessageSource? = nil, replyHandler: Bool = false
+    ) -> String? {
         let callID = fireAndForget ? nil : (id ?? makeID())
         post(envelope(task, options: options, id: callID), from: source, replyHandler: replyHandler)
         return callID
@@ -207,8 +223,9 @@ public final class InMemoryPage: Sendable {
     ///   - timeLimit: how long to wait; default ``defaultTimeLimit`` (10 seconds); `nil` waits
     ///     for ever.
     public func reply(for id: String, timeLimit: Duration? = InMemoryPage.defaultTimeLimit) async -> JSONValue {
-        await wait(for: id, task: nil, source: defaultSource, timeLimit: timeLimit, cancels: false, acceptsEarlier: true,
-                   then: nil)
+        await wait(
+            for: id, task: nil, source: defaultSource, timeLimit: timeLimit, cancels: false, acceptsEarlier: true,
+            then: nil)
     }
 
     /// Posts a cancel for call `id`.
@@ -223,8 +240,11 @@ public final class InMemoryPage: Sendable {
 
     /// Fails a native-to-page call with `code`.
     public func fail(_ id: String, code: String, message: String = "failed") {
-        post(["v": 1, "kind": "reply", "id": .string(id), "ok": false,
-              "error": ["code": .string(code), "message": .string(message)]], from: nil)
+        post(
+            [
+                "v": 1, "kind": "reply", "id": .string(id), "ok": false,
+                "error": ["code": .string(code), "message": .string(message)],
+            ], from: nil)
     }
 
     /// Posts any JSON value as a message body, encoded as the shim does (a JSON string).
@@ -287,8 +307,10 @@ public final class InMemoryPage: Sendable {
 
     /// Registers a waiter for the final reply to `id` (or, with `acceptsEarlier`, takes one that
     /// already arrived, under the same lock), runs `post`, and waits at most `timeLimit`.
-    private func wait(for id: String, task: String?, source: MessageSource, timeLimit: Duration?, cancels: Bool = true,
-                      acceptsEarlier: Bool = false, then post: (@Sendable () -> Void)?) async -> JSONValue {
+    private func wait(
+        for id: String, task: String?, source: MessageSource, timeLimit: Duration?, cancels: Bool = true,
+        acceptsEarlier: Bool = false, then post: (@Sendable () -> Void)?
+    ) async -> JSONValue {
         let token = state.withLock { state in
             state.nextToken += 1
             return state.nextToken
@@ -302,10 +324,14 @@ public final class InMemoryPage: Sendable {
         }
         defer { timer?.cancel() }
         return await withCheckedContinuation { continuation in
-            enum Registration { case waiting, expired, arrived(JSONValue) }
+            enum Registration {
+                case waiting, expired
+                case arrived(JSONValue)
+            }
             let registration: Registration = state.withLock { state in
                 if acceptsEarlier,
-                   let found = state.deliveries.lazy.compactMap(\.message).first(where: { Self.isReply($0, to: id) }) {
+                    let found = state.deliveries.lazy.compactMap(\.message).first(where: { Self.isReply($0, to: id) })
+                {
                     return .arrived(found)
                 }
                 if state.expiredTokens.remove(token) != nil { return .expired }
@@ -316,14 +342,16 @@ public final class InMemoryPage: Sendable {
             case .arrived(let reply):
                 continuation.resume(returning: reply)
             case .expired:
-                continuation.resume(returning: timeLimitReply(id: id, task: task, source: source, limit: timeLimit ?? .zero))
+                continuation.resume(
+                    returning: timeLimitReply(id: id, task: task, source: source, limit: timeLimit ?? .zero))
             case .waiting:
                 post?()
             }
         }
     }
 
-    private func expire(_ token: Int, id: String, task: String?, source: MessageSource, limit: Duration, cancels: Bool) {
+    private func expire(_ token: Int, id: String, task: String?, source: MessageSource, limit: Duration, cancels: Bool)
+    {
         let waiter: Waiter? = state.withLock { state in
             guard let index = state.waiters.firstIndex(where: { $0.token == token }) else {
                 state.expiredTokens.insert(token)
@@ -339,13 +367,15 @@ public final class InMemoryPage: Sendable {
     private func timeLimitReply(id: String, task: String?, source: MessageSource, limit: Duration) -> JSONValue {
         let origin = source.origin?.description ?? "an opaque origin"
         let call = task.map { "call \"\(id)\" of task \"\($0)\"" } ?? "call \"\(id)\""
-        let message = "InMemoryPage: \(call) got no final reply within \(limit), from the page's origin \(origin). "
+        let message =
+            "InMemoryPage: \(call) got no final reply within \(limit), from the page's origin \(origin). "
             + "InMemoryPage's default origin is https://app.example: pass `origin:` to InMemoryPage(router:origin:) "
             + "or allow the origin in the router's policy; otherwise the task did not finish in time."
         var details: [String: JSONValue] = ["id": .string(id), "origin": .string(origin)]
         if let task { details["task"] = .string(task) }
         let error = BridgeError(code: Self.timeLimitErrorCode, message: message, details: .object(details))
-        let errorValue = (try? BridgeJSON.decode(JSONValue.self, from: BridgeJSON.encode(error)))
+        let errorValue =
+            (try? BridgeJSON.decode(JSONValue.self, from: BridgeJSON.encode(error)))
             ?? ["code": .string(Self.timeLimitErrorCode), "message": .string(message)]
         return ["v": 1, "kind": "reply", "id": .string(id), "ok": false, "error": errorValue]
     }
@@ -376,7 +406,8 @@ public final class InMemoryPage: Sendable {
 
     private func recordRefusal(_ json: String?) {
         guard let message = json.flatMap({ try? BridgeJSON.decode(JSONValue.self, from: Data($0.utf8)) }),
-              message["kind"] == "reply", message["ok"] == false, message["error"]?["code"] == "forbidden" else { return }
+            message["kind"] == "reply", message["ok"] == false, message["error"]?["code"] == "forbidden"
+        else { return }
         record(Delivery(path: .replyHandler, text: json ?? "", message: message, generation: 0))
     }
 
@@ -385,7 +416,8 @@ public final class InMemoryPage: Sendable {
             var delivery = delivery
             delivery.generation = state.generation
             state.deliveries.append(delivery)
-            guard let message = delivery.message, message["kind"] == "reply", case .string(let id)? = message["id"] else { return [] }
+            guard let message = delivery.message, message["kind"] == "reply", case .string(let id)? = message["id"]
+            else { return [] }
             let matching = state.waiters.filter { $0.id == id }.map(\.continuation)
             state.waiters.removeAll { $0.id == id }
             return matching

@@ -55,7 +55,8 @@ public enum PageScriptDecoder {
                     end += text[end] == UInt8(ascii: "\\") ? 2 : 1
                 }
                 guard end < text.count, end + 1 < text.count, text[end + 1] == UInt8(ascii: ")"),
-                      let content = try? BridgeJSON.decode(String.self, from: Data(text[start...end])) else { return nil }
+                    let content = try? BridgeJSON.decode(String.self, from: Data(text[start...end]))
+                else { return nil }
                 out.append(contentsOf: content.utf8)
                 index = end + 2
                 continue

@@ -75,7 +75,8 @@ struct BareCodec {
     /// which the bench's own correctness check rules out).
     private static func convert(_ optionsText: String, decoder: JSONDecoder, encoder: JSONEncoder) -> String {
         guard let options = try? decoder.decode(BenchPayload.self, from: Data(optionsText.utf8)),
-              let json = try? encoder.encode(options) else { return "" }
+            let json = try? encoder.encode(options)
+        else { return "" }
         return String(decoding: json, as: UTF8.self)
     }
 

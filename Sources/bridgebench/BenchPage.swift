@@ -22,20 +22,20 @@ enum BenchPage {
     /// The page's checks of an echo, `check(sent, got)` and `same(a, b)`; the peer designs' page
     /// (``PeerPage``) uses the same ones.
     static let echoChecks = #"""
-          function check(sent, got) {
-            if (!got || got.label.length !== sent.label.length || got.records.length !== sent.records.length) {
-              throw new Error('the echo differs from the payload');
-            }
+        function check(sent, got) {
+          if (!got || got.label.length !== sent.label.length || got.records.length !== sent.records.length) {
+            throw new Error('the echo differs from the payload');
           }
-          function same(a, b) {
-            if (a === b) { return true; }
-            if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) { return false; }
-            if (Array.isArray(a) !== Array.isArray(b)) { return false; }
-            var keys = Object.keys(a);
-            if (keys.length !== Object.keys(b).length) { return false; }
-            return keys.every(function (k) { return Object.prototype.hasOwnProperty.call(b, k) && same(a[k], b[k]); });
-          }
-          """#
+        }
+        function same(a, b) {
+          if (a === b) { return true; }
+          if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) { return false; }
+          if (Array.isArray(a) !== Array.isArray(b)) { return false; }
+          var keys = Object.keys(a);
+          if (keys.length !== Object.keys(b).length) { return false; }
+          return keys.every(function (k) { return Object.prototype.hasOwnProperty.call(b, k) && same(a[k], b[k]); });
+        }
+        """#
 
     static let html = #"""
         <!doctype html>

@@ -32,9 +32,10 @@ struct BenchSettings: Sendable {
     /// ``SynchronousBridgeTask``, which, like the bare echo + codec, decodes and encodes on the
     /// thread that delivered the message (the concurrent typed task above hops to a worker thread
     /// and back).
-    static let ratePairs: [(mode: String, bare: String, label: String)] = enginePairs + [
-        ("router-sync", "bare-typed", "typed synchronous task vs bare echo + codec"),
-    ]
+    static let ratePairs: [(mode: String, bare: String, label: String)] =
+        enginePairs + [
+            ("router-sync", "bare-typed", "typed synchronous task vs bare echo + codec")
+        ]
 
     static let usage = """
         usage: bridgebench [--smoke] [--only native|e2e|large|peers|startup] [--profile SIDE BYTES COUNT]
@@ -72,14 +73,17 @@ struct BenchSettings: Sendable {
                 }
                 settings.only = part
             case "--profile":
-                guard let side = rest.popFirst(), profileKinds[side] != nil || NativePathBench.BareSide(rawValue: side) != nil,
-                      let bytes = rest.popFirst().flatMap({ Int($0) }), let count = rest.popFirst().flatMap({ Int($0) }) else {
+                guard let side = rest.popFirst(),
+                    profileKinds[side] != nil || NativePathBench.BareSide(rawValue: side) != nil,
+                    let bytes = rest.popFirst().flatMap({ Int($0) }), let count = rest.popFirst().flatMap({ Int($0) })
+                else {
                     throw .usage(usage)
                 }
                 settings.profile = (side, bytes, count)
             case "--profile-e2e":
                 guard let mode = rest.popFirst(), let bytes = rest.popFirst().flatMap({ Int($0) }),
-                      let count = rest.popFirst().flatMap({ Int($0) }) else {
+                    let count = rest.popFirst().flatMap({ Int($0) })
+                else {
                     throw .usage(usage)
                 }
                 settings.endToEndProfile = (mode, bytes, count)
@@ -99,7 +103,8 @@ struct BenchSettings: Sendable {
 
     /// Native path: sizes, calls per round, rounds.
     var nativePlan: [(PayloadSize, Int)] {
-        smoke ? [(.b100, 20), (.kb10, 5)]
+        smoke
+            ? [(.b100, 20), (.kb10, 5)]
             : [(.b100, 20_000), (.kb10, 1_000), (.mb1, 10), (.mb8, 2)]
     }
     /// Rounds per side for a payload of `bytes`: the 100 B rows, a few microseconds per call and
@@ -109,9 +114,11 @@ struct BenchSettings: Sendable {
     /// End-to-end rates: payloads (label, value) and calls per round.
     var ratePlan: [(String, BenchPayload, Int)] {
         if smoke { return [("100 B", .make(bytes: 100), 8)] }
-        return [("100 B", .make(bytes: 100), 2_000),
-                ("10 KB text", .text(bytes: 10 * 1024), 1_000),
-                ("10 KB records", .make(bytes: 10 * 1024), 300)]
+        return [
+            ("100 B", .make(bytes: 100), 2_000),
+            ("10 KB text", .text(bytes: 10 * 1024), 1_000),
+            ("10 KB records", .make(bytes: 10 * 1024), 300),
+        ]
     }
     var pipelineWidth: Int { smoke ? 4 : 64 }
     var rateRounds: Int { smoke ? 1 : 5 }

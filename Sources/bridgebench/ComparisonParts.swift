@@ -16,7 +16,8 @@ extension BenchRun {
     @MainActor
     func runEndToEndProfile(_ profile: (mode: String, bytes: Int, count: Int)) async -> Int32 {
         do {
-            let payload = profile.bytes > 10 * 1024 ? BenchPayload.text(bytes: profile.bytes) : .make(bytes: profile.bytes)
+            let payload =
+                profile.bytes > 10 * 1024 ? BenchPayload.text(bytes: profile.bytes) : .make(bytes: profile.bytes)
             let seconds: Double
             if profile.mode.hasPrefix("router") {
                 let engine = try await EngineBench.open()
@@ -29,7 +30,9 @@ extension BenchRun {
                 seconds = try await peers.run(profile.mode, key: "profile", count: profile.count)
                 peers.close()
             }
-            print("bridgebench: \(profile.count) \(profile.mode) round trips of \(profile.bytes) B: \(ResultTable.duration(seconds)) per call")
+            print(
+                "bridgebench: \(profile.count) \(profile.mode) round trips of \(profile.bytes) B: \(ResultTable.duration(seconds)) per call"
+            )
             return 0
         } catch {
             FileHandle.standardError.write(Data("bridgebench: \(error)\n".utf8))
@@ -43,7 +46,9 @@ extension BenchRun {
     /// (Not main-actor: without GTK the main thread only waits, see main.swift.)
     func runComparisonParts(into table: inout ResultTable) async throws {
         if settings.runs("peers") || settings.runs("startup") {
-            print("bench: peer and startup parts skipped: built without the WebKitGTK trait (swift build --traits WebKitGTK)")
+            print(
+                "bench: peer and startup parts skipped: built without the WebKitGTK trait (swift build --traits WebKitGTK)"
+            )
         }
     }
 

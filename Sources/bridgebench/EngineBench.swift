@@ -35,7 +35,8 @@ final class EngineBench {
         try bench.webView.loadHTML(BenchPage.html, baseURI: BenchPage.origin + "/")
         try await bench.waitUntil("page load") { bench.loaded }
         try await bench.waitUntil("the shim and the handler") {
-            (try? await bench.webView.evaluateJavaScriptReturningJSON("window.__bench && window.__bench.ready()")) == "true"
+            (try? await bench.webView.evaluateJavaScriptReturningJSON("window.__bench && window.__bench.ready()"))
+                == "true"
         }
         return bench
     }
@@ -44,11 +45,13 @@ final class EngineBench {
         router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins([OriginPattern(BenchPage.origin)])))
         for kind in BenchTaskKind.allCases { try kind.register(in: router) }
         try router.register(EchoTask(name: "Echo"))
-        webView = try GTKWebView(configuration: GTKWebViewConfiguration(applicationName: "bridgebench", applicationVersion: "1"))
+        webView = try GTKWebView(
+            configuration: GTKWebViewConfiguration(applicationName: "bridgebench", applicationVersion: "1"))
         host = WebKitGTKBridgeHost(router: router, webView: webView)
         try host.attach()
         // The bare echo: no router, no relay, no escaping; the posted text goes straight back.
-        try webView.registerScriptMessageHandler(name: "bareecho", world: nil, withReply: false) { [weak webView] message in
+        try webView.registerScriptMessageHandler(name: "bareecho", world: nil, withReply: false) {
+            [weak webView] message in
             guard let webView else { return }
             let script = "window.__bareReceive(" + message.bodyJSONText + ")"
             Task { @MainActor in try? await webView.evaluateJavaScript(script) }
@@ -58,21 +61,25 @@ final class EngineBench {
         // then echoes it like the bare echo.
         let decoder = JSONDecoder()
         let encoder = BareCodec.makeEncoder()
-        try webView.registerScriptMessageHandler(name: "baretyped", world: nil, withReply: false) { [weak webView] message in
+        try webView.registerScriptMessageHandler(name: "baretyped", world: nil, withReply: false) {
+            [weak webView] message in
             guard let webView,
-                  let call = try? decoder.decode(BareTypedCall.self, from: Data(message.bodyJSONText.utf8)),
-                  let json = try? encoder.encode(call) else { return }
+                let call = try? decoder.decode(BareTypedCall.self, from: Data(message.bodyJSONText.utf8)),
+                let json = try? encoder.encode(call)
+            else { return }
             let script = "window.__bareReceive(" + String(decoding: json, as: UTF8.self) + ")"
             Task { @MainActor in try? await webView.evaluateJavaScript(script) }
         }
         // The same with the thread hop of a concurrent task: decodes and encodes in a Swift task
         // on the global executor, evaluates from the main actor.
-        try webView.registerScriptMessageHandler(name: "baretypedhop", world: nil, withReply: false) { [weak webView] message in
+        try webView.registerScriptMessageHandler(name: "baretypedhop", world: nil, withReply: false) {
+            [weak webView] message in
             guard let webView else { return }
             let text = message.bodyJSONText
             Task.detached { [decoder, encoder] in
                 guard let call = try? decoder.decode(BareTypedCall.self, from: Data(text.utf8)),
-                      let json = try? encoder.encode(call) else { return }
+                    let json = try? encoder.encode(call)
+                else { return }
                 let script = "window.__bareReceive(" + String(decoding: json, as: UTF8.self) + ")"
                 Task { @MainActor in try? await webView.evaluateJavaScript(script) }
             }
@@ -119,14 +126,17 @@ final class EngineBench {
             let webCPU = web0.flatMap { start in web?.cpuSeconds().map { ($0 - start) / calls } }
             lastCPU = ((Measure.processCPUTime() - ui0) / calls, webCPU)
         }
-        try await webView.evaluateJavaScript("window.__bench.start(\(Self.quoted(mode)), \(Self.quoted(key)), \(count), \(width), \(verify))")
+        try await webView.evaluateJavaScript(
+            "window.__bench.start(\(Self.quoted(mode)), \(Self.quoted(key)), \(count), \(width), \(verify))")
         struct Outcome: Decodable {
             let ms: Double?
             let error: String?
         }
         var outcome: Outcome?
         try await waitUntil("\(count) \(mode) calls of \(key)", pollEvery: .milliseconds(20)) {
-            guard let json = try? await self.webView.evaluateJavaScriptReturningJSON("window.__bench.result"), json != "null" else {
+            guard let json = try? await self.webView.evaluateJavaScriptReturningJSON("window.__bench.result"),
+                json != "null"
+            else {
                 return false
             }
             outcome = try? JSONDecoder().decode(Outcome.self, from: Data(json.utf8))
@@ -138,8 +148,10 @@ final class EngineBench {
     }
 
     /// Polls `condition` until it holds; GLib keeps running while this task sleeps.
-    private func waitUntil(_ what: String, pollEvery interval: Duration = .milliseconds(10), timeout: Double = 600,
-                           _ condition: () async -> Bool) async throws {
+    private func waitUntil(
+        _ what: String, pollEvery interval: Duration = .milliseconds(10), timeout: Double = 600,
+        _ condition: () async -> Bool
+    ) async throws {
         let deadline = Measure.now() + timeout
         while await !condition() {
             if Measure.now() > deadline { throw Failure.timeout(what) }

@@ -28,24 +28,32 @@ extension BenchRun {
             let key = "rate \(label)"
             try await engine.setPayload(payload, key: key)
             for (routerMode, bareMode, task) in BenchSettings.ratePairs {
-                for (mode, width) in [("sequential", 1), ("pipelined ×\(settings.pipelineWidth)", settings.pipelineWidth)] {
+                for (mode, width) in [
+                    ("sequential", 1), ("pipelined ×\(settings.pipelineWidth)", settings.pipelineWidth),
+                ] {
                     // Warm-up: code paths, JIT, caches.
                     _ = try await engine.run(bareMode, key: key, count: max(count / 10, 2), width: width)
                     _ = try await engine.run(routerMode, key: key, count: max(count / 10, 2), width: width)
                     var cpu: [String: [(ui: Double, web: Double?)]] = [:]
-                    let (router, bare) = try await Measure.alternatingValues(rounds: settings.rateRounds, {
-                        let seconds = try await engine.run(routerMode, key: key, count: count, width: width)
-                        cpu["router", default: []].append(engine.lastCPU)
-                        return seconds
-                    }, {
-                        let seconds = try await engine.run(bareMode, key: key, count: count, width: width)
-                        cpu["bare", default: []].append(engine.lastCPU)
-                        return seconds
-                    })
-                    progress("e2e \(label) \(mode), \(task): router \(ResultTable.rate(1 / router)), bare \(ResultTable.rate(1 / bare)); "
-                             + "CPU per call router \(Self.cpuText(cpu["router"])), bare \(Self.cpuText(cpu["bare"]))")
-                    table.add("end to end", "\(label) \(mode), \(task), round trips per second", bridge: ResultTable.rate(1 / router),
-                              bare: ResultTable.rate(1 / bare), ratio: bare / router, target: .atLeast(0.85))
+                    let (router, bare) = try await Measure.alternatingValues(
+                        rounds: settings.rateRounds,
+                        {
+                            let seconds = try await engine.run(routerMode, key: key, count: count, width: width)
+                            cpu["router", default: []].append(engine.lastCPU)
+                            return seconds
+                        },
+                        {
+                            let seconds = try await engine.run(bareMode, key: key, count: count, width: width)
+                            cpu["bare", default: []].append(engine.lastCPU)
+                            return seconds
+                        })
+                    progress(
+                        "e2e \(label) \(mode), \(task): router \(ResultTable.rate(1 / router)), bare \(ResultTable.rate(1 / bare)); "
+                            + "CPU per call router \(Self.cpuText(cpu["router"])), bare \(Self.cpuText(cpu["bare"]))")
+                    table.add(
+                        "end to end", "\(label) \(mode), \(task), round trips per second",
+                        bridge: ResultTable.rate(1 / router),
+                        bare: ResultTable.rate(1 / bare), ratio: bare / router, target: .atLeast(0.85))
                 }
             }
             try await engine.dropPayload(key: key)
@@ -70,7 +78,9 @@ extension BenchRun {
     }
 
     @MainActor
-    private func runLarge(_ engine: EngineBench, routerMode: String, bareMode: String, task: String, into table: inout ResultTable) async throws {
+    private func runLarge(
+        _ engine: EngineBench, routerMode: String, bareMode: String, task: String, into table: inout ResultTable
+    ) async throws {
         var perByte: [(PayloadSize, Double, Double)] = []
         var uiGrowth: [(size: PayloadSize, router: Int, bare: Int)] = []
         for (size, count) in settings.largePlan {
@@ -86,36 +96,47 @@ extension BenchRun {
             }
             let bareMemory = Self.medianMemory(bareMemories)
             let routerMemory = Self.medianMemory(routerMemories)
-            let (router, bare) = try await Measure.alternatingValues(rounds: settings.largeRounds, {
-                try await engine.run(routerMode, key: key, count: count)
-            }, {
-                try await engine.run(bareMode, key: key, count: count)
-            })
+            let (router, bare) = try await Measure.alternatingValues(
+                rounds: settings.largeRounds,
+                {
+                    try await engine.run(routerMode, key: key, count: count)
+                },
+                {
+                    try await engine.run(bareMode, key: key, count: count)
+                })
             try await engine.dropPayload(key: key)
             perByte.append((size, router / Double(size.bytes), bare / Double(size.bytes)))
             uiGrowth.append((size, routerMemory.ui, bareMemory.ui))
-            progress("large \(size.label), \(task): router \(ResultTable.duration(router)), bare \(ResultTable.duration(bare)); "
-                     + "UI peak +\(ResultTable.mebibytes(Double(routerMemory.ui))) vs +\(ResultTable.mebibytes(Double(bareMemory.ui))); "
-                     + "web peak +\(routerMemory.web.map { ResultTable.mebibytes(Double($0)) } ?? "?") vs +\(bareMemory.web.map { ResultTable.mebibytes(Double($0)) } ?? "?")")
-            table.add("large payload", "\(size.label) round trip, \(task), time", bridge: ResultTable.duration(router),
-                      bare: ResultTable.duration(bare), ratio: router / bare, target: .atMost(1.5))
+            progress(
+                "large \(size.label), \(task): router \(ResultTable.duration(router)), bare \(ResultTable.duration(bare)); "
+                    + "UI peak +\(ResultTable.mebibytes(Double(routerMemory.ui))) vs +\(ResultTable.mebibytes(Double(bareMemory.ui))); "
+                    + "web peak +\(routerMemory.web.map { ResultTable.mebibytes(Double($0)) } ?? "?") vs +\(bareMemory.web.map { ResultTable.mebibytes(Double($0)) } ?? "?")"
+            )
+            table.add(
+                "large payload", "\(size.label) round trip, \(task), time", bridge: ResultTable.duration(router),
+                bare: ResultTable.duration(bare), ratio: router / bare, target: .atMost(1.5))
             // A round trip holds the payload at least once; less growth than that means it reused
             // memory an earlier round left (JavaScriptCore's heap is not trimmed): not judged.
             let plausible = routerMemory.ui >= size.bytes
-            table.add("large payload", "\(size.label) peak memory growth, \(task), UI process ÷ payload"
-                      + (plausible ? "" : " (reused memory, not judged)"),
-                      bridge: ResultTable.mebibytes(Double(routerMemory.ui)), bare: ResultTable.mebibytes(Double(bareMemory.ui)),
-                      ratio: Double(routerMemory.ui) / Double(size.bytes), target: plausible ? .atMost(4) : nil)
+            table.add(
+                "large payload",
+                "\(size.label) peak memory growth, \(task), UI process ÷ payload"
+                    + (plausible ? "" : " (reused memory, not judged)"),
+                bridge: ResultTable.mebibytes(Double(routerMemory.ui)),
+                bare: ResultTable.mebibytes(Double(bareMemory.ui)),
+                ratio: Double(routerMemory.ui) / Double(size.bytes), target: plausible ? .atMost(4) : nil)
             if let routerWeb = routerMemory.web, let bareWeb = bareMemory.web {
-                table.add("large payload", "\(size.label) peak memory growth, \(task), web process ÷ payload",
-                          bridge: ResultTable.mebibytes(Double(routerWeb)), bare: ResultTable.mebibytes(Double(bareWeb)),
-                          ratio: Double(routerWeb) / Double(size.bytes), target: nil)
+                table.add(
+                    "large payload", "\(size.label) peak memory growth, \(task), web process ÷ payload",
+                    bridge: ResultTable.mebibytes(Double(routerWeb)), bare: ResultTable.mebibytes(Double(bareWeb)),
+                    ratio: Double(routerWeb) / Double(size.bytes), target: nil)
             }
         }
         if let small = perByte.first, let large = perByte.last, large.0.bytes > small.0.bytes {
-            table.add("large payload", "linearity, \(task): time per byte, \(large.0.label) / \(small.0.label)",
-                      bridge: String(format: "%.2f", large.1 / small.1), bare: String(format: "%.2f", large.2 / small.2),
-                      ratio: large.1 / small.1, target: .atMost(1.25))
+            table.add(
+                "large payload", "linearity, \(task): time per byte, \(large.0.label) / \(small.0.label)",
+                bridge: String(format: "%.2f", large.1 / small.1), bare: String(format: "%.2f", large.2 / small.2),
+                ratio: large.1 / small.1, target: .atMost(1.25))
         }
         // What each further payload byte costs, without the fixed growth of any round trip
         // (JavaScriptCore's and WebKit's own, which the bare side shows at 1 MB as well).
@@ -124,10 +145,12 @@ extension BenchRun {
             let router = Double(large.router - small.router) / bytes
             let bare = Double(large.bare - small.bare) / bytes
             let plausible = large.router >= large.size.bytes && small.router >= small.size.bytes
-            table.add("large payload", "UI peak memory per further payload byte, \(task), (\(large.size.label) − \(small.size.label)) ÷ \(ResultTable.mebibytes(bytes))"
-                      + (plausible ? "" : " (reused memory, not judged)"),
-                      bridge: String(format: "%.2f B", router), bare: String(format: "%.2f B", bare), ratio: router,
-                      target: plausible ? .atMost(4) : nil)
+            table.add(
+                "large payload",
+                "UI peak memory per further payload byte, \(task), (\(large.size.label) − \(small.size.label)) ÷ \(ResultTable.mebibytes(bytes))"
+                    + (plausible ? "" : " (reused memory, not judged)"),
+                bridge: String(format: "%.2f B", router), bare: String(format: "%.2f B", bare), ratio: router,
+                target: plausible ? .atMost(4) : nil)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,8 +30,10 @@ enum Measure {
     }
 
     /// Runs `body` once and returns its time divided by `operations`.
-    static func time(operations: Int, isolation: isolated (any Actor)? = #isolation,
-                     _ body: () async throws -> Void) async rethrows -> Sample {
+    static func time(
+        operations: Int, isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Void
+    ) async rethrows -> Sample {
         let wall0 = now()
         let cpu0 = processCPUTime()
         try await body()
@@ -42,8 +45,10 @@ enum Measure {
 
     /// Runs `rounds` rounds of `first` then `second` (alternating, so drift and noise hit both)
     /// and returns the median sample of each.
-    static func alternating(rounds: Int, isolation: isolated (any Actor)? = #isolation, _ first: () async throws -> Sample,
-                            _ second: () async throws -> Sample) async rethrows -> (Sample, Sample) {
+    static func alternating(
+        rounds: Int, isolation: isolated (any Actor)? = #isolation, _ first: () async throws -> Sample,
+        _ second: () async throws -> Sample
+    ) async rethrows -> (Sample, Sample) {
         var a: [Sample] = []
         var b: [Sample] = []
         for round in 0..<max(rounds, 1) {
@@ -60,10 +65,13 @@ enum Measure {
     }
 
     /// Like ``alternating(rounds:_:_:)`` for plain values (seconds per call): the medians.
-    static func alternatingValues(rounds: Int, isolation: isolated (any Actor)? = #isolation, _ first: () async throws -> Double,
-                                  _ second: () async throws -> Double) async rethrows -> (Double, Double) {
-        let (a, b) = try await alternating(rounds: rounds, { Sample(wall: try await first(), cpu: .nan) },
-                                           { Sample(wall: try await second(), cpu: .nan) })
+    static func alternatingValues(
+        rounds: Int, isolation: isolated (any Actor)? = #isolation, _ first: () async throws -> Double,
+        _ second: () async throws -> Double
+    ) async rethrows -> (Double, Double) {
+        let (a, b) = try await alternating(
+            rounds: rounds, { Sample(wall: try await first(), cpu: .nan) },
+            { Sample(wall: try await second(), cpu: .nan) })
         return (a.wall, b.wall)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -30,7 +31,8 @@ struct MemoryProbe {
     /// CPU time (user + system) the process used so far, in seconds, from `/proc/<pid>/stat`.
     func cpuSeconds() -> Double? {
         guard let text = try? String(contentsOfFile: directory + "/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return nil }
+            let close = text.lastIndex(of: ")")
+        else { return nil }
         // Fields after the command name: state is field 3, utime 14, stime 15.
         let fields = text[text.index(after: close)...].split(separator: " ")
         guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
@@ -68,10 +70,13 @@ struct MemoryProbe {
         var names: [Int32: String] = [:]
         for entry in entries {
             guard let pid = Int32(entry),
-                  let status = try? String(contentsOfFile: "/proc/\(entry)/status", encoding: .utf8) else { continue }
+                let status = try? String(contentsOfFile: "/proc/\(entry)/status", encoding: .utf8)
+            else { continue }
             for line in status.split(separator: "\n") {
                 if line.hasPrefix("Name:") { names[pid] = line.dropFirst(5).trimmingCharacters(in: .whitespaces) }
-                if line.hasPrefix("PPid:") { parents[pid] = Int32(line.dropFirst(5).trimmingCharacters(in: .whitespaces)) }
+                if line.hasPrefix("PPid:") {
+                    parents[pid] = Int32(line.dropFirst(5).trimmingCharacters(in: .whitespaces))
+                }
             }
         }
         return names.compactMap { pid, name -> Int32? in

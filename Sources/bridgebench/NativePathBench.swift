@@ -75,10 +75,11 @@ struct NativePathBench {
             let task = kind.taskName
             let sink = ScriptSink()
             // The engines' completion-handler form (what WKWebView and WebKitGTK offer).
-            router.connect(PageChannel { script, completion in
-                sink.keep(script)
-                completion(nil)
-            })
+            router.connect(
+                PageChannel { script, completion in
+                    sink.keep(script)
+                    completion(nil)
+                })
             self.sink = sink
             batch = NativePathBench.batch(forBytes: optionsText.utf8.count)
             bodies = (0..<batch).map { slot in
@@ -119,15 +120,18 @@ struct NativePathBench {
 
         let iterations = self.iterations
         var bare = BareCodec(optionsText: optionsText, side: BareSide(for: kind), batch: harness.batch)
-        let (routerSample, bareSample) = try await Measure.alternating(rounds: rounds, {
-            await Measure.time(operations: iterations) {
-                await harness.call(iterations)
-            }
-        }, {
-            try await Measure.time(operations: iterations) {
-                try await bare.run(iterations)
-            }
-        })
+        let (routerSample, bareSample) = try await Measure.alternating(
+            rounds: rounds,
+            {
+                await Measure.time(operations: iterations) {
+                    await harness.call(iterations)
+                }
+            },
+            {
+                try await Measure.time(operations: iterations) {
+                    try await bare.run(iterations)
+                }
+            })
         await harness.router.close()
         return Outcome(size: size, kind: kind, router: routerSample, bare: bareSample)
     }
@@ -138,7 +142,8 @@ struct NativePathBench {
         let payload = BenchPayload.make(bytes: size.bytes)
         let optionsText = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
         if let side {
-            var bare = BareCodec(optionsText: optionsText, side: side, batch: Self.batch(forBytes: optionsText.utf8.count))
+            var bare = BareCodec(
+                optionsText: optionsText, side: side, batch: Self.batch(forBytes: optionsText.utf8.count))
             try await bare.run(iterations)
             return
         }

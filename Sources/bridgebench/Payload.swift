@@ -52,8 +52,9 @@ struct BenchPayload: Codable, Sendable, Equatable {
 
     private static func record(_ index: Int) -> BenchRecord {
         let name = index % 10 == 0 ? "Record \(index) <b>\"Grüße\"</b> ✓" : "Record number \(index)"
-        return BenchRecord(id: index, name: name, score: Double(index % 1000) / 8, active: index % 3 == 0,
-                           tags: index % 2 == 0 ? ["alpha", "beta"] : ["gamma"])
+        return BenchRecord(
+            id: index, name: name, score: Double(index % 1000) / 8, active: index % 3 == 0,
+            tags: index % 2 == 0 ? ["alpha", "beta"] : ["gamma"])
     }
 }
 

@@ -38,17 +38,23 @@ extension BenchRun {
 
     @MainActor
     private func runPeers(_ engine: EngineBench, _ peers: PeerEngine, into table: inout ResultTable) async throws {
-        let bridgeTyped = PeerSide(label: "BridgeKit, typed task", run: { key, count, width in
-            try await engine.run("router-sync", key: key, count: count, width: width)
-        })
-        let bridgeRaw = PeerSide(label: "BridgeKit, Echo task", run: { key, count, width in
-            try await engine.run("router-raw", key: key, count: count, width: width)
-        })
+        let bridgeTyped = PeerSide(
+            label: "BridgeKit, typed task",
+            run: { key, count, width in
+                try await engine.run("router-sync", key: key, count: count, width: width)
+            })
+        let bridgeRaw = PeerSide(
+            label: "BridgeKit, Echo task",
+            run: { key, count, width in
+                try await engine.run("router-raw", key: key, count: count, width: width)
+            })
         let settings = self.settings
         func peer(_ mode: String, _ label: String) -> PeerSide {
-            var side = PeerSide(label: label, run: { key, count, width in
-                try await peers.run(mode, key: key, count: count, width: width)
-            })
+            var side = PeerSide(
+                label: label,
+                run: { key, count, width in
+                    try await peers.run(mode, key: key, count: count, width: width)
+                })
             if mode == "dsbridge" { side.sequentialCap = { settings.dsbridgeSequentialCount($0) } }
             return side
         }
@@ -58,36 +64,44 @@ extension BenchRun {
         let designs = PeerEngine.designs.map { peer($0.mode, $0.label) }
         let sides = [bridgeTyped, bridgeRaw, bareReply, bareReplyTyped, bareEval] + designs
 
-        var chart = RoundTripChart(title: "Round-trip time against payload size, one call at a time (WebKitGTK \(Self.webKitVersion))")
+        var chart = RoundTripChart(
+            title: "Round-trip time against payload size, one call at a time (WebKitGTK \(Self.webKitVersion))")
         var matrix = PeerMatrix(designs: designs.map(\.label))
         for size in settings.peerPlan {
             let key = "peer \(size.label)"
             try await engine.setPayload(size.payload, key: key)
             try await peers.setPayload(size.payload, key: key)
             var modes = [("sequential", 1, size.sequentialCount)]
-            if let pipeline = size.pipeline { modes.append(("pipelined ×\(pipeline.width)", pipeline.width, pipeline.count)) }
+            if let pipeline = size.pipeline {
+                modes.append(("pipelined ×\(pipeline.width)", pipeline.width, pipeline.count))
+            }
             for (mode, width, count) in modes {
-                let spreads = try await measure(sides, key: key, count: count, width: width, rounds: settings.peerRounds(forBytes: size.bytes))
+                let spreads = try await measure(
+                    sides, key: key, count: count, width: width, rounds: settings.peerRounds(forBytes: size.bytes))
                 let spread = { (side: PeerSide) in spreads[side.label] ?? Spread([]) }
                 let row = "\(size.label) \(mode)"
                 progress("peers \(row): " + sides.map { "\($0.label) \(spread($0).rateText)" }.joined(separator: "; "))
                 let judged = size.pipeline != nil  // the four sizes of the targets
                 let limitTarget: ResultTable.Target? = judged ? .atLeast(0.9) : nil
-                table.add("engine limit", "\(row), Echo task vs bare reply echo, round trips per second",
-                          bridge: spread(bridgeRaw).rateText, bare: spread(bareReply).rateText,
-                          ratio: spread(bareReply).median / spread(bridgeRaw).median, target: limitTarget)
-                table.add("engine limit", "\(row), typed task vs bare reply echo + codec, round trips per second",
-                          bridge: spread(bridgeTyped).rateText, bare: spread(bareReplyTyped).rateText,
-                          ratio: spread(bareReplyTyped).median / spread(bridgeTyped).median, target: limitTarget)
-                table.add("engine limit", "\(row), typed task vs bare evaluate_javascript echo + codec (second bare row)",
-                          bridge: spread(bridgeTyped).rateText, bare: spread(bareEval).rateText,
-                          ratio: spread(bareEval).median / spread(bridgeTyped).median, target: nil)
+                table.add(
+                    "engine limit", "\(row), Echo task vs bare reply echo, round trips per second",
+                    bridge: spread(bridgeRaw).rateText, bare: spread(bareReply).rateText,
+                    ratio: spread(bareReply).median / spread(bridgeRaw).median, target: limitTarget)
+                table.add(
+                    "engine limit", "\(row), typed task vs bare reply echo + codec, round trips per second",
+                    bridge: spread(bridgeTyped).rateText, bare: spread(bareReplyTyped).rateText,
+                    ratio: spread(bareReplyTyped).median / spread(bridgeTyped).median, target: limitTarget)
+                table.add(
+                    "engine limit", "\(row), typed task vs bare evaluate_javascript echo + codec (second bare row)",
+                    bridge: spread(bridgeTyped).rateText, bare: spread(bareEval).rateText,
+                    ratio: spread(bareEval).median / spread(bridgeTyped).median, target: nil)
                 for design in designs {
                     let ratio = spread(design).median / spread(bridgeTyped).median
                     matrix.add(row: row, design: design.label, ratio: ratio)
-                    table.add("peer designs", "\(row), typed task vs \(design.label), round trips per second",
-                              bridge: spread(bridgeTyped).rateText, bare: spread(design).rateText,
-                              ratio: ratio, target: judged ? .atLeast(1) : nil)
+                    table.add(
+                        "peer designs", "\(row), typed task vs \(design.label), round trips per second",
+                        bridge: spread(bridgeTyped).rateText, bare: spread(design).rateText,
+                        ratio: ratio, target: judged ? .atLeast(1) : nil)
                 }
                 if width == 1 {
                     for side in [bridgeTyped, bareReplyTyped, bareEval] + designs {
@@ -98,8 +112,9 @@ extension BenchRun {
             try await engine.dropPayload(key: key)
             await peers.dropPayload(key: key)
         }
-        print("\nBridgeKit's typed task ÷ each peer design (round trips per second, medians over \(settings.peerRounds(forBytes: 0)) rounds, "
-              + "\(settings.peerRounds(forBytes: 1 << 20)) from 1 MB; > 1: BridgeKit ahead)\n")
+        print(
+            "\nBridgeKit's typed task ÷ each peer design (round trips per second, medians over \(settings.peerRounds(forBytes: 0)) rounds, "
+                + "\(settings.peerRounds(forBytes: 1 << 20)) from 1 MB; > 1: BridgeKit ahead)\n")
         print(matrix.render())
         do {
             try chart.svg().write(toFile: settings.chartPath, atomically: true, encoding: .utf8)
@@ -113,7 +128,9 @@ extension BenchRun {
     /// each round so no side always runs first (cold caches) or last.
     /// - Returns: each side's spread of seconds per call, by label.
     @MainActor
-    private func measure(_ sides: [PeerSide], key: String, count: Int, width: Int, rounds: Int) async throws -> [String: Spread] {
+    private func measure(_ sides: [PeerSide], key: String, count: Int, width: Int, rounds: Int) async throws -> [String:
+        Spread]
+    {
         func calls(_ side: PeerSide) -> Int { width == 1 ? (side.sequentialCap?(count) ?? count) : count }
         for side in sides { _ = try await side.run(key, max(calls(side) / 10, 1), width) }
         var samples: [String: [Double]] = [:]
@@ -143,11 +160,15 @@ struct PeerMatrix {
     }
 
     func render() -> String {
-        var lines = ["| Payload, mode | " + designs.joined(separator: " | ") + " |",
-                     "|---|" + String(repeating: "---:|", count: designs.count)]
+        var lines = [
+            "| Payload, mode | " + designs.joined(separator: " | ") + " |",
+            "|---|" + String(repeating: "---:|", count: designs.count),
+        ]
         for row in rows {
-            lines.append("| \(row.row) | " + designs.map { row.ratios[$0].map { String(format: "%.2fx", $0) } ?? "—" }
-                .joined(separator: " | ") + " |")
+            lines.append(
+                "| \(row.row) | "
+                    + designs.map { row.ratios[$0].map { String(format: "%.2fx", $0) } ?? "—" }
+                    .joined(separator: " | ") + " |")
         }
         return lines.joined(separator: "\n")
     }

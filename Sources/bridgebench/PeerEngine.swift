@@ -66,19 +66,26 @@ final class PeerEngine {
         // The same with the typed task's codec work in between.
         view.register("peerreplytyped", withReply: true) { [decoder, encoder] value, reply in
             guard let reply, let text = Self.string(of: value),
-                  let payload = try? decoder.decode(BenchPayload.self, from: text),
-                  let out = try? encoder.encode(payload) else { return }
-            let answer = String(decoding: out, as: UTF8.self).withCString { jsc_value_new_string(jsc_value_get_context(value), $0) }
+                let payload = try? decoder.decode(BenchPayload.self, from: text),
+                let out = try? encoder.encode(payload)
+            else { return }
+            let answer = String(decoding: out, as: UTF8.self).withCString {
+                jsc_value_new_string(jsc_value_get_context(value), $0)
+            }
             if let answer {
                 webkit_script_message_reply_return_value(reply, answer)
                 g_object_unref(UnsafeMutableRawPointer(answer))
             }
         }
         // The evaluate_javascript echo (one script per answer), typed.
-        struct Call: Codable { let id: Int; let data: BenchPayload }
+        struct Call: Codable {
+            let id: Int
+            let data: BenchPayload
+        }
         view.register("peereval", withReply: false) { [weak self, decoder, encoder] value, _ in
             guard let self, let json = Self.string(of: value), let call = try? decoder.decode(Call.self, from: json),
-                  let out = try? encoder.encode(call.data) else { return }
+                let out = try? encoder.encode(call.data)
+            else { return }
             self.view.evaluate("window.__peerEval(\(call.id), " + String(decoding: out, as: UTF8.self) + ")")
         }
     }
@@ -121,9 +128,12 @@ final class PeerEngine {
     /// Handles the queue `_fetchQueue()` returned (its value's JSON text: a quoted JSON string).
     private func wvjbFlush(_ json: String?) {
         guard let json, let queueText = try? decoder.decode(String.self, from: Data(json.utf8)),
-              let messages = try? decoder.decode([WVJBMessage].self, from: Data(queueText.utf8)) else { return }
+            let messages = try? decoder.decode([WVJBMessage].self, from: Data(queueText.utf8))
+        else { return }
         for message in messages {
-            guard let out = try? encoder.encode(WVJBResponse(responseId: message.callbackId, responseData: message.data)) else {
+            guard
+                let out = try? encoder.encode(WVJBResponse(responseId: message.callbackId, responseData: message.data))
+            else {
                 continue
             }
             view.evaluate("WebViewJavascriptBridge._handleMessageFromObjC('" + Self.wvjbEscaped(out) + "');")
@@ -145,7 +155,9 @@ final class PeerEngine {
             case 0x0A: out += [0x5C, UInt8(ascii: "n")]
             case 0x0D: out += [0x5C, UInt8(ascii: "r")]
             case 0x0C: out += [0x5C, UInt8(ascii: "f")]
-            case 0xE2 where index + 2 < json.endIndex && json[index + 1] == 0x80 && (json[index + 2] == 0xA8 || json[index + 2] == 0xA9):
+            case 0xE2
+            where index + 2 < json.endIndex && json[index + 1] == 0x80
+                && (json[index + 2] == 0xA8 || json[index + 2] == 0xA9):
                 out += Array((json[index + 2] == 0xA8 ? "\\u2028" : "\\u2029").utf8)
                 index += 2
             default: out.append(byte)
@@ -170,10 +182,13 @@ final class PeerEngine {
     private func registerDSBridge() {
         view.onPrompt = { [weak self] message, defaultText in
             guard let self, message.hasPrefix("_dsbridge="),
-                  let call = try? self.decoder.decode(DSBCall.self, from: Data(defaultText.utf8)),
-                  let out = try? self.encoder.encode(DSBResult(code: 0, data: call.data)) else { return nil }
+                let call = try? self.decoder.decode(DSBCall.self, from: Data(defaultText.utf8)),
+                let out = try? self.encoder.encode(DSBResult(code: 0, data: call.data))
+            else { return nil }
             guard let stub = call._dscbstub else { return String(decoding: out, as: UTF8.self) }  // synchronous
-            self.dsbQueue("try {\(stub)(JSON.parse(decodeURIComponent(\"\(Self.percentEncoded(out))\")).data);delete window.\(stub); } catch(e){};")
+            self.dsbQueue(
+                "try {\(stub)(JSON.parse(decodeURIComponent(\"\(Self.percentEncoded(out))\")).data);delete window.\(stub); } catch(e){};"
+            )
             return #"{"code":0}"#
         }
     }
@@ -210,9 +225,10 @@ final class PeerEngine {
         out.reserveCapacity(json.count * 2)
         for byte in json {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "~"),
-                 UInt8(ascii: "*"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "!"), UInt8(ascii: "~"),
+                UInt8(ascii: "*"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"):
                 out.append(byte)
             default:
                 out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
@@ -250,20 +266,26 @@ final class PeerEngine {
 
     private func registerCapacitorAndCordova() {
         view.register("bridge", withReply: false) { [weak self] value, _ in
-            guard let self, let json = Self.json(of: value), let call = try? self.decoder.decode(CapacitorCall.self, from: json),
-                  let out = try? self.encoder.encode(call.options) else { return }
+            guard let self, let json = Self.json(of: value),
+                let call = try? self.decoder.decode(CapacitorCall.self, from: json),
+                let out = try? self.encoder.encode(call.options)
+            else { return }
             // Capacitor pastes callbackId, pluginId and methodName between quotes unescaped.
-            self.view.evaluate("window.Capacitor.fromNative({callbackId:'\(call.callbackId)', pluginId:'\(call.pluginId)', "
-                               + "methodName:'\(call.methodName)', save:false, success:true, data:"
-                               + String(decoding: out, as: UTF8.self) + "})")
+            self.view.evaluate(
+                "window.Capacitor.fromNative({callbackId:'\(call.callbackId)', pluginId:'\(call.pluginId)', "
+                    + "methodName:'\(call.methodName)', save:false, success:true, data:"
+                    + String(decoding: out, as: UTF8.self) + "})")
         }
         view.register("cordova", withReply: false) { [weak self] value, _ in
-            guard let self, let json = Self.json(of: value), let call = try? self.decoder.decode(CordovaCall.self, from: json),
-                  call.callbackId.count <= 100,
-                  call.callbackId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }),
-                  let out = try? self.encoder.encode(call.payload) else { return }
-            self.view.evaluate("cordova.require('cordova/exec').nativeCallback('\(call.callbackId)',1,"
-                               + String(decoding: out, as: UTF8.self) + ",false,false)")
+            guard let self, let json = Self.json(of: value),
+                let call = try? self.decoder.decode(CordovaCall.self, from: json),
+                call.callbackId.count <= 100,
+                call.callbackId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }),
+                let out = try? self.encoder.encode(call.payload)
+            else { return }
+            self.view.evaluate(
+                "cordova.require('cordova/exec').nativeCallback('\(call.callbackId)',1,"
+                    + String(decoding: out, as: UTF8.self) + ",false,false)")
         }
     }
 
@@ -283,14 +305,17 @@ final class PeerEngine {
     /// Runs `count` calls of payload `key` through `mode`, `width` at a time, after one call
     /// compared in full. - Returns: seconds per call, measured in the page.
     func run(_ mode: String, key: String, count: Int, width: Int = 1) async throws -> Double {
-        _ = await view.evaluateReturningJSON("window.__peer.start(\(Self.quoted(mode)), \(Self.quoted(key)), \(count), \(width)), 0")
+        _ = await view.evaluateReturningJSON(
+            "window.__peer.start(\(Self.quoted(mode)), \(Self.quoted(key)), \(count), \(width)), 0")
         struct Outcome: Decodable {
             let ms: Double?
             let error: String?
         }
         var outcome: Outcome?
         try await view.waitUntil("\(count) \(mode) calls of \(key)", pollEvery: .milliseconds(20)) {
-            guard let json = await self.view.evaluateReturningJSON("window.__peer.result"), json != "null" else { return false }
+            guard let json = await self.view.evaluateReturningJSON("window.__peer.result"), json != "null" else {
+                return false
+            }
             outcome = try? JSONDecoder().decode(Outcome.self, from: Data(json.utf8))
             return true
         }

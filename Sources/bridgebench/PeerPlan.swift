@@ -31,16 +31,20 @@ extension BenchSettings {
     /// a round of ten sides would take minutes).
     var peerPlan: [PeerSize] {
         if smoke {
-            return [PeerSize("100 B", .make(bytes: 100), sequential: 3, pipeline: (4, 4)),
-                    PeerSize("10 KB", .make(bytes: 10 * 1024), sequential: 2, pipeline: (4, 4))]
+            return [
+                PeerSize("100 B", .make(bytes: 100), sequential: 3, pipeline: (4, 4)),
+                PeerSize("10 KB", .make(bytes: 10 * 1024), sequential: 2, pipeline: (4, 4)),
+            ]
         }
-        return [PeerSize("25 B (empty)", .make(bytes: 1), sequential: 300, pipeline: nil),
-                PeerSize("100 B", .make(bytes: 100), sequential: 300, pipeline: (64, 1280)),
-                PeerSize("1 KB", .make(bytes: 1024), sequential: 200, pipeline: nil),
-                PeerSize("10 KB", .make(bytes: 10 * 1024), sequential: 100, pipeline: (64, 256)),
-                PeerSize("100 KB", .text(bytes: 100 * 1024), sequential: 30, pipeline: nil),
-                PeerSize("1 MB", .text(bytes: 1024 * 1024), sequential: 4, pipeline: (64, 64)),
-                PeerSize("8 MB", .text(bytes: 8 * 1024 * 1024), sequential: 1, pipeline: (4, 4))]
+        return [
+            PeerSize("25 B (empty)", .make(bytes: 1), sequential: 300, pipeline: nil),
+            PeerSize("100 B", .make(bytes: 100), sequential: 300, pipeline: (64, 1280)),
+            PeerSize("1 KB", .make(bytes: 1024), sequential: 200, pipeline: nil),
+            PeerSize("10 KB", .make(bytes: 10 * 1024), sequential: 100, pipeline: (64, 256)),
+            PeerSize("100 KB", .text(bytes: 100 * 1024), sequential: 30, pipeline: nil),
+            PeerSize("1 MB", .text(bytes: 1024 * 1024), sequential: 4, pipeline: (64, 64)),
+            PeerSize("8 MB", .text(bytes: 8 * 1024 * 1024), sequential: 1, pipeline: (4, 4)),
+        ]
     }
 
     /// Rounds per row of the peer comparison; every side runs once per round, in a rotated order.

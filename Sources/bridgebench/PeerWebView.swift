@@ -52,7 +52,8 @@ final class PeerWebView {
         guard GLibMainLoop.shared.mode == .integrated, bk_is_process_main_thread() != 0 else { throw .notOnGTKThread }
         guard let context = webkit_web_context_new_ephemeral() else { throw .noView }
         guard let manager = webkit_user_content_manager_new(), let view = bk_web_view_new(context, manager),
-              let window = gtk_offscreen_window_new() else {
+            let window = gtk_offscreen_window_new()
+        else {
             g_object_unref(UnsafeMutableRawPointer(context))
             throw .noView
         }
@@ -62,11 +63,16 @@ final class PeerWebView {
         self.view = view
         self.manager = manager
         gtk_window_set_default_size(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkWindow.self), 800, 600)
-        gtk_container_add(UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkContainer.self),
-                          UnsafeMutableRawPointer(view).assumingMemoryBound(to: GtkWidget.self))
+        gtk_container_add(
+            UnsafeMutableRawPointer(window).assumingMemoryBound(to: GtkContainer.self),
+            UnsafeMutableRawPointer(view).assumingMemoryBound(to: GtkWidget.self))
         gtk_widget_show_all(window)
-        connect(UnsafeMutableRawPointer(view), "decide-policy", unsafeBitCast(peerDecidePolicy, to: GCallback.self), tag: "")
-        connect(UnsafeMutableRawPointer(view), "script-dialog", unsafeBitCast(peerScriptDialog, to: GCallback.self), tag: "")
+        connect(
+            UnsafeMutableRawPointer(view), "decide-policy", unsafeBitCast(peerDecidePolicy, to: GCallback.self), tag: ""
+        )
+        connect(
+            UnsafeMutableRawPointer(view), "script-dialog", unsafeBitCast(peerScriptDialog, to: GCallback.self), tag: ""
+        )
     }
 
     /// Registers a page-world script message handler `name`; with `withReply`, the page's Promise
@@ -74,20 +80,23 @@ final class PeerWebView {
     func register(_ name: String, withReply: Bool, _ handler: @escaping Handler) {
         handlers[name] = handler
         if withReply {
-            connect(UnsafeMutableRawPointer(manager), "script-message-with-reply-received::\(name)",
-                    unsafeBitCast(peerMessageWithReply, to: GCallback.self), tag: name)
+            connect(
+                UnsafeMutableRawPointer(manager), "script-message-with-reply-received::\(name)",
+                unsafeBitCast(peerMessageWithReply, to: GCallback.self), tag: name)
             _ = webkit_user_content_manager_register_script_message_handler_with_reply(manager, name, nil)
         } else {
-            connect(UnsafeMutableRawPointer(manager), "script-message-received::\(name)",
-                    unsafeBitCast(peerMessage, to: GCallback.self), tag: name)
+            connect(
+                UnsafeMutableRawPointer(manager), "script-message-received::\(name)",
+                unsafeBitCast(peerMessage, to: GCallback.self), tag: name)
             _ = webkit_user_content_manager_register_script_message_handler(manager, name)
         }
     }
 
     /// Adds `source` as a user script run at document start in the main frame's page world.
     func addUserScript(_ source: String) {
-        let script = webkit_user_script_new(source, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME,
-                                            WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
+        let script = webkit_user_script_new(
+            source, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME,
+            WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
         webkit_user_content_manager_add_script(manager, script)
         webkit_user_script_unref(script)
     }
@@ -102,7 +111,8 @@ final class PeerWebView {
         var source = script
         source.withUTF8 { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
-                webkit_web_view_evaluate_javascript(view, chars.baseAddress, gssize(chars.count), nil, nil, nil, nil, nil)
+                webkit_web_view_evaluate_javascript(
+                    view, chars.baseAddress, gssize(chars.count), nil, nil, nil, nil, nil)
             }
         }
     }
@@ -114,8 +124,9 @@ final class PeerWebView {
         var source = script
         source.withUTF8 { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
-                webkit_web_view_evaluate_javascript(view, chars.baseAddress, gssize(chars.count), nil, nil, nil,
-                                                    peerEvaluated, box)
+                webkit_web_view_evaluate_javascript(
+                    view, chars.baseAddress, gssize(chars.count), nil, nil, nil,
+                    peerEvaluated, box)
             }
         }
     }
@@ -128,8 +139,10 @@ final class PeerWebView {
     }
 
     /// Polls `condition` until it holds; GLib keeps running while this task sleeps.
-    func waitUntil(_ what: String, pollEvery interval: Duration = .milliseconds(10), timeout: Double = 600,
-                   _ condition: () async -> Bool) async throws {
+    func waitUntil(
+        _ what: String, pollEvery interval: Duration = .milliseconds(10), timeout: Double = 600,
+        _ condition: () async -> Bool
+    ) async throws {
         let deadline = Measure.now() + timeout
         while await !condition() {
             if Measure.now() > deadline { throw Failure.timeout(what) }
@@ -159,7 +172,8 @@ final class PeerWebView {
 
     private func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, _ callback: GCallback, tag: String) {
         let target = Unmanaged.passRetained(PeerSignalTarget(view: self, tag: tag)).toOpaque()
-        let id = g_signal_connect_data(instance, signal, callback, target, peerReleaseTarget, GConnectFlags(rawValue: 0))
+        let id = g_signal_connect_data(
+            instance, signal, callback, target, peerReleaseTarget, GConnectFlags(rawValue: 0))
         connections.append((instance, id))
     }
 
@@ -214,7 +228,9 @@ private let peerReleaseTarget: GClosureNotify = { data, _ in
 /// `script-message-received::<name>` (4.1 API: a `WebKitJavascriptResult`).
 private let peerMessage: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = {
     _, result, data in
-    guard let result, let target = PeerSignalTarget.from(data), let value = webkit_javascript_result_get_js_value(result) else {
+    guard let result, let target = PeerSignalTarget.from(data),
+        let value = webkit_javascript_result_get_js_value(result)
+    else {
         return
     }
     let sent = Unchecked((target, value))
@@ -223,24 +239,32 @@ private let peerMessage: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer
 
 /// `script-message-with-reply-received::<name>`: TRUE when a handler took the reply.
 private let peerMessageWithReply:
-    @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<JSCValue>?, OpaquePointer?, UnsafeMutableRawPointer?) -> gboolean = {
-        _, value, reply, data in
-        guard let value, let reply, let target = PeerSignalTarget.from(data) else { return 0 }
-        let sent = Unchecked((target, value, reply))
-        return MainActor.assumeIsolated { sent.value.0.view?.deliver(sent.value.0.tag, sent.value.1, sent.value.2) ?? false } ? 1 : 0
-    }
+    @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<JSCValue>?, OpaquePointer?, UnsafeMutableRawPointer?)
+        -> gboolean = {
+            _, value, reply, data in
+            guard let value, let reply, let target = PeerSignalTarget.from(data) else { return 0 }
+            let sent = Unchecked((target, value, reply))
+            return MainActor.assumeIsolated {
+                sent.value.0.view?.deliver(sent.value.0.tag, sent.value.1, sent.value.2) ?? false
+            } ? 1 : 0
+        }
 
 /// `decide-policy`: ignores the navigations ``PeerWebView/onNavigation`` takes.
 private let peerDecidePolicy:
-    @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<WebKitPolicyDecision>?, WebKitPolicyDecisionType,
-                    UnsafeMutableRawPointer?) -> gboolean = { _, decision, type, data in
-        guard let decision, type == WEBKIT_POLICY_DECISION_TYPE_NAVIGATION_ACTION, let target = PeerSignalTarget.from(data) else {
+    @convention(c) (
+        UnsafeMutableRawPointer?, UnsafeMutablePointer<WebKitPolicyDecision>?, WebKitPolicyDecisionType,
+        UnsafeMutableRawPointer?
+    ) -> gboolean = { _, decision, type, data in
+        guard let decision, type == WEBKIT_POLICY_DECISION_TYPE_NAVIGATION_ACTION,
+            let target = PeerSignalTarget.from(data)
+        else {
             return 0
         }
         let navigation = UnsafeMutableRawPointer(decision).assumingMemoryBound(to: WebKitNavigationPolicyDecision.self)
         guard let action = webkit_navigation_policy_decision_get_navigation_action(navigation),
-              let request = webkit_navigation_action_get_request(action),
-              let uri = webkit_uri_request_get_uri(request) else { return 0 }
+            let request = webkit_navigation_action_get_request(action),
+            let uri = webkit_uri_request_get_uri(request)
+        else { return 0 }
         let text = String(cString: uri)
         let sent = Unchecked(target)
         guard MainActor.assumeIsolated({ sent.value.view?.decideNavigation(text) ?? false }) else { return 0 }
@@ -249,18 +273,19 @@ private let peerDecidePolicy:
     }
 
 /// `script-dialog`: answers `prompt()` through ``PeerWebView/onPrompt``; other dialogs are dismissed.
-private let peerScriptDialog: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> gboolean = {
-    _, dialog, data in
-    guard let dialog, let target = PeerSignalTarget.from(data) else { return 0 }
-    guard webkit_script_dialog_get_dialog_type(dialog) == WEBKIT_SCRIPT_DIALOG_PROMPT else { return 1 }
-    let message = webkit_script_dialog_get_message(dialog).map { String(cString: $0) } ?? ""
-    let defaultText = webkit_script_dialog_prompt_get_default_text(dialog).map { String(cString: $0) } ?? ""
-    let sent = Unchecked(target)
-    if let answer = MainActor.assumeIsolated({ sent.value.view?.answerPrompt(message, defaultText) }) {
-        webkit_script_dialog_prompt_set_text(dialog, answer)
+private let peerScriptDialog:
+    @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> gboolean = {
+        _, dialog, data in
+        guard let dialog, let target = PeerSignalTarget.from(data) else { return 0 }
+        guard webkit_script_dialog_get_dialog_type(dialog) == WEBKIT_SCRIPT_DIALOG_PROMPT else { return 1 }
+        let message = webkit_script_dialog_get_message(dialog).map { String(cString: $0) } ?? ""
+        let defaultText = webkit_script_dialog_prompt_get_default_text(dialog).map { String(cString: $0) } ?? ""
+        let sent = Unchecked(target)
+        if let answer = MainActor.assumeIsolated({ sent.value.view?.answerPrompt(message, defaultText) }) {
+            webkit_script_dialog_prompt_set_text(dialog, answer)
+        }
+        return 1
     }
-    return 1
-}
 
 /// `GAsyncReadyCallback` of ``PeerWebView/evaluate(_:completion:)``.
 private let peerEvaluated: GAsyncReadyCallback = { source, result, data in

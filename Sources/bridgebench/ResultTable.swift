@@ -37,7 +37,9 @@ struct ResultTable {
     /// Smoke runs print the table but do not judge targets.
     let judges: Bool
 
-    mutating func add(_ part: String, _ measurement: String, bridge: String, bare: String, ratio: Double?, target: Target?) {
+    mutating func add(
+        _ part: String, _ measurement: String, bridge: String, bare: String, ratio: Double?, target: Target?
+    ) {
         rows.append(Row(part: part, measurement: measurement, bridge: bridge, bare: bare, ratio: ratio, target: target))
     }
 
@@ -50,8 +52,10 @@ struct ResultTable {
     }
 
     func render() -> String {
-        var lines = ["| Part | Measurement | BridgeKit | Bare | Ratio | Target | Met |",
-                     "|---|---|---:|---:|---:|---|---|"]
+        var lines = [
+            "| Part | Measurement | BridgeKit | Bare | Ratio | Target | Met |",
+            "|---|---|---:|---:|---:|---|---|",
+        ]
         for row in rows {
             let ratio = row.ratio.map { String(format: "%.2fx", $0) } ?? "—"
             let met: String
@@ -60,7 +64,9 @@ struct ResultTable {
             } else {
                 met = "—"
             }
-            lines.append("| \(row.part) | \(row.measurement) | \(row.bridge) | \(row.bare) | \(ratio) | \(row.target?.text ?? "—") | \(met) |")
+            lines.append(
+                "| \(row.part) | \(row.measurement) | \(row.bridge) | \(row.bare) | \(ratio) | \(row.target?.text ?? "—") | \(met) |"
+            )
         }
         return lines.joined(separator: "\n")
     }

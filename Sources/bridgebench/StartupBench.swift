@@ -33,18 +33,26 @@ extension BenchRun {
                 bridged.append(try await startBridged())
             }
         }
-        let bridgedTime = Spread(bridged.map(\.seconds)), bareTime = Spread(bare.map(\.seconds))
+        let bridgedTime = Spread(bridged.map(\.seconds))
+        let bareTime = Spread(bare.map(\.seconds))
         progress("startup: with BridgeKit \(bridgedTime.durationText), without \(bareTime.durationText)")
-        table.add("startup", "create web view → first call answered, with BridgeKit vs bare reply handler (\(settings.startupRounds) rounds)",
-                  bridge: bridgedTime.durationText, bare: bareTime.durationText, ratio: bridgedTime.median / bareTime.median, target: nil)
-        let bridgedUI = Spread(bridged.map { Double($0.uiBytes) }), bareUI = Spread(bare.map { Double($0.uiBytes) })
-        table.add("startup", "one idle web view, UI process memory growth, with BridgeKit vs without",
-                  bridge: bridgedUI.mebibytesText, bare: bareUI.mebibytesText, ratio: nil, target: nil)
-        let bridgedWeb = bridged.compactMap(\.webBytes).map(Double.init), bareWeb = bare.compactMap(\.webBytes).map(Double.init)
+        table.add(
+            "startup",
+            "create web view → first call answered, with BridgeKit vs bare reply handler (\(settings.startupRounds) rounds)",
+            bridge: bridgedTime.durationText, bare: bareTime.durationText, ratio: bridgedTime.median / bareTime.median,
+            target: nil)
+        let bridgedUI = Spread(bridged.map { Double($0.uiBytes) })
+        let bareUI = Spread(bare.map { Double($0.uiBytes) })
+        table.add(
+            "startup", "one idle web view, UI process memory growth, with BridgeKit vs without",
+            bridge: bridgedUI.mebibytesText, bare: bareUI.mebibytesText, ratio: nil, target: nil)
+        let bridgedWeb = bridged.compactMap(\.webBytes).map(Double.init)
+        let bareWeb = bare.compactMap(\.webBytes).map(Double.init)
         if !bridgedWeb.isEmpty, !bareWeb.isEmpty {
-            table.add("startup", "one idle web view, its web process's resident memory, with BridgeKit vs without",
-                      bridge: Spread(bridgedWeb).mebibytesText, bare: Spread(bareWeb).mebibytesText,
-                      ratio: Spread(bridgedWeb).median / Spread(bareWeb).median, target: nil)
+            table.add(
+                "startup", "one idle web view, its web process's resident memory, with BridgeKit vs without",
+                bridge: Spread(bridgedWeb).mebibytesText, bare: Spread(bareWeb).mebibytesText,
+                ratio: Spread(bridgedWeb).median / Spread(bareWeb).median, target: nil)
         }
         try await runManyPages(into: &table)
     }
@@ -55,14 +63,18 @@ extension BenchRun {
     private func startBridged() async throws -> StartupSample {
         let (uiBefore, webBefore) = Self.memoryBaseline()
         let start = Date().timeIntervalSince1970
-        let router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins([OriginPattern(StartupPage.origin)])))
+        let router = BridgeRouter(
+            configuration: BridgeConfiguration(policy: .origins([OriginPattern(StartupPage.origin)])))
         try router.register(EchoTask(name: "Echo"))
-        let webView = try GTKWebView(configuration: GTKWebViewConfiguration(applicationName: "bridgebench", applicationVersion: "1"))
+        let webView = try GTKWebView(
+            configuration: GTKWebViewConfiguration(applicationName: "bridgebench", applicationVersion: "1"))
         let host = WebKitGTKBridgeHost(router: router, webView: webView)
         do {
             try host.attach()
-            try webView.loadHTML(StartupPage.html(call: "window.WebBridge.call('Echo', { ping: 1 })"), baseURI: StartupPage.origin + "/")
-            let sample = try await Self.waitForAnswer(webView, start: start, uiBefore: uiBefore, webBefore: webBefore, idle: settings.startupIdle)
+            try webView.loadHTML(
+                StartupPage.html(call: "window.WebBridge.call('Echo', { ping: 1 })"), baseURI: StartupPage.origin + "/")
+            let sample = try await Self.waitForAnswer(
+                webView, start: start, uiBefore: uiBefore, webBefore: webBefore, idle: settings.startupIdle)
             await host.close()
             webView.close()
             return sample
@@ -79,14 +91,17 @@ extension BenchRun {
     private func startBare() async throws -> StartupSample {
         let (uiBefore, webBefore) = Self.memoryBaseline()
         let start = Date().timeIntervalSince1970
-        let webView = try GTKWebView(configuration: GTKWebViewConfiguration(applicationName: "bridgebench", applicationVersion: "1"))
+        let webView = try GTKWebView(
+            configuration: GTKWebViewConfiguration(applicationName: "bridgebench", applicationVersion: "1"))
         do {
             try webView.registerScriptMessageHandler(name: "bare", world: nil, withReply: true) { message in
                 message.reply?.returnValue(message.bodyJSONText)
             }
-            try webView.loadHTML(StartupPage.html(call: "window.webkit.messageHandlers.bare.postMessage(JSON.stringify({ ping: 1 }))"),
-                                 baseURI: StartupPage.origin + "/")
-            let sample = try await Self.waitForAnswer(webView, start: start, uiBefore: uiBefore, webBefore: webBefore, idle: settings.startupIdle)
+            try webView.loadHTML(
+                StartupPage.html(call: "window.webkit.messageHandlers.bare.postMessage(JSON.stringify({ ping: 1 }))"),
+                baseURI: StartupPage.origin + "/")
+            let sample = try await Self.waitForAnswer(
+                webView, start: start, uiBefore: uiBefore, webBefore: webBefore, idle: settings.startupIdle)
             webView.close()
             return sample
         } catch {
@@ -105,14 +120,18 @@ extension BenchRun {
     /// Waits until the page noted its answer (polling every 5 ms; the time itself is the page's
     /// `Date.now()`), idles for `idle`, and measures memory.
     @MainActor
-    private static func waitForAnswer(_ webView: GTKWebView, start: Double, uiBefore: Int, webBefore: Set<Int32>,
-                                      idle: Duration) async throws -> StartupSample {
+    private static func waitForAnswer(
+        _ webView: GTKWebView, start: Double, uiBefore: Int, webBefore: Set<Int32>,
+        idle: Duration
+    ) async throws -> StartupSample {
         var answeredAt: Double?
         let deadline = Measure.now() + 60
         while answeredAt == nil {
             if Measure.now() > deadline { throw EngineBench.Failure.timeout("the first call of a new web view") }
             try await Task.sleep(for: .milliseconds(5))
-            if let json = try? await webView.evaluateJavaScriptReturningJSON("window.__answeredAt || 0"), let value = Double(json), value != 0 {
+            if let json = try? await webView.evaluateJavaScriptReturningJSON("window.__answeredAt || 0"),
+                let value = Double(json), value != 0
+            {
                 answeredAt = value
             }
         }
@@ -122,7 +141,8 @@ extension BenchRun {
         let ui = (MemoryProbe(pid: nil).read()?.rss ?? 0) - uiBefore
         let fresh = Set(MemoryProbe.webProcesses()).subtracting(webBefore)
         let web = fresh.compactMap { MemoryProbe(pid: $0).read()?.rss }
-        return StartupSample(seconds: answeredAt / 1000 - start, uiBytes: max(ui, 0), webBytes: web.isEmpty ? nil : web.reduce(0, +))
+        return StartupSample(
+            seconds: answeredAt / 1000 - start, uiBytes: max(ui, 0), webBytes: web.isEmpty ? nil : web.reduce(0, +))
     }
 
     /// Four bridged web views (each its own page, router and web process) calling at once against
@@ -146,8 +166,12 @@ extension BenchRun {
         let key = "many 100 B"
         for engine in engines { try await engine.setPayload(.make(bytes: 100), key: key) }
         let plan = settings.manyPagesPlan
-        for (mode, count, width) in [("sequential", plan.sequential, 1), ("pipelined ×\(plan.width)", plan.pipelined, plan.width)] {
-            for engine in engines { _ = try await engine.run("router-sync", key: key, count: max(count / 10, 1), width: width) }
+        for (mode, count, width) in [
+            ("sequential", plan.sequential, 1), ("pipelined ×\(plan.width)", plan.pipelined, plan.width),
+        ] {
+            for engine in engines {
+                _ = try await engine.run("router-sync", key: key, count: max(count / 10, 1), width: width)
+            }
             var one: [Double] = []
             var four: [Double] = []
             for _ in 0..<plan.rounds {
@@ -163,10 +187,14 @@ extension BenchRun {
                 four.append(Double(4 * count) / (Measure.now() - start))
             }
             // Rates: the spread's text wants seconds per call.
-            let oneSpread = Spread(one.map { 1 / $0 }), fourSpread = Spread(four.map { 1 / $0 })
+            let oneSpread = Spread(one.map { 1 / $0 })
+            let fourSpread = Spread(four.map { 1 / $0 })
             progress("many pages 100 B \(mode): four views \(fourSpread.rateText), one view \(oneSpread.rateText)")
-            table.add("many pages", "100 B \(mode), typed synchronous task, four web views at once vs one, aggregate round trips per second",
-                      bridge: fourSpread.rateText, bare: oneSpread.rateText, ratio: oneSpread.median / fourSpread.median, target: nil)
+            table.add(
+                "many pages",
+                "100 B \(mode), typed synchronous task, four web views at once vs one, aggregate round trips per second",
+                bridge: fourSpread.rateText, bare: oneSpread.rateText, ratio: oneSpread.median / fourSpread.median,
+                target: nil)
         }
     }
 }

@@ -19,7 +19,8 @@ do {
     }
     exit(status)
 } catch {
-    FileHandle.standardError.write(Data("bridgebench: \(error) (no display? run under xvfb-run -a, or use scripts/bench)\n".utf8))
+    FileHandle.standardError.write(
+        Data("bridgebench: \(error) (no display? run under xvfb-run -a, or use scripts/bench)\n".utf8))
     exit(2)
 }
 #else

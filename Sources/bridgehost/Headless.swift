@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,12 +13,14 @@ enum Headless {
         let hasDisplay = !(environment["DISPLAY"] ?? "").isEmpty || !(environment["WAYLAND_DISPLAY"] ?? "").isEmpty
         guard !hasDisplay, environment["BRIDGEHOST_NO_XVFB"] == nil else { return }
         setenv("BRIDGEHOST_NO_XVFB", "1", 1)
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let arguments = ["xvfb-run", "-a", executable] + CommandLine.arguments.dropFirst()
         var cArguments = arguments.map { strdup($0) } + [nil]
         execvp("xvfb-run", &cArguments)
         // Only reached when xvfb-run cannot be started.
-        FileHandle.standardError.write(Data("bridgehost: no display and xvfb-run is not available (install xvfb: scripts/setup)\n".utf8))
+        FileHandle.standardError.write(
+            Data("bridgehost: no display and xvfb-run is not available (install xvfb: scripts/setup)\n".utf8))
         exit(2)
     }
 }

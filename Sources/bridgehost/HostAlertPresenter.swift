@@ -14,7 +14,11 @@ struct HostAlertPresenter: AlertPresenter {
         var note: String?
         if let choice {
             if let number = Int(choice) {
-                if request.buttons.indices.contains(number) { index = number } else { note = "no button \(number); chose the last" }
+                if request.buttons.indices.contains(number) {
+                    index = number
+                } else {
+                    note = "no button \(number); chose the last"
+                }
             } else if let found = request.buttons.firstIndex(of: choice) {
                 index = found
             } else {
@@ -30,7 +34,8 @@ struct HostAlertPresenter: AlertPresenter {
         ]
         if let note { fields["note"] = .string(note) }
         let buttons = request.buttons.map { $0 == chosen ? "[\($0)]" : $0 }.joined(separator: " ")
-        printer.event("alert", fields, human: "alert \"\(request.title ?? "")\" \(buttons)" + (note.map { " (\($0))" } ?? ""))
+        printer.event(
+            "alert", fields, human: "alert \"\(request.title ?? "")\" \(buttons)" + (note.map { " (\($0))" } ?? ""))
         return index
     }
 }

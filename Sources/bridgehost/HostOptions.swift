@@ -4,54 +4,54 @@ import Foundation
 /// The command line of bridgehost.
 struct HostOptions {
     static let usage = """
-    usage: bridgehost [PAGE] [options]
+        usage: bridgehost [PAGE] [options]
 
-    Loads PAGE in WebKitGTK with BridgeKit's stock tasks (Alert, Echo, History) plus the tasks you
-    mock, and logs the bridge traffic: every call and reply with its payload, progress, events,
-    native-to-page calls, the page's console messages and uncaught errors, and a summary.
+        Loads PAGE in WebKitGTK with BridgeKit's stock tasks (Alert, Echo, History) plus the tasks you
+        mock, and logs the bridge traffic: every call and reply with its payload, progress, events,
+        native-to-page calls, the page's console messages and uncaught errors, and a summary.
 
-      PAGE                  an .html file (served with its folder on http://127.0.0.1:<port>/, so
-                            relative scripts and styles load), a file:// URL, an http(s) URL, or
-                            nothing for the bundled demo page
-      --mock FILE           answer tasks from FILE, a JSON object of task name -> mock:
-                              {"Cart.add":  {"reply": {"count": 2}},
-                               "Cart.pay":  {"error": {"code": "declined", "message": "Card declined"}},
-                               "Sync":      {"reply": "done", "delayMs": 800,
-                                             "progress": [{"percent": 50}, {"percent": 100}]}}
-                            a mock has "reply" (any JSON) or "error" ({"code", "message"?,
-                            "details"?}), and optionally "delayMs" (0-600000, before the reply) and
-                            "progress" (steps sent during the delay); a mock replaces a stock task
-                            of the same name; the file is checked when it loads
-      --list-tasks          print the tasks the page can call (stock, mocked, bridgehost's) and exit
-      --window              show the page in a visible window with the Web Inspector enabled
-                            (right-click > Inspect Element); the run ends when you close the
-                            window, press Ctrl-C or --timeout passes (bridgehost.done is logged)
-      --alert-choice C      which Alert button to choose: an index from 0 or a button title
-                            (default: the last button)
-      --payload-limit N     show at most N bytes of each payload in the log (default 200;
-                            0 shows sizes only)
-      --json                JSON lines (the default when standard output is not a terminal)
-      --human               compact human-readable lines (the default on a terminal)
-      --script FILE         run this JavaScript file in the page after it has loaded
-      --timeout SECONDS     stop after this long if the page has not called bridgehost.done
-                            (default 30; with --window, no limit unless given)
-      --strict              exit 1 if any call ended in an error the page did not announce with
-                            bridgehost.expectError, if the page reported an uncaught error, or
-                            if the page did not finish
-      --allow-origin O      also accept calls from origin O (repeatable)
-      -h, --help            show this help
+          PAGE                  an .html file (served with its folder on http://127.0.0.1:<port>/, so
+                                relative scripts and styles load), a file:// URL, an http(s) URL, or
+                                nothing for the bundled demo page
+          --mock FILE           answer tasks from FILE, a JSON object of task name -> mock:
+                                  {"Cart.add":  {"reply": {"count": 2}},
+                                   "Cart.pay":  {"error": {"code": "declined", "message": "Card declined"}},
+                                   "Sync":      {"reply": "done", "delayMs": 800,
+                                                 "progress": [{"percent": 50}, {"percent": 100}]}}
+                                a mock has "reply" (any JSON) or "error" ({"code", "message"?,
+                                "details"?}), and optionally "delayMs" (0-600000, before the reply) and
+                                "progress" (steps sent during the delay); a mock replaces a stock task
+                                of the same name; the file is checked when it loads
+          --list-tasks          print the tasks the page can call (stock, mocked, bridgehost's) and exit
+          --window              show the page in a visible window with the Web Inspector enabled
+                                (right-click > Inspect Element); the run ends when you close the
+                                window, press Ctrl-C or --timeout passes (bridgehost.done is logged)
+          --alert-choice C      which Alert button to choose: an index from 0 or a button title
+                                (default: the last button)
+          --payload-limit N     show at most N bytes of each payload in the log (default 200;
+                                0 shows sizes only)
+          --json                JSON lines (the default when standard output is not a terminal)
+          --human               compact human-readable lines (the default on a terminal)
+          --script FILE         run this JavaScript file in the page after it has loaded
+          --timeout SECONDS     stop after this long if the page has not called bridgehost.done
+                                (default 30; with --window, no limit unless given)
+          --strict              exit 1 if any call ended in an error the page did not announce with
+                                bridgehost.expectError, if the page reported an uncaught error, or
+                                if the page did not finish
+          --allow-origin O      also accept calls from origin O (repeatable)
+          -h, --help            show this help
 
-    Page-side control tasks (call them like any task):
-      WebBridge.call("bridgehost.done", {ok: true, summary: ["line", ...]})
-                            ends the run; ok false counts as a failure with --strict; the
-                            summary lines (optional) are printed in bridgehost's summary
-      WebBridge.call("bridgehost.expectError", {code: "unknown_task"})
-                            announces that the next error reply with this code is expected
-                            (it then does not count as a failure with --strict)
+        Page-side control tasks (call them like any task):
+          WebBridge.call("bridgehost.done", {ok: true, summary: ["line", ...]})
+                                ends the run; ok false counts as a failure with --strict; the
+                                summary lines (optional) are printed in bridgehost's summary
+          WebBridge.call("bridgehost.expectError", {code: "unknown_task"})
+                                announces that the next error reply with this code is expected
+                                (it then does not count as a failure with --strict)
 
-    Exit status: 0 success; 1 strict failure; 2 usage, mock file or start-up error;
-    3 the page failed to load (network error or HTTP status >= 400).
-    """
+        Exit status: 0 success; 1 strict failure; 2 usage, mock file or start-up error;
+        3 the page failed to load (network error or HTTP status >= 400).
+        """
 
     /// How the log is written.
     enum Format: Equatable {

@@ -34,8 +34,9 @@ struct HostRun {
             pageOrigin = SecurityOrigin(url: url)?.description ?? url.absoluteString
         case .file(let file):
             let started = try PageServer(folder: file.deletingLastPathComponent()) { [printer] path, status in
-                printer.event("http", ["path": .string(path), "status": .int(Int64(status))],
-                              human: "http \(status) \(path) (not served from the page's folder)")
+                printer.event(
+                    "http", ["path": .string(path), "status": .int(Int64(status))],
+                    human: "http \(status) \(path) (not served from the page's folder)")
             }
             server = started
             guard let url = started.url(of: file) else { throw HostRunError.cannotServe(file.path) }
@@ -45,7 +46,8 @@ struct HostRun {
 
         let patterns = ([pageOrigin] + options.extraOrigins).map { OriginPattern($0) }
         let timeout = options.effectiveTimeout ?? 30
-        let router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins(patterns), defaultTimeout: .seconds(timeout)))
+        let router = BridgeRouter(
+            configuration: BridgeConfiguration(policy: .origins(patterns), defaultTimeout: .seconds(timeout)))
         let control = HostControl(doneEndsRun: !options.window)
         let errors = ErrorTally(control: control)
         router.setTrafficObserver { [printer] (record: TrafficRecord) in
@@ -54,34 +56,48 @@ struct HostRun {
             control.noteReply(record)
         }
         let history = HistoryTask()
-        _ = try HostTasks.register(in: router, control: control, history: history, mocks: mocks,
-                                   alertChoice: options.alertChoice, printer: printer)
+        _ = try HostTasks.register(
+            in: router, control: control, history: history, mocks: mocks,
+            alertChoice: options.alertChoice, printer: printer)
         let historyLog = Task { [printer] in
             for await notice in history.notices {
-                printer.event("history", ["type": .string(notice.type.rawValue), "url": .string(notice.url.absoluteString)],
-                              human: "history \(notice.type.rawValue) \(notice.url.absoluteString)")
+                printer.event(
+                    "history", ["type": .string(notice.type.rawValue), "url": .string(notice.url.absoluteString)],
+                    human: "history \(notice.type.rawValue) \(notice.url.absoluteString)")
             }
         }
 
-        let webView = try GTKWebView(configuration: GTKWebViewConfiguration(
-            applicationName: "bridgehost", applicationVersion: "1", developerExtrasEnabled: options.window))
+        let webView = try GTKWebView(
+            configuration: GTKWebViewConfiguration(
+                applicationName: "bridgehost", applicationVersion: "1", developerExtrasEnabled: options.window))
         webView.suppressesErrorPages = !options.window
-        try webView.registerScriptMessageHandler(name: ConsoleScript.handlerName, world: nil, withReply: false) { [printer] message in
-            guard let body = try? BridgeJSON.decode(JSONValue.self, from: Data(message.bodyJSONText.utf8)) else { return }
-            printer.console(level: body["level"]?.stringValue ?? "log", kind: body["kind"]?.stringValue ?? "console",
-                            message: body["message"]?.stringValue ?? "", source: body["source"]?.stringValue,
-                            line: body["line"]?.intValue.map { Int($0) })
+        try webView.registerScriptMessageHandler(name: ConsoleScript.handlerName, world: nil, withReply: false) {
+            [printer] message in
+            guard let body = try? BridgeJSON.decode(JSONValue.self, from: Data(message.bodyJSONText.utf8)) else {
+                return
+            }
+            printer.console(
+                level: body["level"]?.stringValue ?? "log", kind: body["kind"]?.stringValue ?? "console",
+                message: body["message"]?.stringValue ?? "", source: body["source"]?.stringValue,
+                line: body["line"]?.intValue.map { Int($0) })
         }
         try webView.addUserScript(ConsoleScript.source, world: nil, frames: .allFrames, injectionTime: .documentStart)
         let host = WebKitGTKBridgeHost(router: router, webView: webView)
-        host.onMessage = { [printer] message in printer.message(inbound: message.direction == .inbound, json: message.json) }
+        host.onMessage = { [printer] message in
+            printer.message(inbound: message.direction == .inbound, json: message.json)
+        }
         try host.attach()
 
         let loadWatch = Task { [printer, tracker = host.page.tracker] in
             for await event in tracker.events() {
                 guard case .loadFailed(let error) = event else { continue }
-                printer.event("loadFailed", ["error": .string(error.description), "url": error.url.map { .string($0.absoluteString) } ?? .null],
-                              human: "load failed: \(error.description)")
+                printer.event(
+                    "loadFailed",
+                    [
+                        "error": .string(error.description),
+                        "url": error.url.map { .string($0.absoluteString) } ?? .null,
+                    ],
+                    human: "load failed: \(error.description)")
                 control.end(.loadFailed(error.description))
             }
         }
@@ -99,9 +115,12 @@ struct HostRun {
         }
 
         let shownURL = pageURL?.absoluteString ?? Self.demoOrigin + "/ (bundled demo)"
-        var loadFields: [String: JSONValue] = ["page": .string(options.page ?? "demo"), "url": .string(shownURL), "origin": .string(pageOrigin)]
+        var loadFields: [String: JSONValue] = [
+            "page": .string(options.page ?? "demo"), "url": .string(shownURL), "origin": .string(pageOrigin),
+        ]
         if let server { loadFields["folder"] = .string(server.root.path) }
-        printer.event("load", loadFields, human: "load \(shownURL)" + (server.map { " (serving \($0.root.path))" } ?? ""))
+        printer.event(
+            "load", loadFields, human: "load \(shownURL)" + (server.map { " (serving \($0.root.path))" } ?? ""))
         if let pageURL {
             try webView.load(uri: pageURL.absoluteString)
         } else {
@@ -115,7 +134,9 @@ struct HostRun {
                     try await webView.evaluateJavaScript(script)
                     printer.event("script", ["file": .string(scriptFile)], human: "script \(scriptFile) ran")
                 } catch {
-                    printer.event("script", ["file": .string(scriptFile), "error": .string("\(error)")], human: "script \(scriptFile) failed: \(error)")
+                    printer.event(
+                        "script", ["file": .string(scriptFile), "error": .string("\(error)")],
+                        human: "script \(scriptFile) failed: \(error)")
                 }
             }
         }
@@ -146,7 +167,9 @@ struct HostRun {
             "pageCalls": .int(Int64(counts.pageCalls)), "nativeCalls": .int(Int64(counts.nativeCalls)),
             "consoleLines": .int(Int64(counts.consoleLines)), "pageErrors": .int(Int64(counts.pageErrors)),
         ]
-        if let rate = done?.roundTripsPerSecond, rate.isFinite { fields["roundTripsPerSecond"] = .double(rate.rounded()) }
+        if let rate = done?.roundTripsPerSecond, rate.isFinite {
+            fields["roundTripsPerSecond"] = .double(rate.rounded())
+        }
         if let error = done?.error { fields["pageError"] = .string(error) }
         if let lines = done?.summary { fields["summary"] = .array(lines.map(JSONValue.string)) }
 
@@ -154,16 +177,22 @@ struct HostRun {
         let outcome: String
         switch end {
         case .loadFailed(let description): outcome = "the page failed to load: \(description)"
-        case .timedOut where done == nil: outcome = "the page did not call bridgehost.done within \(Int(options.effectiveTimeout ?? 0)) s"
+        case .timedOut where done == nil:
+            outcome = "the page did not call bridgehost.done within \(Int(options.effectiveTimeout ?? 0)) s"
         case .windowClosed where done == nil: outcome = "the window was closed before the page called bridgehost.done"
-        default: outcome = done?.ok == true ? "the page finished and reported ok" : "the page finished and reported a failure"
+        default:
+            outcome =
+                done?.ok == true ? "the page finished and reported ok" : "the page finished and reported a failure"
         }
         human.append("Summary: \(outcome)" + (done?.error.map { " (\($0))" } ?? ""))
         for line in done?.summary ?? [] { human.append("  page: \(line)") }
-        human.append("  calls: \(counts.pageCalls) from the page, \(counts.nativeCalls) from native; "
-                      + "error replies: \(errors) (\(errors - unexpected) announced with bridgehost.expectError)")
+        human.append(
+            "  calls: \(counts.pageCalls) from the page, \(counts.nativeCalls) from native; "
+                + "error replies: \(errors) (\(errors - unexpected) announced with bridgehost.expectError)")
         human.append("  console: \(counts.consoleLines) lines; page errors: \(counts.pageErrors)")
-        if let rate = done?.roundTripsPerSecond, rate.isFinite { human.append("  round trips per second: \(Int(rate.rounded()))") }
+        if let rate = done?.roundTripsPerSecond, rate.isFinite {
+            human.append("  round trips per second: \(Int(rate.rounded()))")
+        }
         if printer.style == .human {
             printer.plain(human)
         } else {
@@ -202,7 +231,9 @@ enum PageSource: Equatable {
     private static func local(_ path: String) throws(HostRunError) -> PageSource {
         let file = URL(fileURLWithPath: path).standardizedFileURL
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else { throw .noSuchPage(path) }
+        guard FileManager.default.fileExists(atPath: file.path, isDirectory: &isDirectory) else {
+            throw .noSuchPage(path)
+        }
         if isDirectory.boolValue {
             let index = file.appendingPathComponent("index.html")
             guard FileManager.default.isReadableFile(atPath: index.path) else { throw .noSuchPage(index.path) }

@@ -116,8 +116,10 @@ enum HostTasks {
     /// same name) in `router`.
     /// - Returns: every task name with where it comes from, sorted by name.
     @discardableResult
-    static func register(in router: BridgeRouter, control: HostControl, history: HistoryTask, mocks: MockFile?,
-                         alertChoice: String?, printer: TrafficPrinter) throws -> [(name: String, origin: Origin, mock: MockFile.Entry?)] {
+    static func register(
+        in router: BridgeRouter, control: HostControl, history: HistoryTask, mocks: MockFile?,
+        alertChoice: String?, printer: TrafficPrinter
+    ) throws -> [(name: String, origin: Origin, mock: MockFile.Entry?)] {
         var origins: [String: (Origin, MockFile.Entry?)] = [:]
         let alert = AlertTask(presenter: HostAlertPresenter(choice: alertChoice, printer: printer))
         try router.register(alert)
@@ -126,7 +128,9 @@ enum HostTasks {
         origins[history.name] = (.stock, nil)
         for task in all(control: control, router: WeakRouter(router)) {
             try router.register(task)
-            origins[task.name] = (task.name.hasPrefix("bridgehost.") ? .bridgehost : task.name.hasPrefix("demo.") ? .demo : .stock, nil)
+            origins[task.name] = (
+                task.name.hasPrefix("bridgehost.") ? .bridgehost : task.name.hasPrefix("demo.") ? .demo : .stock, nil
+            )
         }
         for entry in mocks?.entries ?? [] {
             _ = router.replace(MockTask(entry: entry))

@@ -58,7 +58,11 @@ struct MockFile {
             throw LoadError(file: file, problem: "is not valid JSON (\(Self.describe(error)))")
         }
         guard let object = root.objectValue else {
-            throw LoadError(file: file, problem: "must be a JSON object mapping task names to mocks, e.g. {\"Cart.add\": {\"reply\": {\"count\": 1}}}")
+            throw LoadError(
+                file: file,
+                problem:
+                    "must be a JSON object mapping task names to mocks, e.g. {\"Cart.add\": {\"reply\": {\"count\": 1}}}"
+            )
         }
         var entries: [Entry] = []
         for (task, mock) in object.sorted(by: { $0.key < $1.key }) {
@@ -70,7 +74,9 @@ struct MockFile {
     private static func entry(_ task: String, _ mock: JSONValue, file: String) throws(LoadError) -> Entry {
         func fail(_ problem: String) -> LoadError { LoadError(file: file, entry: task, problem: problem) }
         guard !task.isEmpty else { throw fail("the task name is empty") }
-        guard !task.hasPrefix("bridgehost.") else { throw fail("names starting with \"bridgehost.\" are bridgehost's own control tasks") }
+        guard !task.hasPrefix("bridgehost.") else {
+            throw fail("names starting with \"bridgehost.\" are bridgehost's own control tasks")
+        }
         guard let fields = mock.objectValue else {
             throw fail("must be an object with \"reply\" or \"error\", e.g. {\"reply\": {\"ok\": true}}")
         }
@@ -86,11 +92,15 @@ struct MockFile {
         case (.some(let reply), nil):
             outcome = .reply(reply)
         case (nil, .some(let error)):
-            guard let error = error.objectValue else { throw fail("\"error\" must be an object {\"code\": …, \"message\": …}") }
+            guard let error = error.objectValue else {
+                throw fail("\"error\" must be an object {\"code\": …, \"message\": …}")
+            }
             if let unknown = error.keys.sorted().first(where: { !["code", "message", "details"].contains($0) }) {
                 throw fail("unknown key \"error.\(unknown)\" (expected code, message, details)")
             }
-            guard let code = error["code"]?.stringValue, !code.isEmpty else { throw fail("\"error.code\" must be a non-empty string") }
+            guard let code = error["code"]?.stringValue, !code.isEmpty else {
+                throw fail("\"error.code\" must be a non-empty string")
+            }
             let message: String
             switch error["message"] {
             case nil: message = "Mocked error \(code)."
@@ -142,7 +152,8 @@ struct MockTask: BridgeTask {
         if pause > 0 { try await Task.sleep(for: .milliseconds(pause)) }
         switch entry.outcome {
         case .reply(let value): return value
-        case .error(let code, let message, let details): throw BridgeError(code: code, message: message, details: details)
+        case .error(let code, let message, let details):
+            throw BridgeError(code: code, message: message, details: details)
         }
     }
 }

@@ -74,7 +74,8 @@ final class PageServer: @unchecked Sendable {
         guard path.hasPrefix(root.path + "/") else { return nil }
         let relative = String(path.dropFirst(root.path.count + 1))
         let escaped = relative.split(separator: "/").map {
-            $0.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? String($0)
+            $0.addingPercentEncoding(
+                withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/?#"))) ?? String($0)
         }.joined(separator: "/")
         return URL(string: "\(origin)/\(escaped)")
     }
@@ -90,7 +91,9 @@ final class PageServer: @unchecked Sendable {
             candidate = candidate.appendingPathComponent("index.html")
         }
         let resolved = candidate.resolvingSymlinksInPath().standardizedFileURL
-        guard resolved.path.hasPrefix(root.path + "/"), FileManager.default.isReadableFile(atPath: resolved.path) else { return nil }
+        guard resolved.path.hasPrefix(root.path + "/"), FileManager.default.isReadableFile(atPath: resolved.path) else {
+            return nil
+        }
         return resolved
     }
 

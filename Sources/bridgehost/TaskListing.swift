@@ -20,8 +20,9 @@ enum TaskListing {
         let router = BridgeRouter()
         let tasks: [(name: String, origin: HostTasks.Origin, mock: MockFile.Entry?)]
         do {
-            tasks = try HostTasks.register(in: router, control: HostControl(), history: HistoryTask(), mocks: mocks,
-                                           alertChoice: options.alertChoice, printer: printer)
+            tasks = try HostTasks.register(
+                in: router, control: HostControl(), history: HistoryTask(), mocks: mocks,
+                alertChoice: options.alertChoice, printer: printer)
         } catch {
             FileHandle.standardError.write(Data("bridgehost: \(error)\n".utf8))
             return 2
@@ -32,7 +33,8 @@ enum TaskListing {
             var detail = ""
             if let mock = task.mock {
                 switch mock.outcome {
-                case .reply(let value): detail = "reply " + TrafficPrinter.truncated(TrafficPrinter.jsonText(value), to: 60)
+                case .reply(let value):
+                    detail = "reply " + TrafficPrinter.truncated(TrafficPrinter.jsonText(value), to: 60)
                 case .error(let code, _, _): detail = "error \(code)"
                 }
                 if mock.delayMilliseconds > 0 { detail += ", after \(mock.delayMilliseconds) ms" }
@@ -40,12 +42,15 @@ enum TaskListing {
             }
             switch style {
             case .human:
-                lines.append(task.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + task.origin.rawValue
-                             + (detail.isEmpty ? "" : "  (\(detail))"))
+                lines.append(
+                    task.name.padding(toLength: width + 2, withPad: " ", startingAt: 0) + task.origin.rawValue
+                        + (detail.isEmpty ? "" : "  (\(detail))"))
             case .json:
                 var object: [String: JSONValue] = ["task": .string(task.name), "source": .string(task.origin.rawValue)]
                 if !detail.isEmpty { object["mock"] = .string(detail) }
-                if let data = try? BridgeJSON.encode(JSONValue.object(object)) { lines.append(String(decoding: data, as: UTF8.self)) }
+                if let data = try? BridgeJSON.encode(JSONValue.object(object)) {
+                    lines.append(String(decoding: data, as: UTF8.self))
+                }
             }
         }
         FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))

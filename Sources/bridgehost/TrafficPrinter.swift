@@ -1,6 +1,7 @@
 import BridgeKit
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -113,7 +114,8 @@ final class TrafficPrinter: Sendable {
                 if kind == "reply", outcome != "ok", let message = payload?["message"]?.stringValue {
                     parts.append(Self.truncated(message, to: max(payloadLimit, 80)))
                 } else if payload != nil {
-                    parts.append(payloadLimit == 0 ? "(\(text.utf8.count) bytes)" : Self.truncated(text, to: payloadLimit))
+                    parts.append(
+                        payloadLimit == 0 ? "(\(text.utf8.count) bytes)" : Self.truncated(text, to: payloadLimit))
                 }
                 let line = parts.joined(separator: " ")
                 let foldable = (kind == "call" || kind == "reply") && (outcome == nil || outcome == "ok") && name != nil
@@ -177,7 +179,9 @@ final class TrafficPrinter: Sendable {
             place = " (" + (URL(string: source)?.lastPathComponent ?? source) + (line.map { ":\($0)" } ?? "") + ")"
         }
         let label = isError ? "page error" : "console.\(level)"
-        event(isError ? "pageError" : "console", fields, human: "\(label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(message)\(place)")
+        event(
+            isError ? "pageError" : "console", fields,
+            human: "\(label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(message)\(place)")
     }
 
     // MARK: - Host events
@@ -197,7 +201,9 @@ final class TrafficPrinter: Sendable {
                 writeJSON(.object(line))
             case .human:
                 flushFold(&state)
-                let text = human ?? "\(name) " + fields.sorted(by: { $0.key < $1.key })
+                let text =
+                    human ?? "\(name) "
+                    + fields.sorted(by: { $0.key < $1.key })
                     .map { "\($0.key)=\(Self.jsonText($0.value))" }.joined(separator: " ")
                 writeHuman(text)
             }
@@ -225,7 +231,8 @@ final class TrafficPrinter: Sendable {
         guard let run = state.run else { return }
         state.run = nil
         guard run.folded > 0 else { return }
-        writeHuman("… \(run.folded) more lines of \(run.task) (\(run.calls) calls in all) folded; --json shows every line")
+        writeHuman(
+            "… \(run.folded) more lines of \(run.task) (\(run.calls) calls in all) folded; --json shows every line")
     }
 
     private func time() -> JSONValue {

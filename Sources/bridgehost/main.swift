@@ -1,6 +1,7 @@
 // bridgehost: loads a page in WebKitGTK (headless, or in a window with --window) with BridgeKit's
 // stock tasks and mocked ones, and logs the bridge traffic. See `bridgehost --help`.
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,11 +25,12 @@ import BridgeKitGTK
 import BridgeTasks
 
 let options = parsed
-let style: TrafficPrinter.Style = switch options.format {
-case .json: .json
-case .human: .human
-case .automatic: isatty(STDOUT_FILENO) != 0 ? .human : .json
-}
+let style: TrafficPrinter.Style =
+    switch options.format {
+    case .json: .json
+    case .human: .human
+    case .automatic: isatty(STDOUT_FILENO) != 0 ? .human : .json
+    }
 
 if options.listTasks {
     exit(TaskListing.print(options: options, style: style))
@@ -36,7 +38,8 @@ if options.listTasks {
 Headless.reexecUnderXvfbIfNeeded()
 do {
     let status = try GLibMainLoop.shared.runUntilComplete {
-        try await HostRun(options: options, printer: TrafficPrinter(style: style, payloadLimit: options.payloadLimit)).run()
+        try await HostRun(options: options, printer: TrafficPrinter(style: style, payloadLimit: options.payloadLimit))
+            .run()
     }
     exit(status)
 } catch {
@@ -44,6 +47,7 @@ do {
     exit(2)
 }
 #else
-FileHandle.standardError.write(Data("bridgehost: built without the WebKitGTK trait; build with `swift build --traits WebKitGTK`\n".utf8))
+FileHandle.standardError.write(
+    Data("bridgehost: built without the WebKitGTK trait; build with `swift build --traits WebKitGTK`\n".utf8))
 exit(2)
 #endif

@@ -7,7 +7,9 @@ extension GTKWrapperTests {
     @MainActor
     @Suite("Cookies and user agent")
     struct CookiesAndAgent {
-        @Test("server cookies (HttpOnly too) are readable; added cookies reach the server; delete removes", .timeLimit(.minutes(1)))
+        @Test(
+            "server cookies (HttpOnly too) are readable; added cookies reach the server; delete removes",
+            .timeLimit(.minutes(1)))
         func cookieRoundTrip() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
@@ -22,14 +24,17 @@ extension GTKWrapperTests {
 
             let jar = try await view.cookies.cookies(for: server.origin + "/")
             let sid = try #require(jar.first { $0.name == "sid" })
-            #expect(sid.value == "abc" && sid.isHTTPOnly && sid.domain == "127.0.0.1" && sid.path == "/" && sid.expires == nil)
+            #expect(
+                sid.value == "abc" && sid.isHTTPOnly && sid.domain == "127.0.0.1" && sid.path == "/"
+                    && sid.expires == nil)
             #expect(jar.first { $0.name == "pref" }?.value == "it's")
             #expect(try await view.evaluateJavaScriptReturningJSON("document.cookie") == #""pref=it's""#)
 
             let expiry = Date(timeIntervalSince1970: 1_900_000_000)
             try await view.cookies.add(
-                GTKCookie(name: "added", value: "v1", domain: "127.0.0.1", path: "/", expires: expiry,
-                          isHTTPOnly: true, sameSite: "Lax"))
+                GTKCookie(
+                    name: "added", value: "v1", domain: "127.0.0.1", path: "/", expires: expiry,
+                    isHTTPOnly: true, sameSite: "Lax"))
             let all = try await view.cookies.allCookies()
             let added = try #require(all.first { $0.name == "added" })
             #expect(added.expires == expiry)
@@ -46,16 +51,20 @@ extension GTKWrapperTests {
             #expect(Set(after.map(\.name)) == ["pref", "added"])
         }
 
-        @Test("cookie fields that would split or corrupt the Cookie header are rejected, never sent", .timeLimit(.minutes(1)))
+        @Test(
+            "cookie fields that would split or corrupt the Cookie header are rejected, never sent",
+            .timeLimit(.minutes(1)))
         func cookieFieldsValidated() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
             let bad = [
                 GTKCookie(name: "a", value: "x; injected=1", domain: "127.0.0.1"),
                 GTKCookie(name: "a=b", value: "x", domain: "127.0.0.1"),
-                GTKCookie(name: "a", value: "x\r\nSet-Cookie: y=1", domain: "127.0.0.1"),  // "\r\n" is one Character
+                // "\r\n" is one Character.
+                GTKCookie(name: "a", value: "x\r\nSet-Cookie: y=1", domain: "127.0.0.1"),
                 GTKCookie(name: "a", value: "x\ny", domain: "127.0.0.1"),
-                GTKCookie(name: "a", value: "x;\u{301}y", domain: "127.0.0.1"),  // ';' + combining mark is one Character
+                // ';' + combining mark is one Character.
+                GTKCookie(name: "a", value: "x;\u{301}y", domain: "127.0.0.1"),
                 GTKCookie(name: "a", value: "x\u{0}y", domain: "127.0.0.1"),
                 GTKCookie(name: "a", value: "x", domain: ""),
                 GTKCookie(name: "a", value: "x", domain: "127.0.0.1", sameSite: "Sometimes"),
@@ -66,7 +75,8 @@ extension GTKWrapperTests {
             #expect(try await view.cookies.allCookies().isEmpty)
         }
 
-        @Test("R45 application details are appended to WebKit's user agent, which stays intact", .timeLimit(.minutes(1)))
+        @Test(
+            "R45 application details are appended to WebKit's user agent, which stays intact", .timeLimit(.minutes(1)))
         func r45UserAgentAppended() throws {
             let plain = try GTKWebView()
             let base = try #require(plain.userAgent)
@@ -91,7 +101,9 @@ extension GTKWrapperTests {
             let first = try #require(server.requests.first)
             #expect(first.path == "/first")
             #expect(first.userAgent?.hasSuffix(" ShopApp/2.1") == true)
-            #expect(try await view.evaluateJavaScriptReturningJSON("navigator.userAgent") == jsonStringLiteral(first.userAgent ?? ""))
+            #expect(
+                try await view.evaluateJavaScriptReturningJSON("navigator.userAgent")
+                    == jsonStringLiteral(first.userAgent ?? ""))
         }
     }
 }

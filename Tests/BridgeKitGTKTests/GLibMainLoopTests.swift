@@ -18,16 +18,25 @@ extension GTKWrapperTests {
             #expect(throws: GLibMainLoopError.notOnProcessMainThread) { try GLibMainLoop.shared.run() }
         }
 
-        @Test("iterate returns at once when the condition holds and false when the timeout passes", .timeLimit(.minutes(1)))
+        @Test(
+            "iterate returns at once when the condition holds and false when the timeout passes",
+            .timeLimit(.minutes(1)))
         func iterateTimeout() throws {
             try GLibMainLoop.shared.start()
             var checks = 0
-            #expect(GLibMainLoop.shared.iterate(until: { checks += 1; return true }, timeout: .seconds(1)))
+            #expect(
+                GLibMainLoop.shared.iterate(
+                    until: {
+                        checks += 1
+                        return true
+                    }, timeout: .seconds(1)))
             #expect(checks == 1)
             #expect(GLibMainLoop.shared.iterate(until: { false }, timeout: .milliseconds(20)) == false)
         }
 
-        @Test("web view calls awaited from main-actor tests complete, and events arrive without pumping", .timeLimit(.minutes(1)))
+        @Test(
+            "web view calls awaited from main-actor tests complete, and events arrive without pumping",
+            .timeLimit(.minutes(1)))
         func awaitedCallsAndEvents() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -42,7 +51,9 @@ extension GTKWrapperTests {
             #expect(titles.contains("no pumping"))
         }
 
-        @Test("WebKit keeps working after the main actor idles longer than libdispatch keeps a worker thread", .timeLimit(.minutes(1)))
+        @Test(
+            "WebKit keeps working after the main actor idles longer than libdispatch keeps a worker thread",
+            .timeLimit(.minutes(1)))
         func survivesIdleMainActor() async throws {
             let view = try GTKWebView()
             defer { finish(view) }

@@ -23,7 +23,9 @@ extension GTKWrapperTests {
             #expect(try await view.evaluateJavaScriptReturningJSON("null") == "null")
         }
 
-        @Test("every character of the script and of string results survives (NUL, U+2028, quotes, emoji)", .timeLimit(.minutes(1)))
+        @Test(
+            "every character of the script and of string results survives (NUL, U+2028, quotes, emoji)",
+            .timeLimit(.minutes(1)))
         func charactersSurvive() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -36,12 +38,16 @@ extension GTKWrapperTests {
             #expect(try JSONDecoder().decode(String.self, from: Data(json.utf8)) == tricky)
         }
 
-        @Test("exceptions, syntax errors and unsupported results throw javaScriptFailed; cycles throw resultNotJSON", .timeLimit(.minutes(1)))
+        @Test(
+            "exceptions, syntax errors and unsupported results throw javaScriptFailed; cycles throw resultNotJSON",
+            .timeLimit(.minutes(1)))
         func failures() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
             try loadAndWait(view, html: "<title>err</title>", title: "err")
-            await #expect(throws: GTKWebViewError.self) { try await view.evaluateJavaScriptReturningJSON("throw new Error('boom')") }
+            await #expect(throws: GTKWebViewError.self) {
+                try await view.evaluateJavaScriptReturningJSON("throw new Error('boom')")
+            }
             do {
                 _ = try await view.evaluateJavaScriptReturningJSON("throw new Error('boom')")
             } catch {
@@ -55,21 +61,29 @@ extension GTKWrapperTests {
                 _ = try await view.evaluateJavaScriptReturningJSON("this is not javascript")
                 Issue.record("a syntax error must throw")
             } catch {
-                guard case .javaScriptFailed(let message) = error else { Issue.record("got \(error)"); return }
+                guard case .javaScriptFailed(let message) = error else {
+                    Issue.record("got \(error)")
+                    return
+                }
                 #expect(message.contains("SyntaxError"))
             }
             do {
                 _ = try await view.evaluateJavaScriptReturningJSON("Promise.resolve(1)")
                 Issue.record("a Promise result must throw")
             } catch {
-                guard case .javaScriptFailed = error else { Issue.record("got \(error)"); return }
+                guard case .javaScriptFailed = error else {
+                    Issue.record("got \(error)")
+                    return
+                }
             }
             await #expect(throws: GTKWebViewError.resultNotJSON) {
                 try await view.evaluateJavaScriptReturningJSON("var o = {}; o.self = o; o")
             }
         }
 
-        @Test("evaluateJavaScript ignores the result (a Promise is fine) and still reports exceptions", .timeLimit(.minutes(1)))
+        @Test(
+            "evaluateJavaScript ignores the result (a Promise is fine) and still reports exceptions",
+            .timeLimit(.minutes(1)))
         func evaluateWithoutResult() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -91,8 +105,11 @@ extension GTKWrapperTests {
             defer { finish(view) }
             try loadAndWait(view, html: "<title>worlds</title><script>var pageOnly = 1;</script>", title: "worlds")
             #expect(try await view.evaluateJavaScriptReturningJSON("typeof pageOnly") == #""number""#)
-            #expect(try await view.evaluateJavaScriptReturningJSON("typeof pageOnly", inWorld: "bridgekit") == #""undefined""#)
-            #expect(try await view.evaluateJavaScriptReturningJSON("document.title", inWorld: "bridgekit") == #""worlds""#)
+            #expect(
+                try await view.evaluateJavaScriptReturningJSON("typeof pageOnly", inWorld: "bridgekit")
+                    == #""undefined""#)
+            #expect(
+                try await view.evaluateJavaScriptReturningJSON("document.title", inWorld: "bridgekit") == #""worlds""#)
         }
     }
 }

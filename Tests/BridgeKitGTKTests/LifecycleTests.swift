@@ -6,7 +6,9 @@ extension GTKWrapperTests {
     @MainActor
     @Suite("Lifecycle")
     struct Lifecycle {
-        @Test("close() stops every callback, settles pending calls, rejects new ones and frees the view", .timeLimit(.minutes(1)))
+        @Test(
+            "close() stops every callback, settles pending calls, rejects new ones and frees the view",
+            .timeLimit(.minutes(1)))
         func closeStopsEverything() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
@@ -14,7 +16,9 @@ extension GTKWrapperTests {
             let view = try GTKWebView()
             let recorder = ViewRecorder(view)
             var messages = 0
-            try view.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) { _ in messages += 1 }
+            try view.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) { _ in
+                messages += 1
+            }
             try view.addUserScript(
                 "window.webkit.messageHandlers.webbridge.postMessage('at start')", world: "bridgekit")
             try loadAndWait(view, html: "<title>open</title>", title: "open")
@@ -55,12 +59,16 @@ extension GTKWrapperTests {
             #expect(waitUntil { view.finalization.isFinalized })
         }
 
-        @Test("R23 dropping the last reference without close() frees WebKit's view and fires no callback", .timeLimit(.minutes(1)))
+        @Test(
+            "R23 dropping the last reference without close() frees WebKit's view and fires no callback",
+            .timeLimit(.minutes(1)))
         func r23DroppedViewIsFreed() throws {
             var view: GTKWebView? = try GTKWebView()
             let finalization = try #require(view?.finalization)
             var messages = 0
-            try view?.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) { _ in messages += 1 }
+            try view?.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) { _ in
+                messages += 1
+            }
             if let view { try loadAndWait(view, html: "<title>dropped</title>", title: "dropped") }
             weak let weakView = view
             view = nil

@@ -6,7 +6,9 @@ extension GTKWrapperTests {
     @MainActor
     @Suite("Loading, title, progress and policy")
     struct Loading {
-        @Test("loading HTML reports started, committed, finished, the title and progress up to 1", .timeLimit(.minutes(1)))
+        @Test(
+            "loading HTML reports started, committed, finished, the title and progress up to 1", .timeLimit(.minutes(1))
+        )
         func loadHTMLReportsEvents() throws {
             let view = try GTKWebView()
             defer { finish(view) }

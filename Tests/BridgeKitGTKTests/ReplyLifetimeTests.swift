@@ -17,8 +17,9 @@ extension GTKWrapperTests {
         /// its timer.
         static let pastIdle: Duration = .seconds(12)
 
-        @Test("replies held past WebKit's idle time for its JavaScript context reach the page intact",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "replies held past WebKit's idle time for its JavaScript context reach the page intact",
+            .timeLimit(.minutes(1)))
         func repliesAfterContextIdle() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -57,13 +58,16 @@ extension GTKWrapperTests {
             }
         }
 
-        @Test("an unanswered reply released past WebKit's idle time resolves the page's Promise with null",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "an unanswered reply released past WebKit's idle time resolves the page's Promise with null",
+            .timeLimit(.minutes(1)))
         func droppedReplyAfterContextIdle() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
             var held: [GTKScriptMessage] = []
-            try view.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) { held.append($0) }
+            try view.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) {
+                held.append($0)
+            }
             try loadAndWait(view, html: "<title>dropped</title>", title: "dropped")
             try await view.evaluateJavaScript(
                 """

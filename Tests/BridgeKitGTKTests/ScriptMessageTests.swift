@@ -16,7 +16,9 @@ extension GTKWrapperTests {
 
             func receive(_ message: GTKScriptMessage) {
                 messages.append(message)
-                guard let envelope = try? JSONDecoder().decode(RelayEnvelope.self, from: Data(message.bodyJSONText.utf8)) else {
+                guard
+                    let envelope = try? JSONDecoder().decode(RelayEnvelope.self, from: Data(message.bodyJSONText.utf8))
+                else {
                     return
                 }
                 envelopes.append(envelope)
@@ -26,14 +28,20 @@ extension GTKWrapperTests {
             }
         }
 
-        @Test("world handler with reply: origin and main-frame flag are right in every frame, each reply reaches its frame", .timeLimit(.minutes(1)))
+        @Test(
+            "world handler with reply: origin and main-frame flag are right in every frame, each reply reaches its frame",
+            .timeLimit(.minutes(1)))
         func relayRoundTripAcrossFrames() throws {
             let a = try LoopbackServer()
             let b = try LoopbackServer()
-            defer { a.stop(); b.stop() }
-            a.routes["/"] = .init(body: relayPage(
-                name: "main",
-                body: "<iframe src=\"/frame\"></iframe><iframe src=\"\(b.origin)/frame\"></iframe>"))
+            defer {
+                a.stop()
+                b.stop()
+            }
+            a.routes["/"] = .init(
+                body: relayPage(
+                    name: "main",
+                    body: "<iframe src=\"/frame\"></iframe><iframe src=\"\(b.origin)/frame\"></iframe>"))
             a.routes["/frame"] = .init(body: relayPage(name: "same"))
             b.routes["/frame"] = .init(body: relayPage(name: "cross"))
 
@@ -41,10 +49,14 @@ extension GTKWrapperTests {
             defer { finish(view) }
             let inbox = Inbox()
             inbox.answer = { envelope in
-                envelope.body.hasPrefix("hello-") ? "reply|\(envelope.origin)|\(envelope.mainFrame)|\(envelope.body)" : ""
+                envelope.body.hasPrefix("hello-")
+                    ? "reply|\(envelope.origin)|\(envelope.mainFrame)|\(envelope.body)" : ""
             }
-            try view.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) { inbox.receive($0) }
-            try view.addUserScript(testRelaySource, world: "bridgekit", frames: .allFrames, injectionTime: .documentStart)
+            try view.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) {
+                inbox.receive($0)
+            }
+            try view.addUserScript(
+                testRelaySource, world: "bridgekit", frames: .allFrames, injectionTime: .documentStart)
             try view.load(uri: a.origin + "/")
             #expect(waitUntil { inbox.envelopes.filter { $0.body.hasPrefix("ack:") }.count == 3 })
 
@@ -73,10 +85,13 @@ extension GTKWrapperTests {
             #expect(try await view.evaluateJavaScriptReturningJSON("typeof window.webkit") == #""undefined""#)
             #expect(
                 try await view.evaluateJavaScriptReturningJSON(
-                    "typeof window.webkit.messageHandlers.webbridge.postMessage", inWorld: "bridgekit") == #""function""#)
+                    "typeof window.webkit.messageHandlers.webbridge.postMessage", inWorld: "bridgekit")
+                    == #""function""#)
         }
 
-        @Test("reply values keep every character; errors reject; a dropped reply resolves with null", .timeLimit(.minutes(1)))
+        @Test(
+            "reply values keep every character; errors reject; a dropped reply resolves with null",
+            .timeLimit(.minutes(1)))
         func replyKinds() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -137,7 +152,9 @@ extension GTKWrapperTests {
             #expect(messages.allSatisfy { $0.reply == nil })
         }
 
-        @Test("a short array of strings and nulls arrives as its elements; its JSON text is JSON.stringify's; other arrays as JSON", .timeLimit(.minutes(1)))
+        @Test(
+            "a short array of strings and nulls arrives as its elements; its JSON text is JSON.stringify's; other arrays as JSON",
+            .timeLimit(.minutes(1)))
         func stringElements() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
@@ -163,28 +180,37 @@ extension GTKWrapperTests {
             #expect(messages[2].bodyJSONText.hasPrefix(#"["s","s""#))
             // The UTF-8 as the engine wrote it, shared. A string with a lone surrogate has no UTF-8
             // form: JavaScriptCore gives no bytes for it at all (WebKitGTK 2.50).
-            #expect(messages[0].utf8Elements == ["a", nil, nil, "q\"b\\ \u{2028} ü 😀 </x> \n\t\u{01}"].map { $0.map { Data($0.utf8) } })
+            #expect(
+                messages[0].utf8Elements
+                    == ["a", nil, nil, "q\"b\\ \u{2028} ü 😀 </x> \n\t\u{01}"].map { $0.map { Data($0.utf8) } })
             #expect(messages[3].utf8Elements == [Data(), Data()])
             #expect(messages[3].stringElements == ["", ""])
             #expect(messages[1].utf8Elements == nil)
         }
 
-        @Test("R24 registering a name twice never adds it twice, in any world; unregister then register works", .timeLimit(.minutes(1)))
+        @Test(
+            "R24 registering a name twice never adds it twice, in any world; unregister then register works",
+            .timeLimit(.minutes(1)))
         func r24DuplicateRegistration() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
             var first = 0
             var second = 0
-            try view.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) { _ in first += 1 }
+            try view.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) { _ in
+                first += 1
+            }
             #expect(throws: GTKWebViewError.handlerAlreadyRegistered(name: "webbridge", world: "bridgekit")) {
-                try view.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) { _ in second += 1 }
+                try view.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) { _ in
+                    second += 1
+                }
             }
             #expect(throws: GTKWebViewError.handlerAlreadyRegistered(name: "webbridge", world: "bridgekit")) {
                 try view.registerScriptMessageHandler(name: "webbridge", withReply: false) { _ in second += 1 }
             }
             #expect(view.scriptMessageHandlerNames == ["webbridge"])
             try loadAndWait(view, html: "<title>dup</title>", title: "dup")
-            try await view.evaluateJavaScript("window.webkit.messageHandlers.webbridge.postMessage('one')", inWorld: "bridgekit")
+            try await view.evaluateJavaScript(
+                "window.webkit.messageHandlers.webbridge.postMessage('one')", inWorld: "bridgekit")
             #expect(waitUntil { first == 1 })
             #expect(second == 0)
             #expect(try await view.evaluateJavaScriptReturningJSON("typeof window.webkit") == #""undefined""#)
@@ -195,8 +221,11 @@ extension GTKWrapperTests {
                 try await view.evaluateJavaScriptReturningJSON(
                     "typeof (window.webkit && window.webkit.messageHandlers.webbridge)", inWorld: "bridgekit")
                     == #""undefined""#, "unregistering removes the handler from the loaded document")
-            try view.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) { _ in second += 1 }
-            try await view.evaluateJavaScript("window.webkit.messageHandlers.webbridge.postMessage('two')", inWorld: "bridgekit")
+            try view.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) { _ in
+                second += 1
+            }
+            try await view.evaluateJavaScript(
+                "window.webkit.messageHandlers.webbridge.postMessage('two')", inWorld: "bridgekit")
             #expect(waitUntil { second == 1 })
             #expect(first == 1)
         }
@@ -205,8 +234,12 @@ extension GTKWrapperTests {
         func invalidNames() throws {
             let view = try GTKWebView()
             defer { finish(view) }
-            #expect(throws: GTKWebViewError.self) { try view.registerScriptMessageHandler(name: "", withReply: false) { _ in } }
-            #expect(throws: GTKWebViewError.self) { try view.registerScriptMessageHandler(name: "a\u{0}b", withReply: false) { _ in } }
+            #expect(throws: GTKWebViewError.self) {
+                try view.registerScriptMessageHandler(name: "", withReply: false) { _ in }
+            }
+            #expect(throws: GTKWebViewError.self) {
+                try view.registerScriptMessageHandler(name: "a\u{0}b", withReply: false) { _ in }
+            }
             #expect(throws: GTKWebViewError.self) {
                 try view.registerScriptMessageHandler(name: "ok", world: "", withReply: false) { _ in }
             }

@@ -31,7 +31,10 @@ struct TimeLimitLintTests {
                         depth += 1
                     } else if scalar == ")" {
                         depth -= 1
-                        if depth == 0 { end += 1; break }
+                        if depth == 0 {
+                            end += 1
+                            break
+                        }
                     }
                     end += 1
                 }

@@ -7,13 +7,17 @@ extension GTKWrapperTests {
     @MainActor
     @Suite("Window")
     struct Window {
-        @Test("a view moves into a window, keeps working there; the view closes first, then the window", .timeLimit(.minutes(1)))
+        @Test(
+            "a view moves into a window, keeps working there; the view closes first, then the window",
+            .timeLimit(.minutes(1)))
         func viewInWindow() async throws {
             let view = try GTKWebView()
             let window = try GTKWindow(title: "test", width: 320, height: 240)
             #expect(window.handle != nil)
             try window.setContent(view)
-            #expect(throws: GTKWebViewError.invalidArgument("the window already shows a web view")) { try window.setContent(view) }
+            #expect(throws: GTKWebViewError.invalidArgument("the window already shows a web view")) {
+                try window.setContent(view)
+            }
             window.present()
             try loadAndWait(view, html: "<title>in a window</title>", title: "in a window")
             #expect(try await view.evaluateJavaScriptReturningJSON("document.title") == "\"in a window\"")
@@ -28,7 +32,9 @@ extension GTKWrapperTests {
             finish(view)
         }
 
-        @Test("closing the window first leaves the view open and working; it closes cleanly afterwards", .timeLimit(.minutes(1)))
+        @Test(
+            "closing the window first leaves the view open and working; it closes cleanly afterwards",
+            .timeLimit(.minutes(1)))
         func windowFirst() async throws {
             let view = try GTKWebView()
             let window = try GTKWindow(title: "window first", width: 320, height: 240)
@@ -43,7 +49,9 @@ extension GTKWrapperTests {
             finish(view)
         }
 
-        @Test("a close request reaches closeRequested() and onCloseRequest; the window stays until close()", .timeLimit(.minutes(1)))
+        @Test(
+            "a close request reaches closeRequested() and onCloseRequest; the window stays until close()",
+            .timeLimit(.minutes(1)))
         func closeRequests() async throws {
             let window = try GTKWindow(title: "requests")
             var requests = 0

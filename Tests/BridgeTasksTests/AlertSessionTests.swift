@@ -11,7 +11,8 @@ struct AlertSessionTests {
         let started = AsyncStream<Void>.makeStream()
         let call = Task { @MainActor in
             do {
-                let index = try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
+                let index = try await withCheckedThrowingContinuation {
+                    (continuation: CheckedContinuation<Int, any Error>) in
                     _ = session.start(continuation)
                     started.continuation.yield()
                 }
@@ -82,9 +83,10 @@ struct AlertSessionTests {
         #expect(session.cancel() == .none)
         let result: Result<Int, any Error> = await {
             do {
-                return .success(try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
-                    #expect(session.start(continuation) == false)
-                })
+                return .success(
+                    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
+                        #expect(session.start(continuation) == false)
+                    })
             } catch {
                 return .failure(error)
             }

@@ -15,9 +15,13 @@ struct AlertTaskTests {
     func chosen() async throws {
         let presenter = AutomaticAlertPresenter(rule: .label("Delete"))
         let page = try page(with: presenter)
-        let reply = await page.call("Alert", options: ["title": "Remove?", "message": "It's gone for good", "buttons": ["Cancel", "Delete"]])
+        let reply = await page.call(
+            "Alert", options: ["title": "Remove?", "message": "It's gone for good", "buttons": ["Cancel", "Delete"]])
         #expect(reply["data"] == ["index": 1, "button": "Delete"])
-        #expect(presenter.presented == [AlertRequest(title: "Remove?", message: "It's gone for good", buttons: ["Cancel", "Delete"])])
+        #expect(
+            presenter.presented == [
+                AlertRequest(title: "Remove?", message: "It's gone for good", buttons: ["Cancel", "Delete"])
+            ])
     }
 
     @Test("No buttons means one OK button; no options at all is invalid")
@@ -32,7 +36,9 @@ struct AlertTaskTests {
     func badOptions() async throws {
         let page = try page(with: AutomaticAlertPresenter())
         #expect(await page.call("Alert", options: ["title": 5])["error"]?["details"]?.string("path") == "title")
-        #expect(await page.call("Alert", options: ["buttons": ["a", 1]])["error"]?["details"]?.string("path") == "buttons[1]")
+        #expect(
+            await page.call("Alert", options: ["buttons": ["a", 1]])["error"]?["details"]?.string("path")
+                == "buttons[1]")
         let nine: JSONValue = .array((0..<9).map { .string("b\($0)") })
         #expect(await page.call("Alert", options: ["buttons": nine])["error"]?.string("code") == "invalid_options")
         let long: JSONValue = ["buttons": ["ok", .string(String(repeating: "x", count: 201))]]

@@ -35,9 +35,14 @@ struct HistoryTaskTests {
         let router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins(["https://app.example"])))
         try router.register(history)
         let page = InMemoryPage(router: router)
-        #expect(await page.call("History", options: ["type": "teleport", "url": "https://a.example/"])["error"]?.string("code") == "invalid_options")
-        #expect(await page.call("History", options: ["type": "pushState", "url": "/relative"])["error"]?["details"]?.string("path") == "url")
-        #expect(await page.call("History", options: ["type": "pushState", "url": "https://app.example/ok"])["ok"] == true)
+        #expect(
+            await page.call("History", options: ["type": "teleport", "url": "https://a.example/"])["error"]?.string(
+                "code") == "invalid_options")
+        #expect(
+            await page.call("History", options: ["type": "pushState", "url": "/relative"])["error"]?["details"]?.string(
+                "path") == "url")
+        #expect(
+            await page.call("History", options: ["type": "pushState", "url": "https://app.example/ok"])["ok"] == true)
         history.finish()
         var count = 0
         for await _ in history.notices { count += 1 }
@@ -49,7 +54,9 @@ struct HistoryTaskTests {
 struct HistoryNoticeOriginTests {
     static let app = "https://app.example"
 
-    @Test("A notice not http(s) or not same-origin with its sender is refused with invalid_options and never reaches the stream; a notify is dropped and logged")
+    @Test(
+        "A notice not http(s) or not same-origin with its sender is refused with invalid_options and never reaches the stream; a notify is dropped and logged"
+    )
     func forged() async throws {
         let history = HistoryTask()
         let records = Mutex<[TrafficRecord]>([])
@@ -76,17 +83,26 @@ struct HistoryNoticeOriginTests {
             received.append(notice)
             break
         }
-        #expect(received.map(\.url.absoluteString) == ["https://app.example:443/ok"], "only the same-origin notice, after every forged one")
-        let refusedNotices = records.withLock { $0 }.filter { $0.task == "History" && $0.id == nil && $0.outcome == "invalid_options" }
+        #expect(
+            received.map(\.url.absoluteString) == ["https://app.example:443/ok"],
+            "only the same-origin notice, after every forged one")
+        let refusedNotices = records.withLock { $0 }.filter {
+            $0.task == "History" && $0.id == nil && $0.outcome == "invalid_options"
+        }
         #expect(refusedNotices.count == cases.count, "each dropped notice is logged")
     }
 
     @Test("refusal(url:sender:): same origin with default ports folded; no sender means refused")
     func rule() throws {
         let app = try #require(SecurityOrigin(Self.app))
-        #expect(HistoryTask.refusal(url: try #require(URL(string: "https://APP.example:443/a?b#c")), sender: app) == nil)
-        #expect(HistoryTask.refusal(url: try #require(URL(string: "https://app.example/")), sender: nil)?.details?.string("reason") == "not_same_origin")
-        #expect(HistoryTask.refusal(url: try #require(URL(string: "ftp://app.example/")), sender: app)?.details?.string("reason") == "scheme_not_allowed")
+        #expect(
+            HistoryTask.refusal(url: try #require(URL(string: "https://APP.example:443/a?b#c")), sender: app) == nil)
+        #expect(
+            HistoryTask.refusal(url: try #require(URL(string: "https://app.example/")), sender: nil)?.details?.string(
+                "reason") == "not_same_origin")
+        #expect(
+            HistoryTask.refusal(url: try #require(URL(string: "ftp://app.example/")), sender: app)?.details?.string(
+                "reason") == "scheme_not_allowed")
         let local = try #require(SecurityOrigin("http://127.0.0.1:8080"))
         #expect(HistoryTask.refusal(url: try #require(URL(string: "http://127.0.0.1:8080/x")), sender: local) == nil)
         #expect(HistoryTask.refusal(url: try #require(URL(string: "http://127.0.0.1:8081/x")), sender: local) != nil)
@@ -94,15 +110,18 @@ struct HistoryNoticeOriginTests {
 
     @Test("A sender other than the notice's origin (a subframe allowed by the task's policy) is refused too")
     func otherFrame() async throws {
-        let history = HistoryTask(policy: .origins(["https://app.example", "https://widgets.example"], allowsSubframes: true))
+        let history = HistoryTask(
+            policy: .origins(["https://app.example", "https://widgets.example"], allowsSubframes: true))
         let router = BridgeRouter()
         try router.register(history)
         let page = InMemoryPage(router: router)
-        let reply = await page.call("History", options: ["type": "pushState", "url": "https://app.example/x"],
-                                    from: .subframe("https://widgets.example"), replyHandler: true)
+        let reply = await page.call(
+            "History", options: ["type": "pushState", "url": "https://app.example/x"],
+            from: .subframe("https://widgets.example"), replyHandler: true)
         #expect(reply["error"]?["details"]?.string("reason") == "not_same_origin")
-        let own = await page.call("History", options: ["type": "pushState", "url": "https://widgets.example/x"],
-                                  from: .subframe("https://widgets.example"), replyHandler: true)
+        let own = await page.call(
+            "History", options: ["type": "pushState", "url": "https://widgets.example/x"],
+            from: .subframe("https://widgets.example"), replyHandler: true)
         #expect(own["ok"] == true)
     }
 }

@@ -41,8 +41,11 @@ package enum CompletionWait {
                     Task {
                         try? await Task.sleep(nanoseconds: UInt64(max(seconds, 0) * 1_000_000_000))
                         guard !Task.isCancelled else { return }
-                        settle(.failure(BridgeError(code: "timeout", message: "\(operation) did not complete within \(seconds) s.",
-                                                    details: ["seconds": .double(seconds)])))
+                        settle(
+                            .failure(
+                                BridgeError(
+                                    code: "timeout", message: "\(operation) did not complete within \(seconds) s.",
+                                    details: ["seconds": .double(seconds)])))
                     }
                 }
                 start { value in

@@ -1,7 +1,7 @@
 #if canImport(FoundationNetworking)
-    package import FoundationNetworking
+package import FoundationNetworking
 #else
-    package import Foundation
+package import Foundation
 #endif
 
 /// The navigation logic of the WebKit adapter, platform-neutral so that it is unit-tested on

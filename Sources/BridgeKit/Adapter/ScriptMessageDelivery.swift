@@ -31,17 +31,21 @@ package enum ScriptMessageDelivery {
     ///   - proxy: the router's proxy.
     ///   - reply: WebKit's reply block, adapted: JSON text or `nil` (`undefined`); called at most
     ///     once, on the main actor.
-    package static func deliver(_ body: MessageBody, from source: MessageSource, isFromAttachedWebView: Bool,
-                                to proxy: MessageHandlerProxy,
-                                reply: @escaping @MainActor @Sendable (_ json: String?) -> Void) {
+    package static func deliver(
+        _ body: MessageBody, from source: MessageSource, isFromAttachedWebView: Bool,
+        to proxy: MessageHandlerProxy,
+        reply: @escaping @MainActor @Sendable (_ json: String?) -> Void
+    ) {
         guard isFromAttachedWebView else {
             let answer = unavailableReply(for: body, message: otherWebViewMessage)
             MainActorHop.run { reply(answer) }
             return
         }
-        proxy.receive(body, from: source, replyHandler: ReplyHandler(carriesFinalReplies: true) { json in
-            MainActorHop.run { reply(json) }
-        })
+        proxy.receive(
+            body, from: source,
+            replyHandler: ReplyHandler(carriesFinalReplies: true) { json in
+                MainActorHop.run { reply(json) }
+            })
     }
 
     /// The JSON text of an `unavailable` reply to the call in `body`, or `nil` (an

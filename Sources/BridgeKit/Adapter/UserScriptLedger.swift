@@ -77,7 +77,8 @@ package final class UserScriptLedger<Controller: UserScriptController> {
         let all = controller.userScripts
         let identical = all.contains { script in scripts.contains { $0 === script } }
         let sources = identical ? [] : Set(scripts.map { controller.source(of: $0) })
-        let isOurs: (Controller.UserScript) -> Bool = identical
+        let isOurs: (Controller.UserScript) -> Bool =
+            identical
             ? { script in scripts.contains { $0 === script } }
             : { script in sources.contains(controller.source(of: script)) }
         let remaining = all.filter { !isOurs($0) }

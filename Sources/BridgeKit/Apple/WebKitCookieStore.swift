@@ -46,7 +46,8 @@ public final class WebKitCookieStore: WebCookieStore {
     /// - Throws: a `timeout` ``BridgeError`` after ``timeout`` seconds without an answer.
     public func allCookies() async throws -> [Cookie] {
         let store = cookieStore
-        return try await CompletionWait.wait(seconds: timeout, operation: "WKHTTPCookieStore.getAllCookies") { complete in
+        return try await CompletionWait.wait(seconds: timeout, operation: "WKHTTPCookieStore.getAllCookies") {
+            complete in
             store.getAllCookies { httpCookies in
                 complete(httpCookies.map { Cookie($0) })
             }
@@ -59,7 +60,8 @@ public final class WebKitCookieStore: WebCookieStore {
     public func setCookie(_ cookie: Cookie) async throws {
         let httpCookie = try cookie.makeHTTPCookie()
         let store = cookieStore
-        try await CompletionWait.wait(seconds: timeout, operation: "WKHTTPCookieStore.setCookie") { (complete: @escaping @Sendable (()) -> Void) in
+        try await CompletionWait.wait(seconds: timeout, operation: "WKHTTPCookieStore.setCookie") {
+            (complete: @escaping @Sendable (()) -> Void) in
             store.setCookie(httpCookie) {
                 complete(())
             }
@@ -78,7 +80,8 @@ public final class WebKitCookieStore: WebCookieStore {
         let store = cookieStore
         for stored in matching {
             let httpCookie = try stored.makeHTTPCookie()
-            try await CompletionWait.wait(seconds: timeout, operation: "WKHTTPCookieStore.delete") { (complete: @escaping @Sendable (()) -> Void) in
+            try await CompletionWait.wait(seconds: timeout, operation: "WKHTTPCookieStore.delete") {
+                (complete: @escaping @Sendable (()) -> Void) in
                 store.delete(httpCookie) {
                     complete(())
                 }

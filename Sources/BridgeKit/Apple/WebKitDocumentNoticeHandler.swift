@@ -35,16 +35,18 @@ final class WebKitDocumentNoticeHandler: NSObject, WKScriptMessageHandler {
     /// A notice from a main-frame document of the attached web view starts a new page
     /// generation; subframes' and other web views' (sharing the controller) are ignored.
     func userContentController(_ userContentController: WKUserContentController, didReceive message: WKScriptMessage) {
-        generations?.documentNotice(isMainFrame: message.frameInfo.isMainFrame,
-                                    isFromAttachedWebView: message.webView === webView)
+        generations?.documentNotice(
+            isMainFrame: message.frameInfo.isMainFrame,
+            isFromAttachedWebView: message.webView === webView)
     }
 
     /// Installs the handler and the notice script (main frame, document start) in
     /// ``contentWorld`` of `controller`.
     func install(in controller: WKUserContentController) -> WKUserScript {
         controller.add(self, contentWorld: Self.contentWorld, name: Self.name)
-        let script = WKUserScript(source: WebBridgeDocumentNotice.source, injectionTime: .atDocumentStart,
-                                  forMainFrameOnly: true, in: Self.contentWorld)
+        let script = WKUserScript(
+            source: WebBridgeDocumentNotice.source, injectionTime: .atDocumentStart,
+            forMainFrameOnly: true, in: Self.contentWorld)
         controller.addUserScript(script)
         return script
     }

@@ -43,10 +43,14 @@ public final class WebKitMessageHandlerRegistry: ScriptMessageHandlerRegistry {
     ///   - controller: usually `webView.configuration.userContentController` (the configuration
     ///     is a copy, its controller is the web view's own).
     ///   - contentWorld: the world whose scripts may post to the handlers; default `.page`.
-    public static func registry(for controller: WKUserContentController,
-                                contentWorld: WKContentWorld = .page) -> WebKitMessageHandlerRegistry {
+    public static func registry(
+        for controller: WKUserContentController,
+        contentWorld: WKContentWorld = .page
+    ) -> WebKitMessageHandlerRegistry {
         registries.removeAll { $0.userContentController == nil }
-        if let existing = registries.first(where: { $0.userContentController === controller && $0.contentWorld === contentWorld }) {
+        if let existing = registries.first(where: {
+            $0.userContentController === controller && $0.contentWorld === contentWorld
+        }) {
             return existing
         }
         let created = WebKitMessageHandlerRegistry(controller, contentWorld: contentWorld)
@@ -58,8 +62,9 @@ public final class WebKitMessageHandlerRegistry: ScriptMessageHandlerRegistry {
     /// Does nothing when the controller is gone.
     public func addScriptMessageHandler(_ proxy: MessageHandlerProxy, name: String) {
         guard let controller = userContentController else { return }
-        controller.addScriptMessageHandler(WebKitScriptMessageHandler(proxy: proxy, registry: self),
-                                           contentWorld: contentWorld, name: name)
+        controller.addScriptMessageHandler(
+            WebKitScriptMessageHandler(proxy: proxy, registry: self),
+            contentWorld: contentWorld, name: name)
     }
 
     /// Removes the handler installed under `name` in this registry's world. Does nothing when

@@ -55,20 +55,24 @@ final class WebKitScriptEvaluator {
         let usesPageWorld = usesPageWorld
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             if usesPageWorld {
-                webView.evaluateJavaScript(script, completionHandler: { _, error in
-                    if let error {
-                        continuation.resume(throwing: error)
-                    } else {
-                        continuation.resume()
-                    }
-                })
+                webView.evaluateJavaScript(
+                    script,
+                    completionHandler: { _, error in
+                        if let error {
+                            continuation.resume(throwing: error)
+                        } else {
+                            continuation.resume()
+                        }
+                    })
             } else {
-                webView.evaluateJavaScript(script, in: nil, in: world, completionHandler: { result in
-                    switch result {
-                    case .success: continuation.resume()
-                    case .failure(let error): continuation.resume(throwing: error)
-                    }
-                })
+                webView.evaluateJavaScript(
+                    script, in: nil, in: world,
+                    completionHandler: { result in
+                        switch result {
+                        case .success: continuation.resume()
+                        case .failure(let error): continuation.resume(throwing: error)
+                        }
+                    })
             }
         }
     }

@@ -53,15 +53,17 @@ final class WebKitScriptMessageHandler: NSObject, WKScriptMessageHandlerWithRepl
     ) {
         let frame = message.frameInfo
         let origin = frame.securityOrigin
-        let source = MessageSource(frameProtocol: origin.protocol, host: origin.host, port: origin.port,
-                                   isMainFrame: frame.isMainFrame)
+        let source = MessageSource(
+            frameProtocol: origin.protocol, host: origin.host, port: origin.port,
+            isMainFrame: frame.isMainFrame)
         let body = MessageBody(foundationObject: message.body)
         let attached = registry?.attachedWebView
         let isFromAttachedWebView = !checksWebView || attached == nil || message.webView === attached
         // `String?` converts to `Any?` keeping `nil` as `nil` (not a boxed nil), which WebKit
         // turns into `undefined`.
-        ScriptMessageDelivery.deliver(body, from: source, isFromAttachedWebView: isFromAttachedWebView,
-                                      to: proxy, reply: { json in replyHandler(json, nil) })
+        ScriptMessageDelivery.deliver(
+            body, from: source, isFromAttachedWebView: isFromAttachedWebView,
+            to: proxy, reply: { json in replyHandler(json, nil) })
     }
 }
 #endif

@@ -50,12 +50,14 @@ extension WebViewBridge {
         /// Creates settings; every parameter has the default described on its property.
         /// Main actor: the default world, `WKContentWorld.page`, is main-actor isolated.
         @MainActor
-        public init(contentWorld: WKContentWorld = .page,
-                    installsShim: Bool = true,
-                    shimInMainFrameOnly: Bool = true,
-                    navigationSignal: NavigationSignal = .documentNotice,
-                    responsePolicy: NavigationResponsePolicy = NavigationResponsePolicy(),
-                    pageEventBufferLimit: Int = PageStateTracker.defaultBufferLimit) {
+        public init(
+            contentWorld: WKContentWorld = .page,
+            installsShim: Bool = true,
+            shimInMainFrameOnly: Bool = true,
+            navigationSignal: NavigationSignal = .documentNotice,
+            responsePolicy: NavigationResponsePolicy = NavigationResponsePolicy(),
+            pageEventBufferLimit: Int = PageStateTracker.defaultBufferLimit
+        ) {
             self.contentWorld = contentWorld
             self.installsShim = installsShim
             self.shimInMainFrameOnly = shimInMainFrameOnly

@@ -101,8 +101,10 @@ public final class WebViewBridge {
     ///   ``detach()`` when done.
     /// - Throws: ``WebViewBridgeError/handlerNameInUse(_:)`` when another bridge is attached
     ///   to the same web view's controller in the same content world.
-    public static func attach(router: BridgeRouter, to webView: WKWebView,
-                              configuration: Configuration = Configuration()) throws(WebViewBridgeError) -> WebViewBridge {
+    public static func attach(
+        router: BridgeRouter, to webView: WKWebView,
+        configuration: Configuration = Configuration()
+    ) throws(WebViewBridgeError) -> WebViewBridge {
         let controller = webView.configuration.userContentController
         let registry = WebKitMessageHandlerRegistry.registry(for: controller, contentWorld: configuration.contentWorld)
         let attachment = BridgeAttachment(router: router)
@@ -111,7 +113,8 @@ public final class WebViewBridge {
         }
         // Messages from other web views sharing this controller are answered, not routed.
         registry.attachedWebView = webView
-        let bridge = WebViewBridge(router: router, webView: webView, configuration: configuration, attachment: attachment)
+        let bridge = WebViewBridge(
+            router: router, webView: webView, configuration: configuration, attachment: attachment)
         if configuration.installsShim {
             bridge.addUserScript(WebBridgeShim.source, mainFrameOnly: configuration.shimInMainFrameOnly)
             bridge.injectTaskList(router.taskList)
@@ -163,16 +166,18 @@ public final class WebViewBridge {
     }
 
     private func makeUserScript(_ source: String, mainFrameOnly: Bool) -> WKUserScript {
-        WKUserScript(source: source, injectionTime: .atDocumentStart, forMainFrameOnly: mainFrameOnly,
-                     in: configuration.contentWorld)
+        WKUserScript(
+            source: source, injectionTime: .atDocumentStart, forMainFrameOnly: mainFrameOnly,
+            in: configuration.contentWorld)
     }
 
     /// Makes `list` the task list documents get at document start (replacing the script of an
     /// older list), unless a newer one is there or the bridge was detached.
     private func injectTaskList(_ list: BridgeTaskList) {
         guard isAttached else { return }
-        scripts.replaceTaskList(with: makeUserScript(list.documentStartScript, mainFrameOnly: configuration.shimInMainFrameOnly),
-                                revision: list.revision)
+        scripts.replaceTaskList(
+            with: makeUserScript(list.documentStartScript, mainFrameOnly: configuration.shimInMainFrameOnly),
+            revision: list.revision)
     }
 
     deinit {

@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -27,7 +28,8 @@ enum AtomicFileWriter {
     static func replace(_ url: URL, with data: Data, beforeRename: () throws -> Void = {}) throws(CookieFileError) {
         let path = url.path(percentEncoded: false)
         let folder = url.deletingLastPathComponent().path(percentEncoded: false)
-        let tempPath = (folder.hasSuffix("/") ? folder : folder + "/") + "." + url.lastPathComponent + "."
+        let tempPath =
+            (folder.hasSuffix("/") ? folder : folder + "/") + "." + url.lastPathComponent + "."
             + UUID().uuidString + ".tmp"
         func failure(_ step: String, _ code: Int32) -> CookieFileError {
             .writeFailed(path: path, reason: "\(step): \(String(cString: strerror(code)))")

@@ -39,8 +39,9 @@ enum CookieDate {
         guard let time, let dayOfMonth, let month, var year else { return nil }
         if (70...99).contains(year) { year += 1900 } else if (0...69).contains(year) { year += 2000 }
         guard (1...31).contains(dayOfMonth), year >= 1601,
-              time.hour <= 23, time.minute <= 59, time.second <= 59,
-              dayOfMonth <= daysInMonth(month, year: year) else { return nil }
+            time.hour <= 23, time.minute <= 59, time.second <= 59,
+            dayOfMonth <= daysInMonth(month, year: year)
+        else { return nil }
         let days = daysFromCivil(year: year, month: month, day: dayOfMonth)
         let seconds = days * 86_400 + time.hour * 3_600 + time.minute * 60 + time.second
         return min(Date(timeIntervalSince1970: TimeInterval(seconds)), latest)
@@ -60,7 +61,9 @@ enum CookieDate {
 
     /// Reads the run of digits at the start of `token`.
     /// - Returns: the value and the index after the run, or `nil` when the run length is not in `count`.
-    private static func leadingNumber(_ token: ArraySlice<UInt8>, from start: Int, count: ClosedRange<Int>) -> (Int, Int)? {
+    private static func leadingNumber(_ token: ArraySlice<UInt8>, from start: Int, count: ClosedRange<Int>) -> (
+        Int, Int
+    )? {
         var index = start
         var value = 0
         while index < token.endIndex, isDigit(token[index]) {
@@ -80,15 +83,18 @@ enum CookieDate {
     private static func matchTime(_ token: ArraySlice<UInt8>) -> (hour: Int, minute: Int, second: Int)? {
         let colon = UInt8(ascii: ":")
         guard let (hour, afterHour) = leadingNumber(token, from: token.startIndex, count: 1...2),
-              afterHour < token.endIndex, token[afterHour] == colon,
-              let (minute, afterMinute) = leadingNumber(token, from: afterHour + 1, count: 1...2),
-              afterMinute < token.endIndex, token[afterMinute] == colon,
-              let (second, _) = leadingNumber(token, from: afterMinute + 1, count: 1...2) else { return nil }
+            afterHour < token.endIndex, token[afterHour] == colon,
+            let (minute, afterMinute) = leadingNumber(token, from: afterHour + 1, count: 1...2),
+            afterMinute < token.endIndex, token[afterMinute] == colon,
+            let (second, _) = leadingNumber(token, from: afterMinute + 1, count: 1...2)
+        else { return nil }
         return (hour, minute, second)
     }
 
-    private static let monthPrefixes: [[UInt8]] = ["jan", "feb", "mar", "apr", "may", "jun",
-                                                   "jul", "aug", "sep", "oct", "nov", "dec"].map { Array($0.utf8) }
+    private static let monthPrefixes: [[UInt8]] = [
+        "jan", "feb", "mar", "apr", "may", "jun",
+        "jul", "aug", "sep", "oct", "nov", "dec",
+    ].map { Array($0.utf8) }
 
     /// `month = ( "jan" / … / "dec" ) *OCTET`, case-insensitive. - Returns: 1–12.
     private static func matchMonth(_ token: ArraySlice<UInt8>) -> Int? {
@@ -100,21 +106,24 @@ enum CookieDate {
     // MARK: - IMF-fixdate
 
     private static let weekdayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                     "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let monthNames = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun",
+        "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
 
     /// Formats `date` as an IMF-fixdate, for example `Wed, 01 Jan 2031 00:00:00 GMT`.
     ///
     /// English names, GMT, whole seconds (rounded down); dates are clamped to years 1601–9999.
     static func imfFixdate(_ date: Date) -> String {
-        let earliest: TimeInterval = -11_644_473_600 // 1601-01-01T00:00:00Z
+        let earliest: TimeInterval = -11_644_473_600  // 1601-01-01T00:00:00Z
         let seconds = Int(min(max(date.timeIntervalSince1970, earliest), latest.timeIntervalSince1970).rounded(.down))
         let days = floorDivide(seconds, 86_400)
         let secondOfDay = seconds - days * 86_400
         let (year, month, day) = civilFromDays(days)
-        let weekday = ((days % 7) + 7 + 4) % 7 // 1970-01-01 was a Thursday (index 4)
+        let weekday = ((days % 7) + 7 + 4) % 7  // 1970-01-01 was a Thursday (index 4)
         return weekdayNames[weekday] + ", " + pad(day, 2) + " " + monthNames[month - 1] + " " + pad(year, 4) + " "
-            + pad(secondOfDay / 3_600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2) + " GMT"
+            + pad(secondOfDay / 3_600, 2) + ":" + pad(secondOfDay / 60 % 60, 2) + ":" + pad(secondOfDay % 60, 2)
+            + " GMT"
     }
 
     private static func pad(_ value: Int, _ width: Int) -> String {

@@ -51,7 +51,8 @@ public enum CookieError: Error, Sendable, Hashable, CustomStringConvertible {
         case .malformedSetCookie:
             return "The Set-Cookie string has no name=value pair (RFC 6265 5.2)."
         case .invalidCookieName(let name):
-            return "The cookie name \"\(name)\" is empty or holds '=', a semicolon, a control character or outer whitespace."
+            return
+                "The cookie name \"\(name)\" is empty or holds '=', a semicolon, a control character or outer whitespace."
         case .invalidCookieValue(let name):
             return "The value of cookie \"\(name)\" holds a semicolon, a control character or outer whitespace."
         case .invalidCookieAttribute(let name, let attribute):

@@ -24,7 +24,8 @@ public enum CookieFileError: Error, Sendable, Hashable, CustomStringConvertible 
         case .unsupportedVersion(let path, let version, let supported):
             return "The cookie file \(path) has format version \(version); this build reads version \(supported)."
         case .refusingToReplaceUnreadableFile(let path, let cause):
-            return "Not replacing \(path), which cannot be loaded (\(cause)); pass replacingUnreadableFile: true to replace it."
+            return
+                "Not replacing \(path), which cannot be loaded (\(cause)); pass replacingUnreadableFile: true to replace it."
         case .writeFailed(let path, let reason): return "Cannot save the cookie file \(path): \(reason)"
         }
     }
@@ -71,10 +72,12 @@ enum CookieFile {
     static func encode(_ entries: [CookieStorage.Entry]) throws(CookieFileError) -> Data {
         let records = entries.map { entry in
             let cookie = entry.cookie
-            return Record(name: cookie.name, value: cookie.value, domain: cookie.domain, hostOnly: cookie.isHostOnly,
-                          path: cookie.path, expires: cookie.expires, secure: cookie.isSecure, httpOnly: cookie.isHTTPOnly,
-                          sameSite: cookie.sameSite?.rawValue, partitioned: cookie.isPartitioned ? true : nil, created: cookie.creationTime ?? entry.lastAccess,
-                          lastAccessed: entry.lastAccess)
+            return Record(
+                name: cookie.name, value: cookie.value, domain: cookie.domain, hostOnly: cookie.isHostOnly,
+                path: cookie.path, expires: cookie.expires, secure: cookie.isSecure, httpOnly: cookie.isHTTPOnly,
+                sameSite: cookie.sameSite?.rawValue, partitioned: cookie.isPartitioned ? true : nil,
+                created: cookie.creationTime ?? entry.lastAccess,
+                lastAccessed: entry.lastAccess)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -123,10 +126,11 @@ enum CookieFile {
             guard let value = CookieSameSite(rawValue: text) else { return nil }
             sameSite = value
         }
-        let cookie = Cookie(name: record.name, value: record.value, domain: record.domain, isHostOnly: record.hostOnly,
-                            path: record.path, expires: record.expires, isSecure: record.secure,
-                            isHTTPOnly: record.httpOnly, sameSite: sameSite, isPartitioned: record.partitioned ?? false,
-                            creationTime: record.created)
+        let cookie = Cookie(
+            name: record.name, value: record.value, domain: record.domain, isHostOnly: record.hostOnly,
+            path: record.path, expires: record.expires, isSecure: record.secure,
+            isHTTPOnly: record.httpOnly, sameSite: sameSite, isPartitioned: record.partitioned ?? false,
+            creationTime: record.created)
         guard let normalized = try? CookieValuePolicy.normalized(cookie), normalized == cookie else { return nil }
         return CookieStorage.Entry(cookie: cookie, lastAccess: record.lastAccessed)
     }

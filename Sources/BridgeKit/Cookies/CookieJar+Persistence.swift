@@ -24,16 +24,21 @@ extension CookieJar {
     /// - Throws: ``CookieFileError/refusingToReplaceUnreadableFile(path:cause:)`` when the
     ///   existing file cannot be loaded and `replacingUnreadableFile` is `false`;
     ///   ``CookieFileError/writeFailed(path:reason:)`` when writing fails (the old file stays).
-    public func save(to fileURL: URL, includeSessionCookies: Bool = false, maxSessionCookieAge: TimeInterval? = nil,
-                     replacingUnreadableFile: Bool = false) throws(CookieFileError) {
-        try save(to: fileURL, includeSessionCookies: includeSessionCookies, maxSessionCookieAge: maxSessionCookieAge,
-                 replacingUnreadableFile: replacingUnreadableFile, beforeRename: {})
+    public func save(
+        to fileURL: URL, includeSessionCookies: Bool = false, maxSessionCookieAge: TimeInterval? = nil,
+        replacingUnreadableFile: Bool = false
+    ) throws(CookieFileError) {
+        try save(
+            to: fileURL, includeSessionCookies: includeSessionCookies, maxSessionCookieAge: maxSessionCookieAge,
+            replacingUnreadableFile: replacingUnreadableFile, beforeRename: {})
     }
 
     /// ``save(to:includeSessionCookies:maxSessionCookieAge:replacingUnreadableFile:)`` with a hook between the
     /// synced temporary file and the rename, for crash tests.
-    func save(to fileURL: URL, includeSessionCookies: Bool, maxSessionCookieAge: TimeInterval? = nil,
-              replacingUnreadableFile: Bool, beforeRename: () throws -> Void) throws(CookieFileError) {
+    func save(
+        to fileURL: URL, includeSessionCookies: Bool, maxSessionCookieAge: TimeInterval? = nil,
+        replacingUnreadableFile: Bool, beforeRename: () throws -> Void
+    ) throws(CookieFileError) {
         if !replacingUnreadableFile { try CookieFile.ensureReplaceable(fileURL) }
         let now = self.now
         let oldestSession = maxSessionCookieAge.map { now.addingTimeInterval(-$0) }

@@ -15,7 +15,8 @@ struct CookieRequest: Sendable {
     /// than `http`, `https`, `ws`, `wss`: the HTML spec's cookie-averse documents).
     init?(_ url: URL) {
         guard let scheme = url.scheme?.lowercased(), ["http", "https", "ws", "wss"].contains(scheme),
-              let host = url.host(percentEncoded: false).map(CookieRules.canonicalHost), !host.isEmpty else {
+            let host = url.host(percentEncoded: false).map(CookieRules.canonicalHost), !host.isEmpty
+        else {
             return nil
         }
         self.host = host
@@ -94,10 +95,14 @@ enum CookieRules {
     ///   - matchPath: apply §5.1.4 path-match (`false` for `document.cookie` scripts, which may
     ///     set a cookie for any path of the page's host).
     ///   - httpAPI: `false` for script (non-HTTP) access, which never sees HttpOnly cookies.
-    static func isVisible(_ cookie: Cookie, to request: CookieRequest, matchPath: Bool, httpAPI: Bool, now: Date) -> Bool {
+    static func isVisible(_ cookie: Cookie, to request: CookieRequest, matchPath: Bool, httpAPI: Bool, now: Date)
+        -> Bool
+    {
         guard !cookie.isExpired(at: now) else { return false }
-        let domainOK = cookie.isHostOnly ? request.host == cookie.domain
-                                         : domainMatches(host: request.host, domain: cookie.domain)
+        let domainOK =
+            cookie.isHostOnly
+            ? request.host == cookie.domain
+            : domainMatches(host: request.host, domain: cookie.domain)
         guard domainOK else { return false }
         if matchPath && !pathMatches(requestPath: request.path, cookiePath: cookie.path) { return false }
         if cookie.isSecure && !request.isSecure { return false }
@@ -109,10 +114,13 @@ enum CookieRules {
     /// (`sequence`: cookies of one response share a creation time).
     static func inHeaderOrder<Item>(_ items: [Item], cookie: (Item) -> Cookie, sequence: (Item) -> UInt64) -> [Item] {
         items.sorted { lhsItem, rhsItem in
-            let lhs = cookie(lhsItem), rhs = cookie(rhsItem)
-            let lhsPath = lhs.path.utf8.count, rhsPath = rhs.path.utf8.count
+            let lhs = cookie(lhsItem)
+            let rhs = cookie(rhsItem)
+            let lhsPath = lhs.path.utf8.count
+            let rhsPath = rhs.path.utf8.count
             if lhsPath != rhsPath { return lhsPath > rhsPath }
-            let lhsCreated = lhs.creationTime ?? .distantFuture, rhsCreated = rhs.creationTime ?? .distantFuture
+            let lhsCreated = lhs.creationTime ?? .distantFuture
+            let rhsCreated = rhs.creationTime ?? .distantFuture
             if lhsCreated != rhsCreated { return lhsCreated < rhsCreated }
             return sequence(lhsItem) < sequence(rhsItem)
         }

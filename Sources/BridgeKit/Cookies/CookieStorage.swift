@@ -34,7 +34,9 @@ struct CookieStorage: Sendable {
         // Step 3: Max-Age beats Expires; Max-Age <= 0 means "the earliest representable time".
         var expires: Date?
         if let maxAge = parsed.maxAge {
-            expires = maxAge <= 0 ? .distantPast
+            expires =
+                maxAge <= 0
+                ? .distantPast
                 : min(now.addingTimeInterval(TimeInterval(maxAge)), CookieDate.latest)
         } else {
             expires = parsed.expires
@@ -59,18 +61,19 @@ struct CookieStorage: Sendable {
         // 6265bis: only secure channels may set Secure cookies.
         if parsed.isSecure && !request.isSecure { throw .secureFromInsecureOrigin(name: parsed.name) }
 
-        let cookie = try CookieValuePolicy.normalized(Cookie(
-            name: parsed.name,
-            value: parsed.value,
-            domain: domain,
-            isHostOnly: isHostOnly,
-            path: parsed.path ?? CookieRules.defaultPath(ofRequestPath: request.path), // step 7
-            expires: expires,
-            isSecure: parsed.isSecure,
-            isHTTPOnly: parsed.isHTTPOnly,
-            sameSite: parsed.sameSite,
-            isPartitioned: parsed.isPartitioned
-        ))
+        let cookie = try CookieValuePolicy.normalized(
+            Cookie(
+                name: parsed.name,
+                value: parsed.value,
+                domain: domain,
+                isHostOnly: isHostOnly,
+                path: parsed.path ?? CookieRules.defaultPath(ofRequestPath: request.path),  // step 7
+                expires: expires,
+                isSecure: parsed.isSecure,
+                isHTTPOnly: parsed.isHTTPOnly,
+                sameSite: parsed.sameSite,
+                isPartitioned: parsed.isPartitioned
+            ))
         try store(cookie, source: source, requestIsSecure: request.isSecure, now: now)
     }
 
@@ -84,7 +87,9 @@ struct CookieStorage: Sendable {
     ///   it comes from the host app, where no channel applies (the Strict Secure check is skipped).
     /// - Throws: ``CookieError`` for §5.3 steps 10 and 11, the 6265bis Secure and prefix rules,
     ///   and the §6.1 size limit.
-    mutating func store(_ candidate: Cookie, source: CookieSource, requestIsSecure: Bool?, now: Date) throws(CookieError) {
+    mutating func store(_ candidate: Cookie, source: CookieSource, requestIsSecure: Bool?, now: Date)
+        throws(CookieError)
+    {
         var cookie = candidate
         let size = cookie.name.utf8.count + cookie.value.utf8.count
         guard size <= configuration.maxCookieBytes else {
@@ -160,7 +165,8 @@ struct CookieStorage: Sendable {
         let victims = keys.filter { $0 != sparing }.sorted { lhs, rhs in
             guard let a = entries[lhs], let b = entries[rhs] else { return lhs < rhs }
             if a.lastAccess != b.lastAccess { return a.lastAccess < b.lastAccess }
-            let aCreated = a.cookie.creationTime ?? .distantPast, bCreated = b.cookie.creationTime ?? .distantPast
+            let aCreated = a.cookie.creationTime ?? .distantPast
+            let bCreated = b.cookie.creationTime ?? .distantPast
             if aCreated != bCreated { return aCreated < bCreated }
             return a.sequence < b.sequence
         }.prefix(excess)
@@ -171,7 +177,8 @@ struct CookieStorage: Sendable {
 
     /// §5.4 selection for `request`, in header order; updates last-access-time (§5.4 step 3)
     /// when `touch` is set.
-    mutating func select(for request: CookieRequest, matchPath: Bool, httpAPI: Bool, now: Date, touch: Bool) -> [Cookie] {
+    mutating func select(for request: CookieRequest, matchPath: Bool, httpAPI: Bool, now: Date, touch: Bool) -> [Cookie]
+    {
         let visible = entries.values
             .filter { CookieRules.isVisible($0.cookie, to: request, matchPath: matchPath, httpAPI: httpAPI, now: now) }
         let selected = CookieRules.inHeaderOrder(visible, cookie: \.cookie, sequence: \.sequence).map(\.cookie)
@@ -190,7 +197,8 @@ struct CookieStorage: Sendable {
     /// file keeps this order, so equal creation times stay in order across a save and load.
     func unexpiredInCreationOrder(now: Date) -> [Entry] {
         entries.values.filter { !$0.cookie.isExpired(at: now) }.sorted { lhs, rhs in
-            let lhsCreated = lhs.cookie.creationTime ?? .distantPast, rhsCreated = rhs.cookie.creationTime ?? .distantPast
+            let lhsCreated = lhs.cookie.creationTime ?? .distantPast
+            let rhsCreated = rhs.cookie.creationTime ?? .distantPast
             if lhsCreated != rhsCreated { return lhsCreated < rhsCreated }
             return lhs.sequence < rhs.sequence
         }

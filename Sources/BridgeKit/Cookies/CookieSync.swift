@@ -39,8 +39,9 @@ public struct CookieSync: Sendable {
             }
         }
         guard failures.isEmpty else {
-            throw CookieSyncError(failures: failures.sorted { ($0.cookie ?? .empty) < ($1.cookie ?? .empty) },
-                                  succeeded: cookies.count - failures.count)
+            throw CookieSyncError(
+                failures: failures.sorted { ($0.cookie ?? .empty) < ($1.cookie ?? .empty) },
+                succeeded: cookies.count - failures.count)
         }
         return cookies.count
     }

@@ -49,7 +49,8 @@ public enum CookieValuePolicy {
     ///   path does not start with `/` or holds a control character or `;`.
     public static func normalizedPath(_ path: String, cookieName name: String) throws(CookieError) -> String {
         guard path.hasPrefix("/"),
-              !path.unicodeScalars.contains(where: { $0 == ";" || isControl($0) }) else {
+            !path.unicodeScalars.contains(where: { $0 == ";" || isControl($0) })
+        else {
             throw .invalidCookieAttribute(name: name, attribute: "path")
         }
         return percentEncodingNonASCII(path)
@@ -61,7 +62,9 @@ public enum CookieValuePolicy {
     /// - Throws: ``CookieError/invalidCookieAttribute(name:attribute:)`` (`"domain"`) when the
     ///   result is empty, has an empty label, or holds anything but ASCII letters, digits,
     ///   `-`, `_`, `.` and `:` (IPv6).
-    public static func normalizedDomain(_ domain: String, cookieName name: String) throws(CookieError) -> (domain: String, hadLeadingDot: Bool) {
+    public static func normalizedDomain(_ domain: String, cookieName name: String) throws(CookieError) -> (
+        domain: String, hadLeadingDot: Bool
+    ) {
         var text = Substring(domain.lowercased())
         let hadLeadingDot = text.hasPrefix(".")
         if hadLeadingDot { text = text.dropFirst() }

@@ -30,15 +30,20 @@ public enum DocumentCookieScript {
     ///   - now: the current time; expired cookies are left out (not reported).
     ///   - encoding: how names and values are written; use the jar's
     ///     ``CookieJar/Configuration/outputEncoding`` so the script agrees with the header.
-    public static func plan(for cookies: [Cookie], pageURL: URL, now: Date,
-                            encoding: CookieOutputEncoding = .asStored) -> DocumentCookiePlan {
+    public static func plan(
+        for cookies: [Cookie], pageURL: URL, now: Date,
+        encoding: CookieOutputEncoding = .asStored
+    ) -> DocumentCookiePlan {
         guard let request = CookieRequest(pageURL), request.isHTTP else {
             return DocumentCookiePlan(assignments: [], omitted: [])
         }
         var candidates: [Cookie] = []
         var omitted: [DocumentCookieOmission] = []
         for cookie in cookies {
-            guard let (domain, hadLeadingDot) = try? CookieValuePolicy.normalizedDomain(cookie.domain, cookieName: cookie.name) else {
+            guard
+                let (domain, hadLeadingDot) = try? CookieValuePolicy.normalizedDomain(
+                    cookie.domain, cookieName: cookie.name)
+            else {
                 omitted.append(DocumentCookieOmission(cookie: cookie.key, reason: .invalidAttribute))
                 continue
             }
@@ -48,27 +53,34 @@ public enum DocumentCookieScript {
             if CookieRules.isIPAddress(domain) { candidate.isHostOnly = true }
             candidates.append(candidate)
         }
-        return plan(forVisible: CookieRules.inHeaderOrder(candidates), request: request, now: now,
-                    encoding: encoding, omitted: omitted)
+        return plan(
+            forVisible: CookieRules.inHeaderOrder(candidates), request: request, now: now,
+            encoding: encoding, omitted: omitted)
     }
 
     /// The strings of ``plan(for:pageURL:now:encoding:)``, without the report.
-    public static func assignments(for cookies: [Cookie], pageURL: URL, now: Date,
-                                   encoding: CookieOutputEncoding = .asStored) -> [String] {
+    public static func assignments(
+        for cookies: [Cookie], pageURL: URL, now: Date,
+        encoding: CookieOutputEncoding = .asStored
+    ) -> [String] {
         plan(for: cookies, pageURL: pageURL, now: now, encoding: encoding).assignments
     }
 
     /// The script of ``plan(for:pageURL:now:encoding:)``; what it leaves out is reported only
     /// by the plan.
     /// - Throws: `EncodingError` is declared by ``PageScript`` but cannot occur for strings.
-    public static func script(for cookies: [Cookie], pageURL: URL, now: Date,
-                              encoding: CookieOutputEncoding = .asStored) throws -> String {
+    public static func script(
+        for cookies: [Cookie], pageURL: URL, now: Date,
+        encoding: CookieOutputEncoding = .asStored
+    ) throws -> String {
         try plan(for: cookies, pageURL: pageURL, now: now, encoding: encoding).script()
     }
 
     /// Splits cookies in header order into assignments and omissions for `request`.
-    static func plan(forVisible ordered: [Cookie], request: CookieRequest, now: Date,
-                     encoding: CookieOutputEncoding, omitted: [DocumentCookieOmission]) -> DocumentCookiePlan {
+    static func plan(
+        forVisible ordered: [Cookie], request: CookieRequest, now: Date,
+        encoding: CookieOutputEncoding, omitted: [DocumentCookieOmission]
+    ) -> DocumentCookiePlan {
         var plan = DocumentCookiePlan(assignments: [], omitted: omitted)
         let secureRequest = request.asSecure
         for cookie in ordered {
@@ -76,7 +88,8 @@ public enum DocumentCookieScript {
                 // A prefixed cookie this host holds but an http page cannot set is reported;
                 // other Secure cookies are simply not for an http page (R41).
                 if hasPrefix(cookie.name),
-                   CookieRules.isVisible(cookie, to: secureRequest, matchPath: false, httpAPI: true, now: now) {
+                    CookieRules.isVisible(cookie, to: secureRequest, matchPath: false, httpAPI: true, now: now)
+                {
                     plan.omitted.append(DocumentCookieOmission(cookie: cookie.key, reason: .prefixNotSettable))
                 }
                 continue
@@ -96,7 +109,9 @@ public enum DocumentCookieScript {
         if cookie.name.isEmpty || cookie.name.unicodeScalars.contains("=") { return .invalidName }
         let fields = [cookie.name, cookie.value, cookie.path]
         if fields.contains(where: { $0.unicodeScalars.contains(";") }) { return .semicolon }
-        if fields.contains(where: { $0.unicodeScalars.contains(where: CookieValuePolicy.isControl) }) { return .controlCharacter }
+        if fields.contains(where: { $0.unicodeScalars.contains(where: CookieValuePolicy.isControl) }) {
+            return .controlCharacter
+        }
         for text in [cookie.name, cookie.value] {
             if let first = text.unicodeScalars.first, CookieValuePolicy.isWSP(first) { return .outerWhitespace }
             if let last = text.unicodeScalars.last, CookieValuePolicy.isWSP(last) { return .outerWhitespace }
@@ -140,8 +155,9 @@ extension CookieJar {
         let ordered = storage.withLock {
             $0.select(for: secureRequest, matchPath: false, httpAPI: true, now: now, touch: false)
         }
-        return DocumentCookieScript.plan(forVisible: ordered, request: request, now: now,
-                                         encoding: configuration.outputEncoding, omitted: [])
+        return DocumentCookieScript.plan(
+            forVisible: ordered, request: request, now: now,
+            encoding: configuration.outputEncoding, omitted: [])
     }
 
     /// The assignments of ``documentCookiePlan(for:)``, without the report.

@@ -1,4 +1,3 @@
-
 /// A ``WebCookieStore`` in memory, for tests of ``CookieSync`` and of hosts' own code.
 ///
 /// Keys cookies by ``Cookie/key`` (name, domain without a leading dot, path), like WebKit.

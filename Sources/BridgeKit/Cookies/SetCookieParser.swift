@@ -38,7 +38,8 @@ enum SetCookieParser {
         guard let pair = parts.popFirst(), let equals = pair.firstIndex(of: "=") else { return nil }
         let name = trimWhitespace(pair[..<equals])
         guard !name.isEmpty else { return nil }
-        var result = ParsedSetCookie(name: String(name), value: String(trimWhitespace(pair[pair.index(after: equals)...])))
+        var result = ParsedSetCookie(
+            name: String(name), value: String(trimWhitespace(pair[pair.index(after: equals)...])))
         for av in parts {
             let nameEnd = av.firstIndex(of: "=") ?? av.endIndex
             let attribute = String(trimWhitespace(av[..<nameEnd])).lowercased()
@@ -51,7 +52,8 @@ enum SetCookieParser {
     /// Removes leading and trailing WSP (space and horizontal tab, §5.2) from scalars.
     private static func trimWhitespace(_ scalars: Substring.UnicodeScalarView) -> Substring.UnicodeScalarView {
         let isWSP: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" }
-        guard let start = scalars.firstIndex(where: { !isWSP($0) }), let end = scalars.lastIndex(where: { !isWSP($0) }) else {
+        guard let start = scalars.firstIndex(where: { !isWSP($0) }), let end = scalars.lastIndex(where: { !isWSP($0) })
+        else {
             return scalars[scalars.endIndex...]
         }
         return scalars[start...end]
@@ -92,7 +94,10 @@ enum SetCookieParser {
         for digit in digits {
             let (times, overflow1) = magnitude.multipliedReportingOverflow(by: 10)
             let (sum, overflow2) = times.addingReportingOverflow(Int64(digit - 0x30))
-            if overflow1 || overflow2 { magnitude = .max; break }
+            if overflow1 || overflow2 {
+                magnitude = .max
+                break
+            }
             magnitude = sum
         }
         return negative ? -magnitude : magnitude

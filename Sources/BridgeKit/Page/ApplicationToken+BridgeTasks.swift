@@ -15,7 +15,10 @@ extension ApplicationToken {
     /// - Parameter list: the tasks, usually ``BridgeRouter/taskList``.
     public static func bridgeTasks(_ list: BridgeTaskList) -> ApplicationToken {
         func fits(_ text: String) -> Bool {
-            !text.isEmpty && text.unicodeScalars.allSatisfy { (0x21...0x7E).contains($0.value) && !"[]/".unicodeScalars.contains($0) }
+            !text.isEmpty
+                && text.unicodeScalars.allSatisfy {
+                    (0x21...0x7E).contains($0.value) && !"[]/".unicodeScalars.contains($0)
+                }
         }
         let entries = list.names.filter(fits).map { name -> String in
             guard let version = list.version(of: name), fits(version) else { return name }

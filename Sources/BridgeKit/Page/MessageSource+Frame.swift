@@ -26,11 +26,12 @@ extension MessageSource {
         if bareHost.hasPrefix("["), bareHost.hasSuffix("]"), bareHost.count >= 2 {
             bareHost = bareHost.dropFirst().dropLast()
         }
-        let origin: SecurityOrigin? = if scheme.isEmpty || bareHost.isEmpty {
-            nil
-        } else {
-            SecurityOrigin(scheme: String(scheme), host: String(bareHost), port: port > 0 ? port : nil)
-        }
+        let origin: SecurityOrigin? =
+            if scheme.isEmpty || bareHost.isEmpty {
+                nil
+            } else {
+                SecurityOrigin(scheme: String(scheme), host: String(bareHost), port: port > 0 ? port : nil)
+            }
         self.init(origin: origin, isMainFrame: isMainFrame)
     }
 }

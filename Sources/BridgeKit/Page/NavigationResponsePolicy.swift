@@ -1,4 +1,5 @@
 public import Foundation
+
 #if canImport(FoundationNetworking)
 public import FoundationNetworking
 #endif
@@ -93,7 +94,8 @@ public struct NavigationResponsePolicy: Sendable, Hashable {
     public func classifyFailure(_ error: any Error) -> PageLoadError? {
         let nsError = error as NSError
         let url = nsError.userInfo[NSURLErrorFailingURLErrorKey] as? URL
-        return classifyFailure(domain: nsError.domain, code: nsError.code, url: url, message: nsError.localizedDescription)
+        return classifyFailure(
+            domain: nsError.domain, code: nsError.code, url: url, message: nsError.localizedDescription)
     }
 
     /// Whether a failure only means the navigation was cancelled or handed over, not that it
@@ -104,11 +106,11 @@ public struct NavigationResponsePolicy: Sendable, Hashable {
     public static func isCancellation(domain: String, code: Int) -> Bool {
         switch (domain, code) {
         case (urlErrorDomain, urlErrorCancelled),
-             (webKitErrorDomain, frameLoadInterruptedByPolicyChange),
-             (webKitErrorDomain, plugInWillHandleLoad),
-             (gtkNetworkErrorDomain, 302),
-             (gtkPolicyErrorDomain, frameLoadInterruptedByPolicyChange),
-             (gtkPluginErrorDomain, plugInWillHandleLoad):
+            (webKitErrorDomain, frameLoadInterruptedByPolicyChange),
+            (webKitErrorDomain, plugInWillHandleLoad),
+            (gtkNetworkErrorDomain, 302),
+            (gtkPolicyErrorDomain, frameLoadInterruptedByPolicyChange),
+            (gtkPluginErrorDomain, plugInWillHandleLoad):
             true
         default:
             false

@@ -79,7 +79,8 @@ public final class PageStateTracker: Sendable {
     /// The current state and a stream of the events after it, taken atomically: no event falls
     /// between the two.
     public func subscribe() -> (state: PageState, events: AsyncStream<PageEvent>) {
-        let (stream, continuation) = AsyncStream.makeStream(of: PageEvent.self, bufferingPolicy: .bufferingNewest(bufferLimit))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: PageEvent.self, bufferingPolicy: .bufferingNewest(bufferLimit))
         let (state, id): (PageState, Int?) = storage.withLock { storage in
             guard !storage.isFinished else { return (storage.state, nil) }
             let id = storage.nextSubscriber

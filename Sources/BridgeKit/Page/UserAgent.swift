@@ -109,9 +109,11 @@ public enum UserAgentError: Error, Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .controlCharacter(let offset): "The user agent has a control character at offset \(offset)."
-        case .nonASCIICharacter(let offset): "The user agent has a character outside visible US-ASCII at offset \(offset)."
+        case .nonASCIICharacter(let offset):
+            "The user agent has a character outside visible US-ASCII at offset \(offset)."
         case .empty: "A replacement user agent must not be empty."
-        case .malformedProduct(let text): "The application token \"\(text)\" needs a name before \"/\" and a version after it."
+        case .malformedProduct(let text):
+            "The application token \"\(text)\" needs a name before \"/\" and a version after it."
         }
     }
 }

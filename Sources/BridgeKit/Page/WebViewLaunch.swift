@@ -74,7 +74,8 @@ public struct WebViewLaunch: Sendable {
     /// - Parameter configurator: the engine's configurator.
     /// - Returns: the created web view.
     @MainActor
-    public func makeWebView<Configurator: WebViewConfigurator>(with configurator: Configurator) -> Configurator.WebView {
+    public func makeWebView<Configurator: WebViewConfigurator>(with configurator: Configurator) -> Configurator.WebView
+    {
         if userAgent.applicationToken != nil {
             configurator.applicationNameForUserAgent =
                 userAgent.applicationName(appendingTo: configurator.applicationNameForUserAgent)

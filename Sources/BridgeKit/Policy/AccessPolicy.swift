@@ -49,9 +49,12 @@ public struct AccessPolicy: Sendable, Hashable {
     ///   - allowsSubframes: whether subframes may call; default `false`.
     ///   - allowsOpaqueOrigins: whether a sender without an origin may call; default `false`.
     /// - Returns: the policy.
-    public static func origins(_ patterns: [OriginPattern], allowsSubframes: Bool = false,
-                               allowsOpaqueOrigins: Bool = false) -> AccessPolicy {
-        AccessPolicy(origins: .only(patterns), allowsSubframes: allowsSubframes, allowsOpaqueOrigins: allowsOpaqueOrigins)
+    public static func origins(
+        _ patterns: [OriginPattern], allowsSubframes: Bool = false,
+        allowsOpaqueOrigins: Bool = false
+    ) -> AccessPolicy {
+        AccessPolicy(
+            origins: .only(patterns), allowsSubframes: allowsSubframes, allowsOpaqueOrigins: allowsOpaqueOrigins)
     }
 
     /// Any tuple origin, main frame only unless `allowsSubframes`, no opaque origin unless
@@ -96,8 +99,10 @@ public struct AccessPolicy: Sendable, Hashable {
     /// - Returns: the policy.
     /// - Throws: ``OriginPatternError`` for the first text that is not a pattern (for example
     ///   `"app.example"`, which has no scheme).
-    public static func checkedOrigins(_ patterns: [String], allowsSubframes: Bool = false,
-                                      allowsOpaqueOrigins: Bool = false) throws(OriginPatternError) -> AccessPolicy {
+    public static func checkedOrigins(
+        _ patterns: [String], allowsSubframes: Bool = false,
+        allowsOpaqueOrigins: Bool = false
+    ) throws(OriginPatternError) -> AccessPolicy {
         var checked: [OriginPattern] = []
         for text in patterns { checked.append(try OriginPattern(validating: text)) }
         return .origins(checked, allowsSubframes: allowsSubframes, allowsOpaqueOrigins: allowsOpaqueOrigins)

@@ -16,7 +16,9 @@ public struct BridgeConfiguration: Sendable {
     ///   - policy: who may call; default none.
     ///   - limits: resource limits; default ``BridgeLimits``' defaults.
     ///   - defaultTimeout: the time limit of a task without its own; default none.
-    public init(policy: AccessPolicy = AccessPolicy(), limits: BridgeLimits = BridgeLimits(), defaultTimeout: Duration? = nil) {
+    public init(
+        policy: AccessPolicy = AccessPolicy(), limits: BridgeLimits = BridgeLimits(), defaultTimeout: Duration? = nil
+    ) {
         self.policy = policy
         self.limits = limits
         self.defaultTimeout = defaultTimeout
@@ -33,8 +35,10 @@ public struct BridgeConfiguration: Sendable {
     ///   - limits: resource limits; default ``BridgeLimits``' defaults.
     ///   - defaultTimeout: the time limit of a task without its own; default none.
     /// - Throws: ``OriginPatternError`` for the first invalid origin pattern of `policy`.
-    public init(validating policy: AccessPolicy, limits: BridgeLimits = BridgeLimits(),
-                defaultTimeout: Duration? = nil) throws(OriginPatternError) {
+    public init(
+        validating policy: AccessPolicy, limits: BridgeLimits = BridgeLimits(),
+        defaultTimeout: Duration? = nil
+    ) throws(OriginPatternError) {
         try policy.validate()
         self.init(policy: policy, limits: limits, defaultTimeout: defaultTimeout)
     }

@@ -36,11 +36,12 @@ public struct SecurityOrigin: Sendable, Hashable, CustomStringConvertible {
     ///   text that is not `scheme://host[:port]`.
     public init?(_ serialized: String) {
         guard serialized != "null", let components = URLComponents(string: serialized),
-              let scheme = components.scheme, let host = components.host, !host.isEmpty,
-              components.path.isEmpty || components.path == "/",
-              components.query == nil, components.fragment == nil, components.user == nil
+            let scheme = components.scheme, let host = components.host, !host.isEmpty,
+            components.path.isEmpty || components.path == "/",
+            components.query == nil, components.fragment == nil, components.user == nil
         else { return nil }
-        self.init(scheme: scheme, host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: components.port)
+        self.init(
+            scheme: scheme, host: host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")), port: components.port)
     }
 
     /// The origin of `url`, or `nil` when the URL has no host (`file:`, `about:blank`, `data:`).

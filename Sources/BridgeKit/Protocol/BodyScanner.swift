@@ -45,7 +45,10 @@ struct BodyScan {
                 var end = start
                 var escaped = false
                 while end < count, bytes[end] != UInt8(ascii: "\"") {
-                    if bytes[end] == UInt8(ascii: "\\") { escaped = true; end += 1 }
+                    if bytes[end] == UInt8(ascii: "\\") {
+                        escaped = true
+                        end += 1
+                    }
                     end += 1
                 }
                 if level == 1 {
@@ -54,7 +57,8 @@ struct BodyScan {
                         pendingKeyIsID = key == .id
                         pendingKeyIsCallbackID = key == .callbackID
                     } else if pendingKeyIsID || pendingKeyIsCallbackID, end < count,
-                              id == nil || (pendingKeyIsID && idIsFromCallbackID) {
+                        id == nil || (pendingKeyIsID && idIsFromCallbackID)
+                    {
                         id = Self.string(bytes, start, end, escaped: escaped)
                         idIsFromCallbackID = pendingKeyIsCallbackID
                         pendingKeyIsID = false
@@ -89,7 +93,8 @@ struct BodyScan {
         return nil
     }
 
-    private static func string(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, escaped: Bool) -> String? {
+    private static func string(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, escaped: Bool) -> String?
+    {
         let slice = UnsafeBufferPointer(rebasing: bytes[start..<end])
         guard escaped else { return String(validating: slice, as: UTF8.self) }
         let quoted = Data([UInt8(ascii: "\"")]) + Data(slice) + Data([UInt8(ascii: "\"")])

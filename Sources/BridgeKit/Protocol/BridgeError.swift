@@ -101,8 +101,9 @@ public struct BridgeError: Error, Sendable, Hashable, Codable, CustomStringConve
     }
     /// A body or a reply is larger than the configured limit (`limit` bytes).
     public static func payloadTooLarge(bytes: Int, limit: Int) -> BridgeError {
-        BridgeError(.payloadTooLarge, "The payload has \(bytes) bytes; the limit is \(limit).",
-                    ["bytes": .int(Int64(bytes)), "limit": .int(Int64(limit))])
+        BridgeError(
+            .payloadTooLarge, "The payload has \(bytes) bytes; the limit is \(limit).",
+            ["bytes": .int(Int64(bytes)), "limit": .int(Int64(limit))])
     }
     /// A body nests arrays and objects deeper than the configured limit.
     public static func nestingTooDeep(limit: Int) -> BridgeError {
@@ -110,19 +111,23 @@ public struct BridgeError: Error, Sendable, Hashable, Codable, CustomStringConve
     }
     /// The page already has `limit` calls in flight.
     public static func tooManyPendingCalls(limit: Int) -> BridgeError {
-        BridgeError(.tooManyPendingCalls, "The page already has \(limit) calls in flight.", ["limit": .int(Int64(limit))])
+        BridgeError(
+            .tooManyPendingCalls, "The page already has \(limit) calls in flight.", ["limit": .int(Int64(limit))])
     }
     /// Admitting a call of `bytes` bytes would make the router hold more than its budget
     /// (``BridgeLimits/maxHeldBytes``) for the page: its pending calls' bodies and options, queued
     /// fire-and-forget calls and replies waiting for the engine.
     public static func memoryBudgetExceeded(bytes: Int, limit: Int) -> BridgeError {
-        BridgeError(.memoryBudgetExceeded,
-                    "The router holds too much for this page to take \(bytes) more bytes; its budget is \(limit) bytes.",
-                    ["bytes": .int(Int64(bytes)), "limit": .int(Int64(limit))])
+        BridgeError(
+            .memoryBudgetExceeded,
+            "The router holds too much for this page to take \(bytes) more bytes; its budget is \(limit) bytes.",
+            ["bytes": .int(Int64(bytes)), "limit": .int(Int64(limit))])
     }
     /// A task sent more progress messages than the configured limit for one call.
     public static func progressLimitExceeded(limit: Int) -> BridgeError {
-        BridgeError(.progressLimitExceeded, "The task sent more than \(limit) progress messages.", ["limit": .int(Int64(limit))])
+        BridgeError(
+            .progressLimitExceeded, "The task sent more than \(limit) progress messages.", ["limit": .int(Int64(limit))]
+        )
     }
     /// The page navigated away while the call was pending; the reply was not delivered.
     public static func navigated() -> BridgeError {
@@ -152,14 +157,17 @@ public struct BridgeError: Error, Sendable, Hashable, Codable, CustomStringConve
     /// `cancelled`; a ``PageFacingError`` with its code, message and details; anything else as
     /// `code` with `genericMessage`, keeping the error's full description only for the log
     /// (issue 20, item 8: a task's internal error text must not reach the page).
-    static func pageFacing(_ error: any Error, code: String = "task_failed",
-                           genericMessage: String = "The task failed.") -> BridgeError {
+    static func pageFacing(
+        _ error: any Error, code: String = "task_failed",
+        genericMessage: String = "The task failed."
+    ) -> BridgeError {
         if let bridgeError = error as? BridgeError { return bridgeError }
         if error is CancellationError { return .cancelled() }
         if let facing = error as? any PageFacingError {
             let facingCode = facing.pageErrorCode
-            return BridgeError(code: facingCode.isEmpty ? Code.taskFailed.rawValue : facingCode,
-                               message: facing.pageErrorMessage, details: facing.pageErrorDetails)
+            return BridgeError(
+                code: facingCode.isEmpty ? Code.taskFailed.rawValue : facingCode,
+                message: facing.pageErrorMessage, details: facing.pageErrorDetails)
         }
         var concealed = BridgeError(code: code, message: genericMessage)
         concealed.internalDescription = String(reflecting: error)

@@ -57,7 +57,9 @@ struct CallEnvelopeScan {
                 id = text
             case .task:
                 member = 8
-                guard let value = reader.plainString(), !value.isEmpty, let text = Self.string(value) else { return nil }
+                guard let value = reader.plainString(), !value.isEmpty, let text = Self.string(value) else {
+                    return nil
+                }
                 task = text
             case .options:
                 member = 16
@@ -195,7 +197,10 @@ struct CallEnvelopeScan {
             while index < bytes.count {
                 let byte = bytes[index]
                 if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]")
-                    || byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 { break }
+                    || byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+                {
+                    break
+                }
                 index += 1
             }
             return index - start
@@ -219,7 +224,7 @@ struct CallEnvelopeScan {
                 // ``BodyScan`` does not, and answer a body under an id BodyScan never names.
                 let start = index
                 guard skipToken() > 0, let base = bytes.baseAddress,
-                      JSONValidator.isValid(UnsafeBufferPointer(start: base + start, count: index - start), maxDepth: 0)
+                    JSONValidator.isValid(UnsafeBufferPointer(start: base + start, count: index - start), maxDepth: 0)
                 else { return nil }
                 return 0
             }
@@ -252,7 +257,9 @@ struct CallEnvelopeScan {
             guard let base = bytes.baseAddress else { return false }
             var from = index + 1
             while from < bytes.count {
-                guard let found = memchr(base + from, Int32(UInt8(ascii: "\"")), bytes.count - from) else { return false }
+                guard let found = memchr(base + from, Int32(UInt8(ascii: "\"")), bytes.count - from) else {
+                    return false
+                }
                 let quote = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
                 // The quote is escaped when an odd number of backslashes precede it.
                 var backslashes = 0

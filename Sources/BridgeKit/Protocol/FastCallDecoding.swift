@@ -13,8 +13,10 @@ extension InboundEnvelope {
     /// - Returns: the prepared call, or `nil` when the options do not decode: the caller then
     ///   decodes the whole body the general way, which reports the error exactly as before
     ///   (`invalid_options` with its path, or `invalid_message` for text that is not JSON).
-    static func fastCall(_ scan: CallEnvelopeScan, in body: UnsafeBufferPointer<UInt8>, task: AnyBridgeTask?,
-                         source: MessageSource, policy: AccessPolicy) -> InboundMessage? {
+    static func fastCall(
+        _ scan: CallEnvelopeScan, in body: UnsafeBufferPointer<UInt8>, task: AnyBridgeTask?,
+        source: MessageSource, policy: AccessPolicy
+    ) -> InboundMessage? {
         try? prepareCall(id: scan.id, name: scan.task, task: task, source: source, policy: policy) { task in
             try decodeOptions(scan.options, in: body, for: task)
         }
@@ -25,8 +27,10 @@ extension InboundEnvelope {
     /// bytes once ``JSONValidator`` accepted them (the scan has already checked their depth).
     /// - Throws: when they do not decode; only ``generalOptions(of:task:source:policy:)`` says
     ///   which error the page gets.
-    static func decodeOptions(_ range: Range<Int>?, in body: UnsafeBufferPointer<UInt8>,
-                              for task: AnyBridgeTask) throws -> any Sendable {
+    static func decodeOptions(
+        _ range: Range<Int>?, in body: UnsafeBufferPointer<UInt8>,
+        for task: AnyBridgeTask
+    ) throws -> any Sendable {
         guard let range, let base = body.baseAddress, !range.isEmpty else {
             return task.takesRawJSON ? RawJSON.null : try task.decodeOptionsText(Self.null)
         }
@@ -40,8 +44,9 @@ extension InboundEnvelope {
         let bytes = UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
         guard JSONValidator.isValid(bytes, maxDepth: .max) else { throw RawOptionsRejected() }
         // No copy: the decoder reads the body's own bytes while this call runs.
-        let options = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base + range.lowerBound),
-                           count: range.count, deallocator: .none)
+        let options = Data(
+            bytesNoCopy: UnsafeMutableRawPointer(mutating: base + range.lowerBound),
+            count: range.count, deallocator: .none)
         return try task.decodeOptionsText(options)
     }
 
@@ -53,8 +58,10 @@ extension InboundEnvelope {
     /// - Throws: the ``BridgeError`` the general path reports: `invalid_options` with its path;
     ///   `invalid_message` for text that is not JSON.
     @inline(never)
-    static func generalOptions(of body: UnsafeBufferPointer<UInt8>, task: AnyBridgeTask, source: MessageSource,
-                               policy: AccessPolicy) throws -> any Sendable {
+    static func generalOptions(
+        of body: UnsafeBufferPointer<UInt8>, task: AnyBridgeTask, source: MessageSource,
+        policy: AccessPolicy
+    ) throws -> any Sendable {
         guard let message = try? decodeWhole(body, tasks: [task.name: task], source: source, policy: policy) else {
             throw BridgeError.invalidMessage("The body is not valid JSON.")
         }
@@ -83,8 +90,10 @@ extension InboundEnvelope {
     /// inside a string nobody reads, such as a `callbackId` next to an `id`, so a control
     /// character or invalid UTF-8 there passed) and more forgiving (a trailing comma).
     /// - Throws: when the body is not JSON.
-    static func decodeWhole(_ body: UnsafeBufferPointer<UInt8>, tasks: [String: AnyBridgeTask], source: MessageSource,
-                            policy: AccessPolicy) throws -> InboundMessage {
+    static func decodeWhole(
+        _ body: UnsafeBufferPointer<UInt8>, tasks: [String: AnyBridgeTask], source: MessageSource,
+        policy: AccessPolicy
+    ) throws -> InboundMessage {
         guard JSONValidator.isValid(body, maxDepth: .max) else { throw NotJSON() }
         let decoder = BridgeJSON.makeDecoder()
         if let key = InboundDecodingContext.key {

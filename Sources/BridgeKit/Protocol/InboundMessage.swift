@@ -58,7 +58,8 @@ struct InboundEnvelope: Decodable {
             message = .invalid(id: id, error: problem)
             return
         }
-        let kind = (try? container.decodeIfPresent(String.self, forKey: .kind))
+        let kind =
+            (try? container.decodeIfPresent(String.self, forKey: .kind))
             ?? (container.contains(.task) ? "call" : nil)
         switch kind {
         case "call":
@@ -72,8 +73,11 @@ struct InboundEnvelope: Decodable {
         case "reply":
             message = Self.decodeReply(container, id: id)
         default:
-            message = .invalid(id: id, error: .invalidMessage("Unknown message kind \(kind.map { "\"\($0)\"" } ?? "(none)").",
-                                                              details: ["kind": kind.map(JSONValue.string) ?? .null]))
+            message = .invalid(
+                id: id,
+                error: .invalidMessage(
+                    "Unknown message kind \(kind.map { "\"\($0)\"" } ?? "(none)").",
+                    details: ["kind": kind.map(JSONValue.string) ?? .null]))
         }
     }
 
@@ -93,22 +97,29 @@ struct InboundEnvelope: Decodable {
         return nil
     }
 
-    private static func decodeCall(_ container: KeyedDecodingContainer<Key>, id: String?, decoder: any Decoder) -> InboundMessage {
+    private static func decodeCall(_ container: KeyedDecodingContainer<Key>, id: String?, decoder: any Decoder)
+        -> InboundMessage
+    {
         guard let name = try? container.decode(String.self, forKey: .task), !name.isEmpty else {
             return .invalid(id: id, error: .invalidMessage("A call needs a non-empty string \"task\"."))
         }
-        guard let key = InboundDecodingContext.key, let context = decoder.userInfo[key] as? InboundDecodingContext else {
+        guard let key = InboundDecodingContext.key, let context = decoder.userInfo[key] as? InboundDecodingContext
+        else {
             return .invalid(id: id, error: .unavailable("The router is not decoding."))
         }
         do {
-            return try prepareCall(id: id, name: name, task: context.tasks[name], source: context.source,
-                                   policy: context.policy) { task in
+            return try prepareCall(
+                id: id, name: name, task: context.tasks[name], source: context.source,
+                policy: context.policy
+            ) { task in
                 try task.decodeOptions(container.superDecoder(forKey: .options))
             }
         } catch let error as DecodingError {
             let failure = DecodingErrorDescription(error)
-            return .call(InboundCall(id: id, taskName: name,
-                                     prepared: .failure(.invalidOptions(failure.message, path: failure.path)), refusal: nil))
+            return .call(
+                InboundCall(
+                    id: id, taskName: name,
+                    prepared: .failure(.invalidOptions(failure.message, path: failure.path)), refusal: nil))
         } catch {
             // Thrown by the task's own `Options` type: its text reaches the page only when it is
             // meant for the page (``PageFacingError``); otherwise only the log gets it.
@@ -126,8 +137,10 @@ struct InboundEnvelope: Decodable {
     /// router's `policy`) before anything else, `unknown_task` when no task has that name
     /// (`task` is `nil`), otherwise the task with the options `decodeOptions` produced for it.
     /// - Throws: what `decodeOptions` throws; the caller maps it to `invalid_options`.
-    static func prepareCall(id: String?, name: String, task: AnyBridgeTask?, source: MessageSource, policy: AccessPolicy,
-                            decodeOptions: (AnyBridgeTask) throws -> any Sendable) throws -> InboundMessage {
+    static func prepareCall(
+        id: String?, name: String, task: AnyBridgeTask?, source: MessageSource, policy: AccessPolicy,
+        decodeOptions: (AnyBridgeTask) throws -> any Sendable
+    ) throws -> InboundMessage {
         if let reason = (task?.policy ?? policy).refusal(for: source) {
             let error = BridgeError.forbidden(reason: reason, origin: source.origin?.description)
             return .call(InboundCall(id: id, taskName: name, prepared: .failure(error), refusal: reason))
@@ -136,8 +149,10 @@ struct InboundEnvelope: Decodable {
             return .call(InboundCall(id: id, taskName: name, prepared: .failure(.unknownTask(name)), refusal: nil))
         }
         let options = try decodeOptions(task)
-        return .call(InboundCall(id: id, taskName: name, prepared: .success(PreparedCall(task: task, input: .options(options))),
-                                 refusal: nil))
+        return .call(
+            InboundCall(
+                id: id, taskName: name, prepared: .success(PreparedCall(task: task, input: .options(options))),
+                refusal: nil))
     }
 
     private static func decodeReply(_ container: KeyedDecodingContainer<Key>, id: String?) -> InboundMessage {
@@ -149,7 +164,8 @@ struct InboundEnvelope: Decodable {
             let data = (try? container.decodeIfPresent(JSONValue.self, forKey: .data)) ?? .null
             return .reply(id: id, result: .success(data))
         }
-        let error = (try? container.decode(BridgeError.self, forKey: .error))
+        let error =
+            (try? container.decode(BridgeError.self, forKey: .error))
             ?? .taskFailed("The page failed the call without a readable error.")
         return .reply(id: id, result: .failure(error))
     }

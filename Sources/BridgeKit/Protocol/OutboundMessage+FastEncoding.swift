@@ -12,7 +12,8 @@ extension OutboundMessage {
     /// - Throws: `EncodingError` when the message cannot be encoded (for example `Double.nan`).
     func encodedParts() throws -> OutboundJSON {
         guard case .reply(let id, .success(let data)) = self, let quotedID = Self.plainJSONString(id),
-              let result = (data as? RawJSON)?.data ?? (try? BridgeJSON.encode(data)) else {
+            let result = (data as? RawJSON)?.data ?? (try? BridgeJSON.encode(data))
+        else {
             return OutboundJSON(try BridgeJSON.encode(self))
         }
         var tail = Data(capacity: quotedID.count + 40)

@@ -37,7 +37,9 @@ public final class MessageHandlerProxy: @unchecked Sendable {
 
     /// Forwards a body its host refused to copy (``BridgeRouter/refuseOversizedBody(head:byteCount:from:replyHandler:)``),
     /// or answers it with `unavailable` when the router is gone.
-    public func refuseOversizedBody(head: String, byteCount: Int, from source: MessageSource, replyHandler: ReplyHandler? = nil) {
+    public func refuseOversizedBody(
+        head: String, byteCount: Int, from source: MessageSource, replyHandler: ReplyHandler? = nil
+    ) {
         if let router {
             router.refuseOversizedBody(head: head, byteCount: byteCount, from: source, replyHandler: replyHandler)
             return

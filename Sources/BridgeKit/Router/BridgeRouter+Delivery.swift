@@ -14,16 +14,18 @@ extension BridgeRouter {
         let text = encoded.replyText
         _ = consume encoded  // the JSON is not needed once the text exists
         let answered = replyHandler.reply(text)
-        record(.outbound, .reply, id: id, task: task, outcome: outcome, reason: answered ? nil : .noReplyPath,
-               bytes: answered ? bytes : 0, internalError: internalError ?? encodingError)
+        record(
+            .outbound, .reply, id: id, task: task, outcome: outcome, reason: answered ? nil : .noReplyPath,
+            bytes: answered ? bytes : 0, internalError: internalError ?? encodingError)
     }
 
     /// Logs a final reply that has no way to the page.
     func noReplyPath(_ message: consuming OutboundMessage, id: String, task: String) {
         let internalError = Self.internalError(of: message)
         let encoded = encodeBounded(consume message, id: id)
-        record(.outbound, .reply, id: id, task: task, outcome: encoded.outcome, reason: .noReplyPath,
-               internalError: internalError ?? encoded.internalError)
+        record(
+            .outbound, .reply, id: id, task: task, outcome: encoded.outcome, reason: .noReplyPath,
+            internalError: internalError ?? encoded.internalError)
     }
 
     /// The full description of the error a failed reply carries when the page gets only a
@@ -46,14 +48,17 @@ extension BridgeRouter {
         if let result = Self.successJSON(message) {
             // The JSON replaces the value (released here); it is released when this returns.
             message = .reply(id: id, result: .success(RawJSON(checked: result)))
-            if let built = PageScript.successReply(id: id, result: result, limit: configuration.limits.maxPayloadBytes) {
+            if let built = PageScript.successReply(id: id, result: result, limit: configuration.limits.maxPayloadBytes)
+            {
                 return (built.script, built.messageBytes, "ok", nil)
             }
         }
         let internalError = Self.internalError(of: message)
         let json = encodeBounded(message, id: id)
-        return (PageScript.build(calling: .receive, jsonParts: json.data.parts), json.data.count, json.outcome,
-                internalError ?? json.internalError)
+        return (
+            PageScript.build(calling: .receive, jsonParts: json.data.parts), json.data.count, json.outcome,
+            internalError ?? json.internalError
+        )
     }
 
     /// A final reply script, the length of its message, its outcome and the internal error
@@ -69,20 +74,26 @@ extension BridgeRouter {
 
     /// Evaluates the script carrying `json` in the page (see the ``OutboundJSON`` overload).
     @discardableResult
-    func deliver(_ json: Data, kind: TrafficKind, id: String?, task: String?, outcome: String? = nil,
-                 generation: UInt64, channel explicitChannel: PageChannel? = nil) async -> Bool {
-        await deliver(OutboundJSON(json), kind: kind, id: id, task: task, outcome: outcome, generation: generation,
-                      channel: explicitChannel)
+    func deliver(
+        _ json: Data, kind: TrafficKind, id: String?, task: String?, outcome: String? = nil,
+        generation: UInt64, channel explicitChannel: PageChannel? = nil
+    ) async -> Bool {
+        await deliver(
+            OutboundJSON(json), kind: kind, id: id, task: task, outcome: outcome, generation: generation,
+            channel: explicitChannel)
     }
 
     /// Evaluates the script carrying `json` in the page, unless the page changed since
     /// `generation` or there is no channel; either way the traffic log says what happened.
     /// - Returns: whether the script was handed to the engine without error.
     @discardableResult
-    func deliver(_ json: OutboundJSON, kind: TrafficKind, id: String?, task: String?, outcome: String? = nil,
-                 generation: UInt64, channel explicitChannel: PageChannel? = nil) async -> Bool {
-        await deliver(script: PageScript.build(calling: .receive, jsonParts: json.parts), bytes: json.count, kind: kind,
-                      id: id, task: task, outcome: outcome, generation: generation, channel: explicitChannel)
+    func deliver(
+        _ json: OutboundJSON, kind: TrafficKind, id: String?, task: String?, outcome: String? = nil,
+        generation: UInt64, channel explicitChannel: PageChannel? = nil
+    ) async -> Bool {
+        await deliver(
+            script: PageScript.build(calling: .receive, jsonParts: json.parts), bytes: json.count, kind: kind,
+            id: id, task: task, outcome: outcome, generation: generation, channel: explicitChannel)
     }
 
     /// Evaluates a script already built by ``PageScript`` (carrying a message of `bytes` bytes),
@@ -90,21 +101,26 @@ extension BridgeRouter {
     /// channel with the completion-handler form is handed over without waiting (the return
     /// value then says it was handed over; the log gets the engine's answer).
     @discardableResult
-    func deliver(script: String, bytes: Int, kind: TrafficKind, id: String?, task: String?, outcome: String? = nil,
-                 generation: UInt64, channel explicitChannel: PageChannel? = nil, internalError: String? = nil) async -> Bool {
+    func deliver(
+        script: String, bytes: Int, kind: TrafficKind, id: String?, task: String?, outcome: String? = nil,
+        generation: UInt64, channel explicitChannel: PageChannel? = nil, internalError: String? = nil
+    ) async -> Bool {
         let (channel, current) = state.withLock { ($0.channel, $0.generation) }
         guard generation == current else {
-            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: .navigated, internalError: internalError)
+            record(
+                .outbound, kind, id: id, task: task, outcome: outcome, reason: .navigated, internalError: internalError)
             return false
         }
         guard let channel = explicitChannel ?? channel else {
-            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: .noChannel, internalError: internalError)
+            record(
+                .outbound, kind, id: id, task: task, outcome: outcome, reason: .noChannel, internalError: internalError)
             return false
         }
         if kind == .reply, let post = channel.post {
             // Nothing waits for a final reply's evaluation (progress before it was awaited).
-            handOver(script, to: post, observer: state.withLock { $0.observer }, id: id, task: task, outcome: outcome,
-                     bytes: bytes, internalError: internalError)
+            handOver(
+                script, to: post, observer: state.withLock { $0.observer }, id: id, task: task, outcome: outcome,
+                bytes: bytes, internalError: internalError)
             return true
         }
         do {
@@ -112,8 +128,10 @@ extension BridgeRouter {
             record(.outbound, kind, id: id, task: task, outcome: outcome, bytes: bytes, internalError: internalError)
             return true
         } catch {
-            record(.outbound, kind, id: id, task: task, outcome: outcome, reason: .evaluateFailed("\(error)"), bytes: bytes,
-                   internalError: internalError)
+            record(
+                .outbound, kind, id: id, task: task, outcome: outcome, reason: .evaluateFailed("\(error)"),
+                bytes: bytes,
+                internalError: internalError)
             return false
         }
     }
@@ -132,7 +150,8 @@ extension BridgeRouter {
     ///   text. The message itself is not returned, so a caller that passes it with `consume`
     ///   holds the result only as JSON text once this returns.
     func encodeBounded(_ message: borrowing OutboundMessage, id: String)
-        -> (outcome: String?, data: OutboundJSON, internalError: String?) {
+        -> (outcome: String?, data: OutboundJSON, internalError: String?)
+    {
         let limit = configuration.limits.maxPayloadBytes
         let replacement: BridgeError
         do {
@@ -145,8 +164,10 @@ extension BridgeRouter {
             replacement = .resultNotEncodable(error)
         }
         let fallback = OutboundMessage.reply(id: id, result: .failure(replacement))
-        return (Self.outcome(of: fallback), OutboundJSON((try? BridgeJSON.encode(fallback)) ?? Data()),
-                replacement.internalDescription)
+        return (
+            Self.outcome(of: fallback), OutboundJSON((try? BridgeJSON.encode(fallback)) ?? Data()),
+            replacement.internalDescription
+        )
     }
 
     static func outcome(of message: OutboundMessage) -> String? {
@@ -164,8 +185,10 @@ extension BridgeRouter {
         let id = call.id
         let limit = configuration.limits.maxProgressPerCall
         let (action, snapshot) = state.withLock { state in
-            (state.handle(.progress, of: call),
-             ChannelSnapshot(channel: state.channel, observer: state.observer, generation: state.generation))
+            (
+                state.handle(.progress, of: call),
+                ChannelSnapshot(channel: state.channel, observer: state.observer, generation: state.generation)
+            )
         }
         let generation = call.generation
         switch action {

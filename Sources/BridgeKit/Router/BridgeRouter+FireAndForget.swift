@@ -3,13 +3,16 @@ extension BridgeRouter {
     /// ``FireAndForgetQueue`` (bounded, in arrival order), nothing is answered and any error only
     /// goes to the traffic log. A call whose page changed, or whose router was closed, before
     /// its turn does not run.
-    func startFireAndForget(_ taskName: String, _ prepared: PreparedCall, from source: MessageSource,
-                            replyHandler: ReplyHandler?, bytes: Int) {
+    func startFireAndForget(
+        _ taskName: String, _ prepared: PreparedCall, from source: MessageSource,
+        replyHandler: ReplyHandler?, bytes: Int
+    ) {
         replyHandler?.reply(nil)
         // Held from now until the job ends; dropped when over the budget.
         guard budget.reserve(bytes) else {
-            record(.inbound, .call, id: nil, task: taskName, outcome: "memory_budget_exceeded", reason: .fireAndForget,
-                   bytes: bytes)
+            record(
+                .inbound, .call, id: nil, task: taskName, outcome: "memory_budget_exceeded", reason: .fireAndForget,
+                bytes: bytes)
             return
         }
         record(.inbound, .call, id: nil, task: taskName, bytes: bytes)
@@ -24,18 +27,21 @@ extension BridgeRouter {
                 return
             }
             do {
-                let options = try prepared.input.options(for: prepared.task, source: source,
-                                                         policy: self?.configuration.policy ?? AccessPolicy())
+                let options = try prepared.input.options(
+                    for: prepared.task, source: source,
+                    policy: self?.configuration.policy ?? AccessPolicy())
                 _ = try await prepared.task.run(options, context)
             } catch {
                 let failure = Self.bridgeError(error)
-                self?.record(.outbound, .reply, id: nil, task: taskName, outcome: failure.code, reason: .fireAndForget,
-                             internalError: failure.internalDescription)
+                self?.record(
+                    .outbound, .reply, id: nil, task: taskName, outcome: failure.code, reason: .fireAndForget,
+                    internalError: failure.internalDescription)
             }
         }
         if !fireAndForget.enqueue(job) {
             budget.release(bytes)
-            record(.outbound, .reply, id: nil, task: taskName, outcome: "too_many_pending_calls", reason: .fireAndForget)
+            record(
+                .outbound, .reply, id: nil, task: taskName, outcome: "too_many_pending_calls", reason: .fireAndForget)
         }
     }
 

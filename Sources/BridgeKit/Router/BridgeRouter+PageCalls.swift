@@ -44,7 +44,9 @@ extension BridgeRouter {
         }
     }
 
-    private func callPageRaw(_ handler: String, options: some Encodable & Sendable, timeout: Duration?) async throws -> JSONValue {
+    private func callPageRaw(_ handler: String, options: some Encodable & Sendable, timeout: Duration?) async throws
+        -> JSONValue
+    {
         let limit = configuration.limits.maxPendingPageCalls
         let (id, generation) = try state.withLock { state -> (String, UInt64) in
             guard !state.isClosed else { throw BridgeError.unavailable("The router was closed.") }
@@ -76,7 +78,8 @@ extension BridgeRouter {
                 }
                 Task { [self] in
                     if await !deliver(json, kind: .call, id: id, task: handler, generation: generation) {
-                        failPageCall(id, .unavailable("The call could not be delivered to the page."), notifyPage: false)
+                        failPageCall(
+                            id, .unavailable("The call could not be delivered to the page."), notifyPage: false)
                     }
                 }
             }
@@ -88,15 +91,19 @@ extension BridgeRouter {
     /// Settles a native-to-page call with the page's reply (from ``receive(_:from:replyHandler:)``).
     func settlePageCall(_ id: String, result: Result<JSONValue, BridgeError>, from source: MessageSource, bytes: Int) {
         let entry: PendingPageCall? = state.withLock { state in
-            guard source.isMainFrame, let entry = state.pageCalls[id], entry.generation == state.generation else { return nil }
+            guard source.isMainFrame, let entry = state.pageCalls[id], entry.generation == state.generation else {
+                return nil
+            }
             state.pageCalls[id] = nil
             return entry
         }
-        let outcome: String = switch result {
-        case .success: "ok"
-        case .failure(let error): error.code
-        }
-        record(.inbound, .reply, id: id, task: entry?.handler, outcome: entry == nil ? "dropped" : outcome, bytes: bytes)
+        let outcome: String =
+            switch result {
+            case .success: "ok"
+            case .failure(let error): error.code
+            }
+        record(
+            .inbound, .reply, id: id, task: entry?.handler, outcome: entry == nil ? "dropped" : outcome, bytes: bytes)
         guard let entry else { return }
         entry.timer?.cancel()
         entry.continuation.resume(with: result.mapError { $0 as any Error })

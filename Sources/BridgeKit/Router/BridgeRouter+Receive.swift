@@ -20,7 +20,9 @@ extension BridgeRouter {
     public func receive(_ body: MessageBody, from source: MessageSource, replyHandler: ReplyHandler? = nil) {
         switch body {
         case .absent:
-            return reject(id: nil, .invalidMessage("The message has no body."), bytes: 0, source: source, replyHandler: replyHandler)
+            return reject(
+                id: nil, .invalidMessage("The message has no body."), bytes: 0, source: source,
+                replyHandler: replyHandler)
         case .string(var string):
             // The string's own UTF-8 storage, not a copy (a bridged string is made contiguous once),
             // kept by a call whose work decodes the options.
@@ -29,7 +31,9 @@ extension BridgeRouter {
             body.withBytes { handle($0, body: body, from: source, replyHandler: replyHandler) }
         case .json(let data):
             guard let unwrapped = Self.unwrapJSONString(data) else {
-                return reject(id: nil, .invalidMessage("The body is not valid JSON."), bytes: data.count, source: source, replyHandler: replyHandler)
+                return reject(
+                    id: nil, .invalidMessage("The body is not valid JSON."), bytes: data.count, source: source,
+                    replyHandler: replyHandler)
             }
             let body = CallBody.data(unwrapped)
             body.withBytes { handle($0, body: body, from: source, replyHandler: replyHandler) }
@@ -47,34 +51,44 @@ extension BridgeRouter {
     ///
     /// A ``RawJSON`` option of a ``SynchronousBridgeTask`` is a view of `body` when it is `Data`
     /// instead of a copy.
-    private func handle(_ text: UnsafeBufferPointer<UInt8>, body: CallBody, from source: MessageSource,
-                        replyHandler: ReplyHandler?) {
+    private func handle(
+        _ text: UnsafeBufferPointer<UInt8>, body: CallBody, from source: MessageSource,
+        replyHandler: ReplyHandler?
+    ) {
         let limits = configuration.limits
         if text.count <= limits.maxPayloadBytes, let scan = CallEnvelopeScan(text) {
             if scan.depth > limits.maxDepth {
-                return rejectUnreadable(id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source,
-                                        replyHandler: replyHandler)
+                return rejectUnreadable(
+                    id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source,
+                    replyHandler: replyHandler)
             }
             let (task, isClosed) = state.withLock { ($0.taskTable.task(named: scan.task), $0.isClosed) }
             if isClosed {
-                return reject(id: scan.id, .unavailable("The router was closed."), bytes: text.count, source: source,
-                              replyHandler: replyHandler, task: scan.task)
+                return reject(
+                    id: scan.id, .unavailable("The router was closed."), bytes: text.count, source: source,
+                    replyHandler: replyHandler, task: scan.task)
             }
             // A synchronous task answers in one step, before this returns (unless its options
             // do not decode: then the general path below reports the error).
             if let id = scan.id, let task, (task.policy ?? configuration.policy).refusal(for: source) == nil {
                 guard let respond = task.respond else {
                     // An asynchronous task: its work decodes the options, where the task runs.
-                    return startCall(id: id, taskName: scan.task, PreparedCall(task: task, input: .text(body, options: scan.options)),
-                                     from: source, replyHandler: replyHandler, bytes: text.count)
+                    return startCall(
+                        id: id, taskName: scan.task,
+                        PreparedCall(task: task, input: .text(body, options: scan.options)),
+                        from: source, replyHandler: replyHandler, bytes: text.count)
                 }
-                if respondSynchronously(respond, task: task, scan: scan, id: id, in: text, owner: body.data, source: source,
-                                        replyHandler: replyHandler) {
+                if respondSynchronously(
+                    respond, task: task, scan: scan, id: id, in: text, owner: body.data, source: source,
+                    replyHandler: replyHandler)
+                {
                     return
                 }
             }
-            if case .call(let call)? = InboundEnvelope.fastCall(scan, in: text, task: task, source: source,
-                                                                policy: configuration.policy) {
+            if case .call(let call)? = InboundEnvelope.fastCall(
+                scan, in: text, task: task, source: source,
+                policy: configuration.policy)
+            {
                 return start(call, from: source, replyHandler: replyHandler, bytes: text.count)
             }
         }
@@ -85,22 +99,29 @@ extension BridgeRouter {
     /// plain call envelope, and every fast-path failure. Not inlined (docs/performance.md,
     /// "handleGenerally").
     @inline(never)
-    private func handleGenerally(_ text: UnsafeBufferPointer<UInt8>, from source: MessageSource, replyHandler: ReplyHandler?) {
+    private func handleGenerally(
+        _ text: UnsafeBufferPointer<UInt8>, from source: MessageSource, replyHandler: ReplyHandler?
+    ) {
         let limits = configuration.limits
         let scan = BodyScan(text)
         if text.count > limits.maxPayloadBytes {
-            return rejectUnreadable(id: scan.id, .payloadTooLarge(bytes: text.count, limit: limits.maxPayloadBytes),
-                          bytes: text.count, source: source, replyHandler: replyHandler)
+            return rejectUnreadable(
+                id: scan.id, .payloadTooLarge(bytes: text.count, limit: limits.maxPayloadBytes),
+                bytes: text.count, source: source, replyHandler: replyHandler)
         }
         if scan.depth > limits.maxDepth {
-            return rejectUnreadable(id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source, replyHandler: replyHandler)
+            return rejectUnreadable(
+                id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source,
+                replyHandler: replyHandler)
         }
         let (tasks, isClosed) = state.withLock { ($0.taskTable.tasks, $0.isClosed) }
         let message: InboundMessage
         do {
             message = try InboundEnvelope.decodeWhole(text, tasks: tasks, source: source, policy: configuration.policy)
         } catch {
-            return rejectUnreadable(id: scan.id, .invalidMessage("The body is not valid JSON."), bytes: text.count, source: source, replyHandler: replyHandler)
+            return rejectUnreadable(
+                id: scan.id, .invalidMessage("The body is not valid JSON."), bytes: text.count, source: source,
+                replyHandler: replyHandler)
         }
         switch message {
         case .invalid(let id, let error):
@@ -114,8 +135,9 @@ extension BridgeRouter {
         case .call(let call) where isClosed:
             // Only calls are answered `unavailable`: a cancel or a reply after close names a call
             // that has already settled, and must not get a second final reply.
-            reject(id: call.id, .unavailable("The router was closed."), bytes: text.count, source: source,
-                   replyHandler: replyHandler, task: call.taskName)
+            reject(
+                id: call.id, .unavailable("The router was closed."), bytes: text.count, source: source,
+                replyHandler: replyHandler, task: call.taskName)
         case .call(let call):
             start(call, from: source, replyHandler: replyHandler, bytes: text.count)
         }
@@ -133,11 +155,14 @@ extension BridgeRouter {
     ///     JavaScript string's length in UTF-16 code units is never more).
     ///   - source: the sending frame, as the engine reports it.
     ///   - replyHandler: the message's reply path, answered exactly once.
-    public func refuseOversizedBody(head: String, byteCount: Int, from source: MessageSource, replyHandler: ReplyHandler? = nil) {
+    public func refuseOversizedBody(
+        head: String, byteCount: Int, from source: MessageSource, replyHandler: ReplyHandler? = nil
+    ) {
         var head = head
         let id = head.withUTF8 { BodyScan($0).id }
-        rejectUnreadable(id: id, .payloadTooLarge(bytes: byteCount, limit: configuration.limits.maxPayloadBytes), bytes: byteCount,
-                         source: source, replyHandler: replyHandler)
+        rejectUnreadable(
+            id: id, .payloadTooLarge(bytes: byteCount, limit: configuration.limits.maxPayloadBytes), bytes: byteCount,
+            source: source, replyHandler: replyHandler)
     }
 
     /// A body that is itself a JSON string carries the message as its content (R15).
@@ -151,19 +176,23 @@ extension BridgeRouter {
     /// Answers a message that cannot run: with an error reply when it named an id, otherwise
     /// only a log record (field case R13: no id, nothing to answer).
     @inline(never)
-    func reject(id: String?, _ error: BridgeError, bytes: Int, source: MessageSource, replyHandler: ReplyHandler?,
-                        task: String? = nil, reason: TrafficReason? = nil) {
+    func reject(
+        id: String?, _ error: BridgeError, bytes: Int, source: MessageSource, replyHandler: ReplyHandler?,
+        task: String? = nil, reason: TrafficReason? = nil
+    ) {
         record(.inbound, .call, id: id, task: task, outcome: error.code, reason: reason, bytes: bytes)
         guard let id else {
             replyHandler?.reply(nil)
             return
         }
         let (generation, hasChannel) = state.withLock { ($0.generation, $0.channel != nil) }
-        let route = CallStateMachine.route(replyHandler: replyHandler, source: source, hasChannel: hasChannel,
-                                           refused: error.code == "forbidden")
+        let route = CallStateMachine.route(
+            replyHandler: replyHandler, source: source, hasChannel: hasChannel,
+            refused: error.code == "forbidden")
         if case .script = route { replyHandler?.reply(nil) }
-        let call = PendingCall(id: id, taskName: task ?? "", generation: generation, source: source, route: route,
-                               router: self)
+        let call = PendingCall(
+            id: id, taskName: task ?? "", generation: generation, source: source, route: route,
+            router: self)
         let message = OutboundMessage.reply(id: id, result: .failure(error))
         // Answered before `receive` returns where no suspension is needed (a reply handler, or a
         // channel with the completion-handler form), so the refusal cannot wait behind a busy
@@ -179,8 +208,9 @@ extension BridgeRouter {
         let prepared: PreparedCall
         switch call.prepared {
         case .failure(let error):
-            return reject(id: call.id, error, bytes: bytes, source: source, replyHandler: replyHandler,
-                          task: call.taskName, reason: call.refusal.map(TrafficReason.refused))
+            return reject(
+                id: call.id, error, bytes: bytes, source: source, replyHandler: replyHandler,
+                task: call.taskName, reason: call.refusal.map(TrafficReason.refused))
         case .success(let value):
             prepared = value
         }
@@ -193,8 +223,10 @@ extension BridgeRouter {
     /// Admits the call `id` of `taskName` (unless the router is closed, the id is in use or too
     /// many calls are pending: then it is answered with that error) and starts its work where
     /// its task asks (``TaskExecution``).
-    private func startCall(id: String, taskName: String, _ prepared: PreparedCall, from source: MessageSource,
-                           replyHandler: ReplyHandler?, bytes: Int) {
+    private func startCall(
+        id: String, taskName: String, _ prepared: PreparedCall, from source: MessageSource,
+        replyHandler: ReplyHandler?, bytes: Int
+    ) {
         let limits = configuration.limits
         let timeout = prepared.task.timeout ?? configuration.defaultTimeout
         // Decided under the lock that close() takes too: a call admitted after close() would never
@@ -207,19 +239,22 @@ extension BridgeRouter {
         }
         // Charged until the call's work ends (``runWork(_:)``), refused when over the budget.
         guard budget.reserve(bytes) else {
-            return reject(id: id, .memoryBudgetExceeded(bytes: bytes, limit: limits.maxHeldBytes), bytes: bytes, source: source,
-                          replyHandler: replyHandler, task: taskName)
+            return reject(
+                id: id, .memoryBudgetExceeded(bytes: bytes, limit: limits.maxHeldBytes), bytes: bytes, source: source,
+                replyHandler: replyHandler, task: taskName)
         }
         let admission: Admission = state.withLock { state in
             if state.isClosed { return .refused(.unavailable("The router was closed.")) }
             // Main-frame replies go by script, in order after progress; other calls, any call
             // while no channel is connected, and paths that carry final replies keep the
             // structured reply path for the final reply. Decided here, once.
-            let route = CallStateMachine.route(replyHandler: replyHandler, source: source, hasChannel: state.channel != nil,
-                                               refused: false)
-            let entry = PendingCall(id: id, taskName: taskName, generation: state.generation, source: source, route: route,
-                                    progressLimit: limits.maxProgressPerCall, router: self, work: prepared,
-                                    heldBytes: bytes)
+            let route = CallStateMachine.route(
+                replyHandler: replyHandler, source: source, hasChannel: state.channel != nil,
+                refused: false)
+            let entry = PendingCall(
+                id: id, taskName: taskName, generation: state.generation, source: source, route: route,
+                progressLimit: limits.maxProgressPerCall, router: self, work: prepared,
+                heldBytes: bytes)
             switch state.admit(entry, as: id, limit: limits.maxPendingCalls) {
             case .duplicateID?: return .refused(.invalidMessage("The id \"\(id)\" is already in use."))
             case .tooManyPendingCalls?: return .refused(.tooManyPendingCalls(limit: limits.maxPendingCalls))
@@ -241,8 +276,10 @@ extension BridgeRouter {
         case .admitted(let admitted, let observer):
             entry = admitted
             if admitted.replyHandler == nil { replyHandler?.reply(nil) }
-            observer?(TrafficRecord(direction: .inbound, kind: TrafficKind.call.rawValue, id: id, task: taskName, outcome: nil,
-                                    reason: nil, bytes: bytes))
+            observer?(
+                TrafficRecord(
+                    direction: .inbound, kind: TrafficKind.call.rawValue, id: id, task: taskName, outcome: nil,
+                    reason: nil, bytes: bytes))
         }
         // Started outside the lock: an immediate task runs (and may settle) before it returns.
         let work = startWork(entry, execution: prepared.task.execution)
@@ -270,7 +307,8 @@ extension BridgeRouter {
         // task starts like a concurrent one, as on OS versions without it.
         #if compiler(>=6.2)
         if execution == .immediate,
-           #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *) {
+            #available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
+        {
             return Self.startImmediately(call)
         }
         #endif
@@ -313,8 +351,12 @@ extension BridgeRouter {
     private static func takeOptions(of call: PendingCall) throws -> (AnyBridgeTask, any Sendable) {
         guard let work = call.takeWork() else { throw BridgeError.cancelled("The call has already run.") }
         // The router (a weak load) only when the options fail to decode, to report the error.
-        return (work.task, try work.input.options(for: work.task, source: call.source,
-                                                  policy: call.router?.configuration.policy ?? AccessPolicy()))
+        return (
+            work.task,
+            try work.input.options(
+                for: work.task, source: call.source,
+                policy: call.router?.configuration.policy ?? AccessPolicy())
+        )
     }
 
     /// The error of a refused call's options that its work would have decoded (``CallInput/text(_:options:)``),
@@ -322,7 +364,9 @@ extension BridgeRouter {
     /// for calls refused at admission (a duplicate id, too many pending calls), which get the
     /// reply they got when options were decoded before admission.
     @inline(never)
-    private static func optionsFailure(_ prepared: PreparedCall, source: MessageSource, policy: AccessPolicy) -> BridgeError? {
+    private static func optionsFailure(_ prepared: PreparedCall, source: MessageSource, policy: AccessPolicy)
+        -> BridgeError?
+    {
         guard case .text = prepared.input else { return nil }
         do {
             _ = try prepared.input.options(for: prepared.task, source: source, policy: policy)
@@ -335,12 +379,15 @@ extension BridgeRouter {
     /// Settles `call` with its work's `outcome` (``settle(_:_:by:)``); not inlined (see
     /// ``takeOptions(of:)``).
     @inline(never)
-    private static func settleFromWork(_ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>)
-        -> PendingScript? {
+    private static func settleFromWork(
+        _ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>
+    )
+        -> PendingScript?
+    {
         call.router?.settle(call, consume outcome, by: .workFinished)
     }
 
-#if compiler(>=6.2)
+    #if compiler(>=6.2)
     /// Starts the work of `call` with `Task.immediate` (SE-0472) in a form the optimizer inlines:
     /// the one-pass loop is deliberate (docs/performance.md, "startImmediately").
     @available(macOS 26, iOS 26, tvOS 26, watchOS 26, visionOS 26, *)
@@ -349,13 +396,15 @@ extension BridgeRouter {
         for _ in 0..<1 { task = Task.immediate { await runWork(call) } }
         return task ?? Task { await runWork(call) }
     }
-#endif
+    #endif
 
     /// Cancels the call pending as `id`, if `source` made it in the current page; the call found
     /// now is the one cancelled, even if it settles and its id is reused before the cancel lands.
     private func cancelCall(_ id: String, from source: MessageSource) {
         let matching: PendingCall? = state.withLock { state in
-            guard let call = state.calls[id], call.source == source, call.generation == state.generation else { return nil }
+            guard let call = state.calls[id], call.source == source, call.generation == state.generation else {
+                return nil
+            }
             return call
         }
         record(.inbound, .cancel, id: id, task: nil, outcome: matching == nil ? "dropped" : nil)

@@ -33,8 +33,10 @@ extension BridgeRouter {
     ///
     /// Takes `outcome` over: passed with `consume`, the result is released as soon as its reply
     /// is encoded (``answer(_:id:task:through:)``, ``finalReplyScript(_:id:)``).
-    func finish(_ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
-                by event: CallStateMachine.Event) async {
+    func finish(
+        _ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
+        by event: CallStateMachine.Event
+    ) async {
         if let pending = settle(call, consume outcome, by: event) {
             await deliver(pending)
         }
@@ -46,11 +48,15 @@ extension BridgeRouter {
     /// - Parameter event: ``CallStateMachine/Event/workFinished``, ``CallStateMachine/Event/timedOut``
     ///   or ``CallStateMachine/Event/pageCancelled``.
     /// - Returns: the reply script still to evaluate when the channel only has the `async` form.
-    func settle(_ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
-                by event: CallStateMachine.Event) -> PendingScript? {
+    func settle(
+        _ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
+        by event: CallStateMachine.Event
+    ) -> PendingScript? {
         let (action, snapshot) = state.withLock { state in
-            (state.handle(event, of: call),
-             ChannelSnapshot(channel: state.channel, observer: state.observer, generation: state.generation))
+            (
+                state.handle(event, of: call),
+                ChannelSnapshot(channel: state.channel, observer: state.observer, generation: state.generation)
+            )
         }
         guard case .settle(let work, let timer) = action else { return nil }
         timer?.cancel()
@@ -62,16 +68,20 @@ extension BridgeRouter {
     /// The common final reply, a result to a main-frame call answered by script, has its JSON
     /// written straight into the script, without an `OutboundMessage`.
     /// - Returns: the reply script still to evaluate when the channel only has the `async` form.
-    func sendFinalReply(_ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
-                        snapshot: ChannelSnapshot) -> PendingScript? {
+    func sendFinalReply(
+        _ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
+        snapshot: ChannelSnapshot
+    ) -> PendingScript? {
         let id = call.id
         if case .script = call.route, let json = Self.successJSON(outcome) {
             _ = consume outcome  // the result value is released here, once its JSON is written
-            return postSuccessReply(json, id: id, taskName: call.taskName, generation: call.generation, snapshot: snapshot,
-                                    channel: nil)
+            return postSuccessReply(
+                json, id: id, taskName: call.taskName, generation: call.generation, snapshot: snapshot,
+                channel: nil)
         }
-        return deliverFinalNow(.reply(id: id, result: consume outcome), call: call, generation: call.generation,
-                               snapshot: snapshot)
+        return deliverFinalNow(
+            .reply(id: id, result: consume outcome), call: call, generation: call.generation,
+            snapshot: snapshot)
     }
 
     /// The JSON text of a successful outcome's result (``resultJSON(_:)``); `nil` for a failure
@@ -92,18 +102,24 @@ extension BridgeRouter {
     /// Takes `message` over (see ``finish(_:_:by:)``): its result is released once
     /// encoded, before the engine gets the reply. `snapshot`, when given, is the page as the
     /// lock that settled the call showed it (no further lock).
-    func deliverFinal(_ message: consuming OutboundMessage, call: PendingCall, via channel: PageChannel? = nil,
-                      generation: UInt64, snapshot: ChannelSnapshot? = nil) async {
-        if let pending = deliverFinalNow(consume message, call: call, via: channel, generation: generation,
-                                         snapshot: snapshot) {
+    func deliverFinal(
+        _ message: consuming OutboundMessage, call: PendingCall, via channel: PageChannel? = nil,
+        generation: UInt64, snapshot: ChannelSnapshot? = nil
+    ) async {
+        if let pending = deliverFinalNow(
+            consume message, call: call, via: channel, generation: generation,
+            snapshot: snapshot)
+        {
             await deliver(pending)
         }
     }
 
     /// ``deliverFinal(_:call:via:generation:snapshot:)`` up to the point where it would suspend.
     /// - Returns: the reply script still to evaluate when the channel only has the `async` form.
-    func deliverFinalNow(_ message: consuming OutboundMessage, call: PendingCall, via channel: PageChannel? = nil,
-                         generation: UInt64, snapshot: ChannelSnapshot? = nil) -> PendingScript? {
+    func deliverFinalNow(
+        _ message: consuming OutboundMessage, call: PendingCall, via channel: PageChannel? = nil,
+        generation: UInt64, snapshot: ChannelSnapshot? = nil
+    ) -> PendingScript? {
         let id = call.id
         switch call.route {
         case .replyHandler(let replyHandler):
@@ -113,8 +129,9 @@ extension BridgeRouter {
         case .script:
             // An explicit channel (close()) is evaluated by the caller; otherwise the connected
             // channel's completion-handler form takes the script without a suspension.
-            return postOrPend(finalReplyScript(consume message, id: id), id: id, taskName: call.taskName,
-                              generation: generation, snapshot: snapshot, channel: channel, post: channel == nil)
+            return postOrPend(
+                finalReplyScript(consume message, id: id), id: id, taskName: call.taskName,
+                generation: generation, snapshot: snapshot, channel: channel, post: channel == nil)
         }
         return nil
     }
@@ -122,8 +139,9 @@ extension BridgeRouter {
     /// Evaluates a reply script left by ``settle(_:_:by:)`` or
     /// ``deliverFinalNow(_:call:via:generation:snapshot:)``.
     func deliver(_ pending: PendingScript) async {
-        await deliver(script: pending.script, bytes: pending.bytes, kind: .reply, id: pending.id, task: pending.taskName,
-                      outcome: pending.outcome, generation: pending.generation, channel: pending.channel,
-                      internalError: pending.internalError)
+        await deliver(
+            script: pending.script, bytes: pending.bytes, kind: .reply, id: pending.id, task: pending.taskName,
+            outcome: pending.outcome, generation: pending.generation, channel: pending.channel,
+            internalError: pending.internalError)
     }
 }

@@ -25,9 +25,11 @@ extension BridgeRouter {
     ///   - text: the body; `owner`, when given, is the `Data` holding it (see `handle`).
     /// - Returns: `false` when the options do not decode into the task's type: nothing ran and
     ///   nothing was answered, and the caller takes the general path, which reports the error.
-    func respondSynchronously(_ respond: SynchronousResponder, task: AnyBridgeTask, scan: CallEnvelopeScan, id: String,
-                              in text: UnsafeBufferPointer<UInt8>, owner: Data?, source: MessageSource,
-                              replyHandler: ReplyHandler?) -> Bool {
+    func respondSynchronously(
+        _ respond: SynchronousResponder, task: AnyBridgeTask, scan: CallEnvelopeScan, id: String,
+        in text: UnsafeBufferPointer<UInt8>, owner: Data?, source: MessageSource,
+        replyHandler: ReplyHandler?
+    ) -> Bool {
         let options: Data
         if let range = scan.options, let base = text.baseAddress, !range.isEmpty {
             let start = UnsafeMutableRawPointer(mutating: base + range.lowerBound)
@@ -61,26 +63,32 @@ extension BridgeRouter {
                 return nil
             }
             guard refusal == nil else { return nil }
-            observer?(TrafficRecord(direction: .inbound, kind: TrafficKind.call.rawValue, id: id, task: taskName, outcome: nil, reason: nil,
-                                    bytes: bytes))
-            return CallContext(callID: id, taskName: taskName, source: source, pageGeneration: generation,
-                               progress: Self.noProgress)
+            observer?(
+                TrafficRecord(
+                    direction: .inbound, kind: TrafficKind.call.rawValue, id: id, task: taskName, outcome: nil,
+                    reason: nil,
+                    bytes: bytes))
+            return CallContext(
+                callID: id, taskName: taskName, source: source, pageGeneration: generation,
+                progress: Self.noProgress)
         }
         let result: Result<Data, BridgeError>
         switch outcome {
         case .undecodable:
             return false
         case .notAdmitted:
-            reject(id: id, refusal ?? .unavailable("The router was closed."), bytes: bytes, source: source,
-                   replyHandler: replyHandler, task: taskName)
+            reject(
+                id: id, refusal ?? .unavailable("The router was closed."), bytes: bytes, source: source,
+                replyHandler: replyHandler, task: taskName)
             return true
         case .result(let data):
             result = .success(data)
         case .failure(let error):
             result = .failure(error)
         }
-        deliverSynchronousReply(result, id: id, taskName: taskName, source: source, replyHandler: replyHandler,
-                                generation: generation, channel: channel, observer: observer)
+        deliverSynchronousReply(
+            result, id: id, taskName: taskName, source: source, replyHandler: replyHandler,
+            generation: generation, channel: channel, observer: observer)
         return true
     }
 
@@ -91,16 +99,20 @@ extension BridgeRouter {
     /// route as ``deliverFinal(_:call:via:generation:snapshot:)``, without a Swift task unless
     /// the channel only has the `async` form. `channel` and `observer` are the ones read when the
     /// call was admitted (see ``postReply(_:generation:id:taskName:outcome:bytes:snapshot:internalError:)``).
-    private func deliverSynchronousReply(_ result: Result<Data, BridgeError>, id: String, taskName: String,
-                                         source: MessageSource, replyHandler: ReplyHandler?, generation: UInt64,
-                                         channel: PageChannel?, observer: (@Sendable (TrafficRecord) -> Void)?) {
+    private func deliverSynchronousReply(
+        _ result: Result<Data, BridgeError>, id: String, taskName: String,
+        source: MessageSource, replyHandler: ReplyHandler?, generation: UInt64,
+        channel: PageChannel?, observer: (@Sendable (TrafficRecord) -> Void)?
+    ) {
         var message: OutboundMessage {
             switch result {
             case .success(let data): .reply(id: id, result: .success(RawJSON(checked: data)))
             case .failure(let error): .reply(id: id, result: .failure(error))
             }
         }
-        switch CallStateMachine.route(replyHandler: replyHandler, source: source, hasChannel: channel != nil, refused: false) {
+        switch CallStateMachine.route(
+            replyHandler: replyHandler, source: source, hasChannel: channel != nil, refused: false)
+        {
         case .replyHandler(let replyHandler):
             answer(message, id: id, task: taskName, through: replyHandler)
         case .none:
@@ -108,15 +120,18 @@ extension BridgeRouter {
         case .script:
             replyHandler?.reply(nil)
             // The channel and observer of the admission; the page generation of now.
-            let snapshot = ChannelSnapshot(channel: channel, observer: observer, generation: state.withLock { $0.generation })
+            let snapshot = ChannelSnapshot(
+                channel: channel, observer: observer, generation: state.withLock { $0.generation })
             let pending: PendingScript?
             if case .success(let data) = result {
                 // The common case, without making the message first (finalReplyScript would).
-                pending = postSuccessReply(data, id: id, taskName: taskName, generation: generation, snapshot: snapshot,
-                                           channel: channel)
+                pending = postSuccessReply(
+                    data, id: id, taskName: taskName, generation: generation, snapshot: snapshot,
+                    channel: channel)
             } else {
-                pending = postOrPend(finalReplyScript(message, id: id), id: id, taskName: taskName, generation: generation,
-                                     snapshot: snapshot, channel: channel)
+                pending = postOrPend(
+                    finalReplyScript(message, id: id), id: id, taskName: taskName, generation: generation,
+                    snapshot: snapshot, channel: channel)
             }
             if let pending {
                 Task { await deliver(pending) }
@@ -134,30 +149,39 @@ extension BridgeRouter {
     /// - Parameter channel: the channel the returned ``PendingScript`` names (`nil`: the one
     ///   connected when it is evaluated).
     /// - Returns: the reply script still to evaluate when the channel only has the `async` form.
-    func postSuccessReply(_ json: Data, id: String, taskName: String, generation: UInt64,
-                          snapshot: ChannelSnapshot?, channel: PageChannel?) -> PendingScript? {
+    func postSuccessReply(
+        _ json: Data, id: String, taskName: String, generation: UInt64,
+        snapshot: ChannelSnapshot?, channel: PageChannel?
+    ) -> PendingScript? {
         let built: BuiltReply
         if let fast = PageScript.successReply(id: id, result: json, limit: configuration.limits.maxPayloadBytes) {
             built = (fast.script, fast.messageBytes, "ok", nil)
         } else {
             built = finalReplyScript(.reply(id: id, result: .success(RawJSON(checked: json))), id: id)
         }
-        return postOrPend(built, id: id, taskName: taskName, generation: generation, snapshot: snapshot, channel: channel)
+        return postOrPend(
+            built, id: id, taskName: taskName, generation: generation, snapshot: snapshot, channel: channel)
     }
 
     /// Hands a built final reply script to the channel's completion-handler form
     /// (``postReply(_:generation:id:taskName:outcome:bytes:snapshot:internalError:)``) when `post` is `true`;
     /// otherwise, or when the channel only has the `async` form, returns it for
     /// ``deliver(_:)``, naming `channel` (`nil`: the one connected when it is evaluated).
-    func postOrPend(_ built: BuiltReply, id: String, taskName: String,
-                    generation: UInt64, snapshot: ChannelSnapshot?, channel: PageChannel?, post: Bool = true) -> PendingScript? {
-        if post, postReply(built.script, generation: generation, id: id, taskName: taskName, outcome: built.outcome,
-                           bytes: built.bytes, snapshot: snapshot, internalError: built.internalError) {
+    func postOrPend(
+        _ built: BuiltReply, id: String, taskName: String,
+        generation: UInt64, snapshot: ChannelSnapshot?, channel: PageChannel?, post: Bool = true
+    ) -> PendingScript? {
+        if post,
+            postReply(
+                built.script, generation: generation, id: id, taskName: taskName, outcome: built.outcome,
+                bytes: built.bytes, snapshot: snapshot, internalError: built.internalError)
+        {
             return nil
         }
-        return PendingScript(script: built.script, bytes: built.bytes, id: id, taskName: taskName,
-                             outcome: built.outcome, generation: generation, channel: channel,
-                             internalError: built.internalError)
+        return PendingScript(
+            script: built.script, bytes: built.bytes, id: id, taskName: taskName,
+            outcome: built.outcome, generation: generation, channel: channel,
+            internalError: built.internalError)
     }
 
     /// Hands a final reply script to the channel's ``PageChannel/post``, unless the page changed
@@ -172,8 +196,10 @@ extension BridgeRouter {
     ///   `unavailable`).
     /// - Returns: `false` when the channel has only the `async` form: nothing was done and the
     ///   caller delivers the script with ``deliver(script:bytes:kind:id:task:outcome:generation:channel:internalError:)``.
-    func postReply(_ script: String, generation: UInt64, id: String, taskName: String, outcome: String?,
-                   bytes: Int, snapshot: ChannelSnapshot? = nil, internalError: String? = nil) -> Bool {
+    func postReply(
+        _ script: String, generation: UInt64, id: String, taskName: String, outcome: String?,
+        bytes: Int, snapshot: ChannelSnapshot? = nil, internalError: String? = nil
+    ) -> Bool {
         let current: UInt64
         let connected: PageChannel?
         let observer: (@Sendable (TrafficRecord) -> Void)?
@@ -183,28 +209,36 @@ extension BridgeRouter {
             (current, connected, observer) = state.withLock { ($0.generation, $0.channel, $0.observer) }
         }
         guard current == generation, let channel = connected else {
-            record(.outbound, .reply, id: id, task: taskName, outcome: outcome,
-                   reason: current == generation ? .noChannel : .navigated, internalError: internalError)
+            record(
+                .outbound, .reply, id: id, task: taskName, outcome: outcome,
+                reason: current == generation ? .noChannel : .navigated, internalError: internalError)
             return true
         }
         guard let post = channel.post else { return false }
-        handOver(script, to: post, observer: observer, id: id, task: taskName, outcome: outcome, bytes: bytes,
-                 internalError: internalError)
+        handOver(
+            script, to: post, observer: observer, id: id, task: taskName, outcome: outcome, bytes: bytes,
+            internalError: internalError)
         return true
     }
 
     /// Hands a final reply script to a channel's completion-handler form without waiting; the
     /// traffic log gets the engine's answer when it comes.
-    func handOver(_ script: String, to post: PageChannel.Post, observer: (@Sendable (TrafficRecord) -> Void)?,
-                  id: String?, task: String?, outcome: String?, bytes: Int, internalError: String? = nil) {
+    func handOver(
+        _ script: String, to post: PageChannel.Post, observer: (@Sendable (TrafficRecord) -> Void)?,
+        id: String?, task: String?, outcome: String?, bytes: Int, internalError: String? = nil
+    ) {
         guard let observer else {
             // Nobody reads the log: a completion without captures allocates nothing.
             return post(script, Self.ignoreCompletion)
         }
-        let task = task.flatMap { $0.isEmpty ? nil : $0 }  // as ``record(_:_:id:task:outcome:reason:bytes:internalError:)``
+        // As ``record(_:_:id:task:outcome:reason:bytes:internalError:)``.
+        let task = task.flatMap { $0.isEmpty ? nil : $0 }
         post(script) { error in
-            observer(TrafficRecord(direction: .outbound, kind: TrafficKind.reply.rawValue, id: id, task: task, outcome: outcome,
-                                   reason: error.map { TrafficReason.evaluateFailed("\($0)").text }, bytes: bytes, internalError: internalError))
+            observer(
+                TrafficRecord(
+                    direction: .outbound, kind: TrafficKind.reply.rawValue, id: id, task: task, outcome: outcome,
+                    reason: error.map { TrafficReason.evaluateFailed("\($0)").text }, bytes: bytes,
+                    internalError: internalError))
         }
     }
 }

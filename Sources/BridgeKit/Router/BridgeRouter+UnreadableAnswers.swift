@@ -7,9 +7,12 @@ extension BridgeRouter {
     /// forever without one) and the page gets no reply for an id it never used. Anything else is
     /// answered like any refused message.
     @inline(never)
-    func rejectUnreadable(id: String?, _ error: BridgeError, bytes: Int, source: MessageSource, replyHandler: ReplyHandler?) {
+    func rejectUnreadable(
+        id: String?, _ error: BridgeError, bytes: Int, source: MessageSource, replyHandler: ReplyHandler?
+    ) {
         if let id, source.isMainFrame,
-           state.withLock({ state in state.pageCalls[id].map { $0.generation == state.generation } ?? false }) {
+            state.withLock({ state in state.pageCalls[id].map { $0.generation == state.generation } ?? false })
+        {
             replyHandler?.reply(nil)
             record(.inbound, .reply, id: id, task: nil, outcome: error.code, bytes: bytes)
             failPageCall(id, error, notifyPage: false)

@@ -61,7 +61,8 @@ public final class BridgeRouter: Sendable {
             // A kept reply path must still be answered once (WebKit expects every reply handler
             // to be called); main-frame calls have no path left once the router is gone.
             if let replyHandler = call.replyHandler {
-                let message = OutboundMessage.reply(id: call.id, result: .failure(.unavailable("The router was released.")))
+                let message = OutboundMessage.reply(
+                    id: call.id, result: .failure(.unavailable("The router was released.")))
                 replyHandler.reply((try? BridgeJSON.encode(message)).map { String(decoding: $0, as: UTF8.self) })
             }
         }
@@ -98,7 +99,9 @@ public final class BridgeRouter: Sendable {
     @usableFromInline
     func register(erased: AnyBridgeTask) throws {
         guard !erased.name.isEmpty else { throw TaskRegistrationError.emptyName }
-        guard state.withLock({ $0.taskTable.add(erased) }) else { throw TaskRegistrationError.duplicateName(erased.name) }
+        guard state.withLock({ $0.taskTable.add(erased) }) else {
+            throw TaskRegistrationError.duplicateName(erased.name)
+        }
         taskListDidChange()
     }
 
@@ -199,7 +202,9 @@ public final class BridgeRouter: Sendable {
     /// Idempotent.
     public func close() async {
         let (calls, pageCalls, channel, generation) = state.withLock { state in
-            let result = (state.settleAllCalls(.routerClosed), state.takeAllPageCalls(), state.channel, state.generation)
+            let result = (
+                state.settleAllCalls(.routerClosed), state.takeAllPageCalls(), state.channel, state.generation
+            )
             state.isClosed = true
             state.channel = nil
             return result
@@ -227,13 +232,17 @@ public final class BridgeRouter: Sendable {
     }
 
     /// Gives the traffic observer, if any, one record.
-    func record(_ direction: TrafficRecord.Direction, _ kind: TrafficKind, id: String?, task: String?,
-                outcome: String? = nil, reason: TrafficReason? = nil, bytes: Int = 0, internalError: String? = nil) {
+    func record(
+        _ direction: TrafficRecord.Direction, _ kind: TrafficKind, id: String?, task: String?,
+        outcome: String? = nil, reason: TrafficReason? = nil, bytes: Int = 0, internalError: String? = nil
+    ) {
         guard let observer = state.withLock({ $0.observer }) else { return }
         // One rule for every record: the task name when known, else nil (never "").
-        observer(TrafficRecord(direction: direction, kind: kind.rawValue, id: id,
-                               task: task.flatMap { $0.isEmpty ? nil : $0 }, outcome: outcome, reason: reason?.text,
-                               bytes: bytes, internalError: internalError))
+        observer(
+            TrafficRecord(
+                direction: direction, kind: kind.rawValue, id: id,
+                task: task.flatMap { $0.isEmpty ? nil : $0 }, outcome: outcome, reason: reason?.text,
+                bytes: bytes, internalError: internalError))
     }
 }
 

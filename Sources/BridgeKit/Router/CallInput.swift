@@ -51,7 +51,8 @@ enum CallInput: Sendable {
     ///   them the general way when the fast way fails): `invalid_options` with its path, or
     ///   `invalid_message` for text that is not JSON.
     func options(for task: AnyBridgeTask, source: MessageSource, policy: @autoclosure () -> AccessPolicy) throws
-        -> any Sendable {
+        -> any Sendable
+    {
         switch self {
         case .options(let options):
             return options

@@ -1,4 +1,3 @@
-
 /// The fire-and-forget calls of one router (history notices, analytics): started one at a time
 /// in the order they arrived, so a later notice never overtakes an earlier one, and cancelled
 /// when their page is gone.

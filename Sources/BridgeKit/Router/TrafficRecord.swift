@@ -39,8 +39,10 @@ public struct TrafficRecord: Sendable, Hashable, Codable {
     public var internalError: String?
 
     /// Creates a record.
-    public init(time: Date = Date(), direction: Direction, kind: String, id: String? = nil, task: String? = nil,
-                outcome: String? = nil, reason: String? = nil, bytes: Int = 0, internalError: String? = nil) {
+    public init(
+        time: Date = Date(), direction: Direction, kind: String, id: String? = nil, task: String? = nil,
+        outcome: String? = nil, reason: String? = nil, bytes: Int = 0, internalError: String? = nil
+    ) {
         self.time = time
         self.direction = direction
         self.kind = kind

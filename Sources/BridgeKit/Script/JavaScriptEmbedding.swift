@@ -42,7 +42,9 @@ public enum JavaScriptEmbedding {
     /// so a script can be built in one buffer without copying the payload again.
     /// - Parameter asciiOnly: also write every non-ASCII character as a `\u` escape
     ///   (``prefersASCII(messageBytes:nonASCIIBytes:)``).
-    static func appendExpression(fromJSON json: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], asciiOnly: Bool = false) {
+    static func appendExpression(
+        fromJSON json: UnsafeBufferPointer<UInt8>, to out: inout [UInt8], asciiOnly: Bool = false
+    ) {
         let start = out.count
         guard escape(json, into: &out, asciiOnly: asciiOnly) else { return }
         // A `__proto__` key: embed the text through `JSON.parse` instead (rare; see the type).
@@ -58,8 +60,10 @@ public enum JavaScriptEmbedding {
     /// - Returns: whether a `"__proto__"` object key was seen; `out` then holds text that is not
     ///   the expression (it needs `JSON.parse`, ``appendExpression(fromJSON:to:asciiOnly:)``) and must be
     ///   discarded.
-    static func appendExpressionUnlessProtoKey<Sink: EscapeSink>(fromJSON json: UnsafeBufferPointer<UInt8>,
-                                                                 to out: inout Sink, asciiOnly: Bool = false) -> Bool {
+    static func appendExpressionUnlessProtoKey<Sink: EscapeSink>(
+        fromJSON json: UnsafeBufferPointer<UInt8>,
+        to out: inout Sink, asciiOnly: Bool = false
+    ) -> Bool {
         escape(json, into: &out, asciiOnly: asciiOnly)
     }
 
@@ -186,7 +190,8 @@ public enum JavaScriptEmbedding {
         var index = index
         while count - index >= 8 {
             let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
-            var found = lanes(word, equalTo: quote) | lanes(word, equalTo: backslash) | lanes(word, equalTo: UInt8(ascii: "<"))
+            var found =
+                lanes(word, equalTo: quote) | lanes(word, equalTo: backslash) | lanes(word, equalTo: UInt8(ascii: "<"))
             found |= asciiOnly ? word & highs : lanes(word, equalTo: 0xE2)
             if found != 0 { return index + found.trailingZeroBitCount / 8 }
             index += 8
@@ -202,7 +207,9 @@ public enum JavaScriptEmbedding {
     /// Most JSON needs few or no changes, so the loop only finds the places that do and copies
     /// the unchanged runs between them in bulk (`flushed` marks how far the input was copied).
     /// - Returns: whether a `"__proto__"` object key was seen.
-    private static func escape<Sink: EscapeSink>(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout Sink, asciiOnly: Bool) -> Bool {
+    private static func escape<Sink: EscapeSink>(
+        _ bytes: UnsafeBufferPointer<UInt8>, into out: inout Sink, asciiOnly: Bool
+    ) -> Bool {
         guard let base = bytes.baseAddress else { return false }
         let count = bytes.count
         var index = 0
@@ -245,7 +252,9 @@ public enum JavaScriptEmbedding {
                             }
                             index += length - 1
                             flushed = index + 1
-                        } else if index + 2 < count, base[index + 1] == 0x80, base[index + 2] == 0xA8 || base[index + 2] == 0xA9 {
+                        } else if index + 2 < count, base[index + 1] == 0x80,
+                            base[index + 2] == 0xA8 || base[index + 2] == 0xA9
+                        {
                             flush(upTo: index)
                             appendUnicodeEscape(base[index + 2] == 0xA8 ? 0x2028 : 0x2029, into: &out)
                             index += 2
@@ -256,8 +265,11 @@ public enum JavaScriptEmbedding {
                     index += 1  // past the closing quote
                     if !sawProtoKey, index <= count {
                         let length = index - start
-                        if length == protoKey.count ? isProtoKey(bytes, from: start, end: index)
-                            : hasEscape && length <= longestEscapedProtoKey && isEscapedProtoKey(bytes, from: start, end: index) {
+                        if length == protoKey.count
+                            ? isProtoKey(bytes, from: start, end: index)
+                            : hasEscape && length <= longestEscapedProtoKey
+                                && isEscapedProtoKey(bytes, from: start, end: index)
+                        {
                             sawProtoKey = true
                         }
                     }
@@ -284,7 +296,9 @@ public enum JavaScriptEmbedding {
             return false
         }
         var next = end
-        while next < bytes.count, bytes[next] == 0x20 || bytes[next] == 0x0A || bytes[next] == 0x0D || bytes[next] == 0x09 {
+        while next < bytes.count,
+            bytes[next] == 0x20 || bytes[next] == 0x0A || bytes[next] == 0x0D || bytes[next] == 0x09
+        {
             next += 1
         }
         return next < bytes.count && bytes[next] == UInt8(ascii: ":")
@@ -315,7 +329,9 @@ public enum JavaScriptEmbedding {
         }
         guard matched == protoUnits.count else { return false }
         var next = end
-        while next < bytes.count, bytes[next] == 0x20 || bytes[next] == 0x0A || bytes[next] == 0x0D || bytes[next] == 0x09 {
+        while next < bytes.count,
+            bytes[next] == 0x20 || bytes[next] == 0x0A || bytes[next] == 0x0D || bytes[next] == 0x09
+        {
             next += 1
         }
         return next < bytes.count && bytes[next] == UInt8(ascii: ":")
@@ -336,7 +352,8 @@ public enum JavaScriptEmbedding {
         var end = start
         while end < bytes.count {
             let b = bytes[end]
-            let isNumberByte = (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "-")
+            let isNumberByte =
+                (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || b == UInt8(ascii: "-")
                 || b == UInt8(ascii: ".") || b == UInt8(ascii: "e") || b == UInt8(ascii: "E") || b == UInt8(ascii: "+")
             guard isNumberByte else { break }
             end += 1
@@ -350,7 +367,9 @@ public enum JavaScriptEmbedding {
         let token = UnsafeBufferPointer(rebasing: bytes[start..<end])
         let digitCount = token.count - (token.first == UInt8(ascii: "-") ? 1 : 0)
         guard digitCount >= 16 else { return nil }
-        let isInteger = !token.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") || $0 == UInt8(ascii: "+") }
+        let isInteger = !token.contains {
+            $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") || $0 == UInt8(ascii: "+")
+        }
         guard isInteger, !isSafeInteger(token) else { return nil }
         return [quote] + Array(token) + [quote]
     }

@@ -1,4 +1,3 @@
-
 /// How a router reaches its page: "evaluate this script in the main frame".
 ///
 /// Every host plugs in here: the WKWebView adapter wraps `evaluateJavaScript(_:completionHandler:)`,
@@ -11,7 +10,8 @@
 public struct PageChannel: Sendable {
     /// The completion-handler form of a channel: hands `script` to the engine and calls
     /// `completion` exactly once, with `nil` or the engine's error, from any thread.
-    public typealias Post = @Sendable (_ script: String, _ completion: @escaping @Sendable (_ error: (any Error)?) -> Void) -> Void
+    public typealias Post =
+        @Sendable (_ script: String, _ completion: @escaping @Sendable (_ error: (any Error)?) -> Void) -> Void
 
     /// Evaluates a script built by ``PageScript`` in the page's main frame.
     /// - Throws: whatever the engine reports (the page is gone, a script error).
@@ -46,20 +46,21 @@ public struct PageChannel: Sendable {
     ///   thread its engine needs), and calls its completion once (later calls are ignored): a
     ///   completion that is never called leaves an awaiting ``evaluate`` suspended for good.
     public init(post: @escaping Post) {
-        storage = Storage(evaluate: { script in
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                // A completion called twice must not resume twice (a trap): the first one counts.
-                let pending = PendingEvaluation(continuation)
-                post(script) { error in
-                    guard let continuation = pending.take() else { return }
-                    if let error {
-                        continuation.resume(throwing: error)
-                    } else {
-                        continuation.resume()
+        storage = Storage(
+            evaluate: { script in
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    // A completion called twice must not resume twice (a trap): the first one counts.
+                    let pending = PendingEvaluation(continuation)
+                    post(script) { error in
+                        guard let continuation = pending.take() else { return }
+                        if let error {
+                            continuation.resume(throwing: error)
+                        } else {
+                            continuation.resume()
+                        }
                     }
                 }
-            }
-        }, post: post)
+            }, post: post)
     }
 }
 

@@ -27,8 +27,10 @@ extension PageScript {
         let messageBytes = replyHead.count + result.count + replyIDStart.count + idBytes + 1 + replyTail.count
         guard messageBytes <= limit, isPlainID(id) else { return nil }
         // The same choice as `build(calling:jsonParts:)` makes for this message (the rest of it is ASCII).
-        let asciiOnly = JavaScriptEmbedding.prefersASCII(messageBytes: messageBytes, nonASCIIIn: CollectionOfOne(result))
-        let script = successReplyInPlace(id: id, result: result, asciiOnly: asciiOnly)
+        let asciiOnly = JavaScriptEmbedding.prefersASCII(
+            messageBytes: messageBytes, nonASCIIIn: CollectionOfOne(result))
+        let script =
+            successReplyInPlace(id: id, result: result, asciiOnly: asciiOnly)
             ?? successReplyInBuffer(id: id, result: result, asciiOnly: asciiOnly)
         return (script, messageBytes)
     }
@@ -50,7 +52,8 @@ extension PageScript {
         } else {
             var counter = EscapeCounter()
             let sawProtoKey = result.withUnsafeBytes { raw in
-                JavaScriptEmbedding.appendExpressionUnlessProtoKey(fromJSON: raw.bindMemory(to: UInt8.self), to: &counter, asciiOnly: asciiOnly)
+                JavaScriptEmbedding.appendExpressionUnlessProtoKey(
+                    fromJSON: raw.bindMemory(to: UInt8.self), to: &counter, asciiOnly: asciiOnly)
             }
             guard !sawProtoKey else { return nil }
             length = fixed + counter.count
@@ -60,7 +63,8 @@ extension PageScript {
             var writer = EscapeBufferWriter(buffer)
             replyStart.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
             let sawProtoKey = result.withUnsafeBytes { raw in
-                JavaScriptEmbedding.appendExpressionUnlessProtoKey(fromJSON: raw.bindMemory(to: UInt8.self), to: &writer, asciiOnly: asciiOnly)
+                JavaScriptEmbedding.appendExpressionUnlessProtoKey(
+                    fromJSON: raw.bindMemory(to: UInt8.self), to: &writer, asciiOnly: asciiOnly)
             }
             guard !sawProtoKey else { return 0 }
             replyIDStart.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
@@ -88,10 +92,12 @@ extension PageScript {
     static func successReplyInBuffer(id: String, result: Data, asciiOnly: Bool = false) -> String {
         var script = [UInt8]()
         // Room for the escapes of a result with many `<` (6 bytes each) without growing.
-        script.reserveCapacity(replyStart.count + result.count + result.count / 8 + id.utf8.count + replyTail.count + 32)
+        script.reserveCapacity(
+            replyStart.count + result.count + result.count / 8 + id.utf8.count + replyTail.count + 32)
         script.append(contentsOf: replyStart)
         result.withUnsafeBytes { raw in
-            JavaScriptEmbedding.appendExpression(fromJSON: raw.bindMemory(to: UInt8.self), to: &script, asciiOnly: asciiOnly)
+            JavaScriptEmbedding.appendExpression(
+                fromJSON: raw.bindMemory(to: UInt8.self), to: &script, asciiOnly: asciiOnly)
         }
         script.append(contentsOf: replyIDStart)
         script.append(contentsOf: id.utf8)
@@ -110,7 +116,8 @@ extension PageScript {
     /// Whether an id byte needs no escape, in JSON and in a script: printable ASCII other than
     /// `"`, `\` and `<`.
     static func isPlainIDByte(_ byte: UInt8) -> Bool {
-        byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != UInt8(ascii: "<")
+        byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
+            && byte != UInt8(ascii: "<")
     }
 
     private static let replyHead: [UInt8] = Array(#"{"data":"#.utf8)

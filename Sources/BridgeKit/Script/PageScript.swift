@@ -9,10 +9,6 @@ public struct PageFunction: Sendable, Hashable {
     /// The JavaScript function expression, for example `(function(m){...})`.
     public let source: String
 
-    init(source: String) {
-        self.source = source
-    }
-
     /// Hands one protocol message (reply, progress, event, native-to-page call) to the shim's
     /// `WebBridge._receive`. Does nothing when the shim is absent (the page changed or never
     /// loaded it), so a late script never throws in a page that does not know BridgeKit.
@@ -59,8 +55,9 @@ public enum PageScript {
         script.append(UInt8(ascii: "("))
         for part in jsonParts {
             part.withUnsafeBytes { raw in
-                JavaScriptEmbedding.appendExpression(fromJSON: raw.bindMemory(to: UInt8.self), to: &script,
-                                                     asciiOnly: asciiOnly)
+                JavaScriptEmbedding.appendExpression(
+                    fromJSON: raw.bindMemory(to: UInt8.self), to: &script,
+                    asciiOnly: asciiOnly)
             }
         }
         script.append(contentsOf: Self.ending)

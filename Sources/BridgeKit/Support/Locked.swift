@@ -1,7 +1,7 @@
 #if canImport(Darwin)
-    import Darwin
+import Darwin
 #else
-    import Synchronization
+import Synchronization
 #endif
 
 /// A value guarded by one lock: the package's only lock type, so that the core runs on the OS
@@ -16,28 +16,28 @@
 /// it; return what must happen and do it after the lock is released.
 package final class Locked<State>: @unchecked Sendable {
     #if canImport(Darwin)
-        private let lock: UnsafeMutablePointer<os_unfair_lock>
-        private var state: State
+    private let lock: UnsafeMutablePointer<os_unfair_lock>
+    private var state: State
     #else
-        private let mutex: Mutex<State>
+    private let mutex: Mutex<State>
     #endif
 
     /// Creates the lock around `initial`.
     package init(_ initial: sending State) {
         #if canImport(Darwin)
-            lock = UnsafeMutablePointer<os_unfair_lock>.allocate(capacity: 1)
-            lock.initialize(to: os_unfair_lock())
-            state = initial
+        lock = UnsafeMutablePointer<os_unfair_lock>.allocate(capacity: 1)
+        lock.initialize(to: os_unfair_lock())
+        state = initial
         #else
-            mutex = Mutex(initial)
+        mutex = Mutex(initial)
         #endif
     }
 
     #if canImport(Darwin)
-        deinit {
-            lock.deinitialize(count: 1)
-            lock.deallocate()
-        }
+    deinit {
+        lock.deinitialize(count: 1)
+        lock.deallocate()
+    }
     #endif
 
     /// Runs `body` with exclusive access to the state and returns its result.
@@ -50,11 +50,11 @@ package final class Locked<State>: @unchecked Sendable {
         _ body: (inout sending State) throws(Failure) -> sending Result
     ) throws(Failure) -> sending Result {
         #if canImport(Darwin)
-            os_unfair_lock_lock(lock)
-            defer { os_unfair_lock_unlock(lock) }
-            return try body(&state)
+        os_unfair_lock_lock(lock)
+        defer { os_unfair_lock_unlock(lock) }
+        return try body(&state)
         #else
-            return try mutex.withLock(body)
+        return try mutex.withLock(body)
         #endif
     }
 }

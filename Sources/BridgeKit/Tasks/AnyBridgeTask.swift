@@ -75,4 +75,3 @@ final class AnyBridgeTask: Sendable {
 /// the router refused the call and answers it itself), runs the task and encodes its result.
 @usableFromInline
 typealias SynchronousResponder = @Sendable (_ options: Data, _ admit: () -> CallContext?) -> SynchronousOutcome
-

@@ -52,8 +52,10 @@ public struct CallContext: Sendable {
         let pageGeneration: UInt64
         let progress: @Sendable (any Encodable & Sendable) async throws -> Void
 
-        init(callID: String?, taskName: String, source: MessageSource, pageGeneration: UInt64,
-             progress: @escaping @Sendable (any Encodable & Sendable) async throws -> Void) {
+        init(
+            callID: String?, taskName: String, source: MessageSource, pageGeneration: UInt64,
+            progress: @escaping @Sendable (any Encodable & Sendable) async throws -> Void
+        ) {
             self.callID = callID
             self.taskName = taskName
             self.source = source
@@ -77,8 +79,10 @@ public struct CallContext: Sendable {
         pageGeneration: UInt64 = 0,
         progress: @escaping @Sendable (any Encodable & Sendable) async throws -> Void = { _ in }
     ) {
-        storage = .fields(Fields(callID: callID, taskName: taskName, source: source, pageGeneration: pageGeneration,
-                                 progress: progress))
+        storage = .fields(
+            Fields(
+                callID: callID, taskName: taskName, source: source, pageGeneration: pageGeneration,
+                progress: progress))
     }
 
     /// The router's context for `call`: it reports the call's own fields, and its progress goes

@@ -1,4 +1,3 @@
-
 /// A one-shot responder for callback-style handlers ported from other bridges.
 ///
 /// The first ``respond(_:)`` or ``fail(_:)`` settles the call; every later one returns `false`

@@ -99,7 +99,8 @@ enum SynchronousStep {
     ///   - admit: returns the call's context, or `nil` when the router refuses the call.
     @inlinable
     static func respond<T: SynchronousBridgeTask>(_ task: T, toOptions text: Data, admit: () -> CallContext?)
-        -> SynchronousOutcome {
+        -> SynchronousOutcome
+    {
         let options: T.Options
         if T.Options.self == RawJSON.self {
             let valid = text.withUnsafeBytes { JSONValidator.isValid($0.bindMemory(to: UInt8.self), maxDepth: .max) }

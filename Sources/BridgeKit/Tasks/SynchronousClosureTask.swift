@@ -3,7 +3,8 @@
 /// ```swift
 /// try router.register(SynchronousClosureTask(name: "AppVersion") { (_: NoOptions, _) in "2.4.1" })
 /// ```
-public struct SynchronousClosureTask<Options: Decodable & Sendable, Result: Encodable & Sendable>: SynchronousBridgeTask {
+public struct SynchronousClosureTask<Options: Decodable & Sendable, Result: Encodable & Sendable>: SynchronousBridgeTask
+{
     public let name: String
     public let policy: AccessPolicy?
     private let body: @Sendable (Options, CallContext) throws -> Result
@@ -14,7 +15,9 @@ public struct SynchronousClosureTask<Options: Decodable & Sendable, Result: Enco
     ///   - policy: who may call it; `nil` uses the router's policy.
     ///   - body: the work, run on the thread that delivered the message; its errors follow
     ///     ``SynchronousBridgeTask/runSynchronously(_:context:)``.
-    public init(name: String, policy: AccessPolicy? = nil, _ body: @escaping @Sendable (Options, CallContext) throws -> Result) {
+    public init(
+        name: String, policy: AccessPolicy? = nil, _ body: @escaping @Sendable (Options, CallContext) throws -> Result
+    ) {
         self.name = name
         self.policy = policy
         self.body = body

@@ -54,7 +54,9 @@ public final class GLibMainLoop {
         if DispatchMainQueueSource.canInstall() {
             guard gtk_init_check(nil, nil) != 0 else { throw .displayUnavailable }
             GTKThread.adoptCurrentThread()
-            if DispatchMainQueueSource.installIfPossible() { GTKThread.postsThroughMainQueue.store(true, ordering: .releasing) }
+            if DispatchMainQueueSource.installIfPossible() {
+                GTKThread.postsThroughMainQueue.store(true, ordering: .releasing)
+            }
             mode = .integrated
         } else {
             guard GTKThread.startDedicatedThread() else { throw .displayUnavailable }

@@ -94,11 +94,15 @@ func gBytes(_ text: String) -> OpaquePointer? {
 func gBytesSharing(_ text: String, minimumShared: Int = 64 * 1024) -> OpaquePointer? {
     guard text.utf8.count >= minimumShared, text.isContiguousUTF8 else { return gBytes(text) }
     let box = SharedTextBox(text)
-    guard let base = box.text.utf8.withContiguousStorageIfAvailable({ $0.baseAddress }) ?? nil else { return gBytes(text) }
+    guard let base = box.text.utf8.withContiguousStorageIfAvailable({ $0.baseAddress }) ?? nil else {
+        return gBytes(text)
+    }
     let owner = Unmanaged.passRetained(box).toOpaque()
-    return g_bytes_new_with_free_func(base, gsize(box.text.utf8.count), { owner in
-        if let owner { Unmanaged<SharedTextBox>.fromOpaque(owner).release() }
-    }, owner)
+    return g_bytes_new_with_free_func(
+        base, gsize(box.text.utf8.count),
+        { owner in
+            if let owner { Unmanaged<SharedTextBox>.fromOpaque(owner).release() }
+        }, owner)
 }
 
 /// Holds the string whose storage a `GBytes` from ``gBytesSharing(_:minimumShared:)`` points into.

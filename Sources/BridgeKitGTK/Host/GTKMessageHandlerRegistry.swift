@@ -42,8 +42,10 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
     ///   - message: what the relay posted (either form of ``RelayEnvelope``).
     ///   - proxy: the weak proxy in front of the router.
     ///   - origins: the origins this handler parsed before.
-    static func forward(_ message: GTKScriptMessage, to proxy: MessageHandlerProxy, origins: SecurityOriginCache,
-                        tap: (@Sendable (GTKBridgeMessage) -> Void)? = nil) {
+    static func forward(
+        _ message: GTKScriptMessage, to proxy: MessageHandlerProxy, origins: SecurityOriginCache,
+        tap: (@Sendable (GTKBridgeMessage) -> Void)? = nil
+    ) {
         guard let envelope = RelayEnvelope.parse(message) else {
             _ = message.reply?.returnValue("")
             return
@@ -61,8 +63,9 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
         }
         if let length = envelope.oversizedLength, case .string(let head) = envelope.body {
             // The relay posted only the head of a body over the limit (WebBridgeRelay.settingsScript).
-            return proxy.refuseOversizedBody(head: head, byteCount: length, from: envelope.source(using: origins),
-                                             replyHandler: replyHandler)
+            return proxy.refuseOversizedBody(
+                head: head, byteCount: length, from: envelope.source(using: origins),
+                replyHandler: replyHandler)
         }
         proxy.receive(envelope.body, from: envelope.source(using: origins), replyHandler: replyHandler)
     }

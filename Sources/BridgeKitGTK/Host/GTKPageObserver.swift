@@ -32,8 +32,10 @@ public final class GTKPageObserver {
     ///   - webView: the view; held weakly.
     ///   - tracker: where events go; default a new tracker.
     ///   - responsePolicy: how responses are classified; default 2xx only.
-    public init(webView: GTKWebView, tracker: PageStateTracker = PageStateTracker(),
-                responsePolicy: NavigationResponsePolicy = NavigationResponsePolicy()) {
+    public init(
+        webView: GTKWebView, tracker: PageStateTracker = PageStateTracker(),
+        responsePolicy: NavigationResponsePolicy = NavigationResponsePolicy()
+    ) {
         self.webView = webView
         self.tracker = tracker
         self.responsePolicy = responsePolicy
@@ -49,14 +51,18 @@ public final class GTKPageObserver {
             self?.onLoadEvent?(event)
         }
         webView.onLoadFailure = { failure in
-            guard let error = responsePolicy.classifyFailure(
-                domain: failure.domain, code: failure.code, url: URL(string: failure.uri), message: failure.message) else { return }
+            guard
+                let error = responsePolicy.classifyFailure(
+                    domain: failure.domain, code: failure.code, url: URL(string: failure.uri), message: failure.message)
+            else { return }
             tracker.send(.loadFailed(error))
         }
         webView.onPolicyDecision = { [weak self] request, decision in
             if request.kind == .response,
-               let error = responsePolicy.classifyResponse(statusCode: request.statusCode, url: URL(string: request.uri),
-                                                           isMainFrame: request.isMainFrame ?? false) {
+                let error = responsePolicy.classifyResponse(
+                    statusCode: request.statusCode, url: URL(string: request.uri),
+                    isMainFrame: request.isMainFrame ?? false)
+            {
                 tracker.send(.loadFailed(error))
             }
             return self?.onPolicyDecision?(request, decision) ?? .useDefault

@@ -35,16 +35,18 @@ public final class GTKWebCookieStore: WebCookieStore {
     /// libsoup writes a domain cookie's domain with a leading dot; a host-only cookie without.
     static func gtkCookie(_ cookie: Cookie) -> GTKCookie {
         let bare = cookie.domain.hasPrefix(".") ? String(cookie.domain.dropFirst()) : cookie.domain
-        return GTKCookie(name: cookie.name, value: cookie.value, domain: cookie.isHostOnly ? bare : "." + bare,
-                         path: cookie.path, expires: cookie.expires, isSecure: cookie.isSecure,
-                         isHTTPOnly: cookie.isHTTPOnly, sameSite: cookie.sameSite?.rawValue)
+        return GTKCookie(
+            name: cookie.name, value: cookie.value, domain: cookie.isHostOnly ? bare : "." + bare,
+            path: cookie.path, expires: cookie.expires, isSecure: cookie.isSecure,
+            isHTTPOnly: cookie.isHTTPOnly, sameSite: cookie.sameSite?.rawValue)
     }
 
     static func cookie(_ gtk: GTKCookie) -> Cookie {
         let isDomainCookie = gtk.domain.hasPrefix(".")
-        return Cookie(name: gtk.name, value: gtk.value, domain: isDomainCookie ? String(gtk.domain.dropFirst()) : gtk.domain,
-                      isHostOnly: !isDomainCookie, path: gtk.path, expires: gtk.expires, isSecure: gtk.isSecure,
-                      isHTTPOnly: gtk.isHTTPOnly, sameSite: gtk.sameSite.flatMap { CookieSameSite(attributeValue: $0) })
+        return Cookie(
+            name: gtk.name, value: gtk.value, domain: isDomainCookie ? String(gtk.domain.dropFirst()) : gtk.domain,
+            isHostOnly: !isDomainCookie, path: gtk.path, expires: gtk.expires, isSecure: gtk.isSecure,
+            isHTTPOnly: gtk.isHTTPOnly, sameSite: gtk.sameSite.flatMap { CookieSameSite(attributeValue: $0) })
     }
 }
 #endif

@@ -9,10 +9,13 @@ extension GTKWebViewConfiguration {
     ///   - token: the application token, for example `ApplicationToken(name: "ShopApp", version: "2.1")`.
     ///     An empty token leaves the user agent unchanged.
     ///   - dataStore: the cookie and cache store; default ephemeral.
-    public static func appendingToUserAgent(_ token: ApplicationToken, dataStore: DataStore = .ephemeral) -> GTKWebViewConfiguration {
-        GTKWebViewConfiguration(dataStore: dataStore,
-                                applicationName: token.isEmpty ? nil : token.name,
-                                applicationVersion: token.isEmpty ? nil : token.version)
+    public static func appendingToUserAgent(_ token: ApplicationToken, dataStore: DataStore = .ephemeral)
+        -> GTKWebViewConfiguration
+    {
+        GTKWebViewConfiguration(
+            dataStore: dataStore,
+            applicationName: token.isEmpty ? nil : token.name,
+            applicationVersion: token.isEmpty ? nil : token.version)
     }
 }
 #endif

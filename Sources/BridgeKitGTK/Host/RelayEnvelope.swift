@@ -49,7 +49,9 @@ struct RelayEnvelope {
     /// - Parameter text: the posted string.
     static func parse(oneString text: String) -> RelayEnvelope? {
         let utf8 = text.utf8
-        guard let lineEnd = utf8.firstIndex(of: UInt8(ascii: "\n")), let space = utf8[..<lineEnd].firstIndex(of: UInt8(ascii: " ")) else {
+        guard let lineEnd = utf8.firstIndex(of: UInt8(ascii: "\n")),
+            let space = utf8[..<lineEnd].firstIndex(of: UInt8(ascii: " "))
+        else {
             return nil
         }
         let mainFrame: Bool
@@ -69,10 +71,13 @@ struct RelayEnvelope {
     /// - Parameter elements: the posted array's elements as UTF-8 (``GTKScriptMessage/utf8Elements``).
     static func parse(_ elements: [Data?]) -> RelayEnvelope? {
         guard elements.count == 3 || elements.count == 4, let origin = elements[0], let frame = elements[1],
-              let body = elements[2] else { return nil }
+            let body = elements[2]
+        else { return nil }
         var oversizedLength: Int?
         if elements.count == 4 {
-            guard let length = elements[3].flatMap({ Int(String(decoding: $0, as: UTF8.self)) }), length >= 0 else { return nil }
+            guard let length = elements[3].flatMap({ Int(String(decoding: $0, as: UTF8.self)) }), length >= 0 else {
+                return nil
+            }
             oversizedLength = length
         }
         let mainFrame: Bool
@@ -82,10 +87,12 @@ struct RelayEnvelope {
         default: return nil
         }
         if let oversizedLength {
-            return RelayEnvelope(origin: String(decoding: origin, as: UTF8.self), mainFrame: mainFrame,
-                                 body: .string(String(decoding: body, as: UTF8.self)), oversizedLength: oversizedLength)
+            return RelayEnvelope(
+                origin: String(decoding: origin, as: UTF8.self), mainFrame: mainFrame,
+                body: .string(String(decoding: body, as: UTF8.self)), oversizedLength: oversizedLength)
         }
-        return RelayEnvelope(origin: String(decoding: origin, as: UTF8.self), mainFrame: mainFrame, body: messageBody(body))
+        return RelayEnvelope(
+            origin: String(decoding: origin, as: UTF8.self), mainFrame: mainFrame, body: messageBody(body))
     }
 
     /// The body for the router, routed exactly as `.string` of its decoded text would be.

@@ -81,11 +81,15 @@ public final class WebKitGTKBridgeHost {
     @discardableResult
     public func attach() throws(GTKWebViewError) -> BridgeAttachment.Outcome {
         guard let router, let webView else { throw .closed }
-        if let attachment { return attachment.attach(to: registry ?? GTKMessageHandlerRegistry(webView: webView, world: world)) }
+        if let attachment {
+            return attachment.attach(to: registry ?? GTKMessageHandlerRegistry(webView: webView, world: world))
+        }
         let maxBodyUnits = router.configuration.limits.maxPayloadBytes
-        try webView.addUserScript(WebBridgeRelay.settingsScript(maxBodyUnits: maxBodyUnits), world: world, frames: .allFrames,
-                                  injectionTime: .documentStart)
-        try webView.addUserScript(WebBridgeRelay.source, world: world, frames: .allFrames, injectionTime: .documentStart)
+        try webView.addUserScript(
+            WebBridgeRelay.settingsScript(maxBodyUnits: maxBodyUnits), world: world, frames: .allFrames,
+            injectionTime: .documentStart)
+        try webView.addUserScript(
+            WebBridgeRelay.source, world: world, frames: .allFrames, injectionTime: .documentStart)
         try webView.addUserScript(WebBridgeShim.source, world: nil, frames: .allFrames, injectionTime: .documentStart)
         try injectTaskList(router.taskList)
         taskListObserver = router.addTaskListObserver { [weak self] list in
@@ -103,15 +107,16 @@ public final class WebKitGTKBridgeHost {
         self.registry = registry
         self.attachment = attachment
         let tap = onMessage
-        router.connect(PageChannel { [weak webView] script in
-            guard let webView else { throw BridgeError.unavailable("The web view was closed.") }
-            if let tap, let json = GTKBridgeMessage.payload(ofReceiveScript: script) {
-                tap(GTKBridgeMessage(direction: .outbound, json: json))
-            }
-            // BridgeKit's scripts already end in `;void 0`; this variant passes the script as it
-            // is (`evaluateJavaScript` would append to it, copying the whole payload once more).
-            _ = try await webView.evaluateJavaScriptReturningJSON(script)
-        })
+        router.connect(
+            PageChannel { [weak webView] script in
+                guard let webView else { throw BridgeError.unavailable("The web view was closed.") }
+                if let tap, let json = GTKBridgeMessage.payload(ofReceiveScript: script) {
+                    tap(GTKBridgeMessage(direction: .outbound, json: json))
+                }
+                // BridgeKit's scripts already end in `;void 0`; this variant passes the script as it
+                // is (`evaluateJavaScript` would append to it, copying the whole payload once more).
+                _ = try await webView.evaluateJavaScriptReturningJSON(script)
+            })
         let observedLoad = webView.onLoadEvent
         webView.onLoadEvent = { [weak self] event in
             // The document changes at commit, not at start: a load may never commit.
@@ -129,7 +134,8 @@ public final class WebKitGTKBridgeHost {
     private func injectTaskList(_ list: BridgeTaskList) throws(GTKWebViewError) {
         guard let webView else { return }
         if let current = taskListScript, current.revision > list.revision { return }
-        let script = try webView.replaceUserScript(taskListScript?.script, with: list.documentStartScript, frames: .allFrames)
+        let script = try webView.replaceUserScript(
+            taskListScript?.script, with: list.documentStartScript, frames: .allFrames)
         taskListScript = (script, list.revision)
     }
 

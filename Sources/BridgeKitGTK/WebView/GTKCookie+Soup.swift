@@ -32,7 +32,8 @@ extension GTKCookie {
         // Checked on Unicode scalars, not Characters: "\r\n" is one Character, and a combining mark
         // after ';' hides the ';' from a Character comparison.
         let fields = [("name", name), ("value", value), ("domain", domain), ("path", path)]
-        for (field, text) in fields where text.unicodeScalars.contains(where: { $0 == "\0" || $0 == "\r" || $0 == "\n" }) {
+        for (field, text) in fields
+        where text.unicodeScalars.contains(where: { $0 == "\0" || $0 == "\r" || $0 == "\n" }) {
             throw .invalidArgument("cookie \(field) contains NUL, CR or LF")
         }
         if name.unicodeScalars.contains(";") || value.unicodeScalars.contains(";") {

@@ -106,7 +106,11 @@ public final class GTKCookieStore {
     /// operation's cancellable and a function giving the retained callback user data.
     private func start<Value>(
         _ operation: GLibAsyncOperation<Value>,
-        _ begin: @Sendable (UnsafeMutablePointer<WebKitCookieManager>, UnsafeMutablePointer<GCancellable>, () -> UnsafeMutableRawPointer)
+        _ begin:
+            @Sendable (
+                UnsafeMutablePointer<WebKitCookieManager>, UnsafeMutablePointer<GCancellable>,
+                () -> UnsafeMutableRawPointer
+            )
             throws(GTKWebViewError) -> Void
     ) throws(GTKWebViewError) {
         guard !isInvalidated, let core else { throw .closed }

@@ -77,8 +77,9 @@ public struct GTKScriptMessage: Sendable {
         var data: Data {
             var size: gsize = 0
             guard let base = g_bytes_get_data(bytes, &size), size > 0 else { return Data() }
-            return Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: Int(size),
-                        deallocator: .custom { _, _ in withExtendedLifetime(self) {} })
+            return Data(
+                bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: Int(size),
+                deallocator: .custom { _, _ in withExtendedLifetime(self) {} })
         }
     }
 

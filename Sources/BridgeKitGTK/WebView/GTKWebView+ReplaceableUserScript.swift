@@ -10,7 +10,9 @@ extension GTKWebView {
     /// - Returns: the script, for the next replacement or ``removeUserScript(_:)``.
     /// - Throws: ``GTKWebViewError/closed``; ``GTKWebViewError/invalidArgument(_:)`` for a NUL or a
     ///   script WebKit rejects.
-    func replaceUserScript(_ previous: GOpaque?, with source: String, frames: GTKUserScriptFrames) throws(GTKWebViewError) -> GOpaque {
+    func replaceUserScript(_ previous: GOpaque?, with source: String, frames: GTKUserScriptFrames)
+        throws(GTKWebViewError) -> GOpaque
+    {
         try checkOpen()
         guard isCStringSafe(source) else { throw .invalidArgument("user script contains NUL") }
         let injectedFrames =
@@ -20,7 +22,10 @@ extension GTKWebView {
                 webkit_user_content_manager_remove_script(core.contentManager, previous.pointer)
                 webkit_user_script_unref(previous.pointer)
             }
-            guard let script = webkit_user_script_new(source, injectedFrames, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil) else {
+            guard
+                let script = webkit_user_script_new(
+                    source, injectedFrames, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
+            else {
                 return nil
             }
             webkit_user_content_manager_add_script(core.contentManager, script)

@@ -27,7 +27,9 @@ extension GTKWebView {
         handler: @escaping @MainActor (GTKScriptMessage) -> Void
     ) throws(GTKWebViewError) {
         try checkOpen()
-        guard !name.isEmpty, isCStringSafe(name) else { throw .invalidArgument("handler name is empty or contains NUL") }
+        guard !name.isEmpty, isCStringSafe(name) else {
+            throw .invalidArgument("handler name is empty or contains NUL")
+        }
         if let world, world.isEmpty || !isCStringSafe(world) {
             throw .invalidArgument("world name is empty or contains NUL")
         }

@@ -56,22 +56,25 @@ extension GTKWebViewCore {
 
 /// `script-message-received::<name>` (4.1 API):
 /// `void (*)(WebKitUserContentManager *, WebKitJavascriptResult *, gpointer)`.
-private let scriptMessageCallback: @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = {
-    _, result, userData in
-    guard let result, let target = SignalTarget.from(userData), let core = GTKWebViewCore.open(userData),
-        let value = webkit_javascript_result_get_js_value(result)
-    else { return }
-    _ = core.deliver(name: target.tag, value: value, reply: nil)
-}
+private let scriptMessageCallback:
+    @convention(c) (UnsafeMutableRawPointer?, OpaquePointer?, UnsafeMutableRawPointer?) -> Void = {
+        _, result, userData in
+        guard let result, let target = SignalTarget.from(userData), let core = GTKWebViewCore.open(userData),
+            let value = webkit_javascript_result_get_js_value(result)
+        else { return }
+        _ = core.deliver(name: target.tag, value: value, reply: nil)
+    }
 
 /// `script-message-with-reply-received::<name>`:
 /// `gboolean (*)(WebKitUserContentManager *, JSCValue *, WebKitScriptMessageReply *, gpointer)`.
 /// Returns TRUE when queued (the ``ScriptMessageReply`` holds a reference and answers later).
 private let scriptMessageWithReplyCallback:
-    @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<JSCValue>?, OpaquePointer?, UnsafeMutableRawPointer?) -> gboolean = {
-        _, value, reply, userData in
-        guard let value, let reply, let target = SignalTarget.from(userData), let core = GTKWebViewCore.open(userData)
-        else { return 0 }
-        return core.deliver(name: target.tag, value: value, reply: reply) ? 1 : 0
-    }
+    @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<JSCValue>?, OpaquePointer?, UnsafeMutableRawPointer?)
+        -> gboolean = {
+            _, value, reply, userData in
+            guard let value, let reply, let target = SignalTarget.from(userData),
+                let core = GTKWebViewCore.open(userData)
+            else { return 0 }
+            return core.deliver(name: target.tag, value: value, reply: reply) ? 1 : 0
+        }
 #endif

@@ -23,8 +23,11 @@ extension GTKWebViewCore {
 
     /// Handles `decide-policy`: when a Swift handler is set, takes the decision (a reference to it),
     /// queues it and returns TRUE; otherwise returns FALSE (WebKit's default).
-    func decidePolicy(_ decision: UnsafeMutablePointer<WebKitPolicyDecision>, type: WebKitPolicyDecisionType) -> gboolean {
-        guard hasPolicyHandler.load(ordering: .acquiring), let request = GTKPolicyRequest.read(decision, type: type) else {
+    func decidePolicy(_ decision: UnsafeMutablePointer<WebKitPolicyDecision>, type: WebKitPolicyDecisionType)
+        -> gboolean
+    {
+        guard hasPolicyHandler.load(ordering: .acquiring), let request = GTKPolicyRequest.read(decision, type: type)
+        else {
             return 0
         }
         var canShow = true
@@ -38,30 +41,36 @@ extension GTKWebViewCore {
 }
 
 /// `notify::title`: `void (*)(GObject *, GParamSpec *, gpointer)`.
-private let titleChangedCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = {
-    _, _, userData in
-    guard let core = GTKWebViewCore.open(userData) else { return }
-    core.post(.title(gString(webkit_web_view_get_title(core.webView))))
-}
+private let titleChangedCallback:
+    @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = {
+        _, _, userData in
+        guard let core = GTKWebViewCore.open(userData) else { return }
+        core.post(.title(gString(webkit_web_view_get_title(core.webView))))
+    }
 
 /// `notify::estimated-load-progress`: `void (*)(GObject *, GParamSpec *, gpointer)`.
-private let progressChangedCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = {
-    _, _, userData in
-    guard let core = GTKWebViewCore.open(userData) else { return }
-    core.post(.progress(webkit_web_view_get_estimated_load_progress(core.webView)))
-}
+private let progressChangedCallback:
+    @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = {
+        _, _, userData in
+        guard let core = GTKWebViewCore.open(userData) else { return }
+        core.post(.progress(webkit_web_view_get_estimated_load_progress(core.webView)))
+    }
 
 /// `load-changed`: `void (*)(WebKitWebView *, WebKitLoadEvent, gpointer)`.
-private let loadChangedCallback: @convention(c) (UnsafeMutableRawPointer?, WebKitLoadEvent, UnsafeMutableRawPointer?) -> Void = {
-    _, event, userData in
-    guard let core = GTKWebViewCore.open(userData) else { return }
-    core.post(.load(GTKLoadEvent(event)))
-}
+private let loadChangedCallback:
+    @convention(c) (UnsafeMutableRawPointer?, WebKitLoadEvent, UnsafeMutableRawPointer?) -> Void = {
+        _, event, userData in
+        guard let core = GTKWebViewCore.open(userData) else { return }
+        core.post(.load(GTKLoadEvent(event)))
+    }
 
 /// `load-failed`: `gboolean (*)(WebKitWebView *, WebKitLoadEvent, gchar *failing_uri, GError *, gpointer)`.
 /// Returns TRUE (no WebKit error page) when ``GTKWebView/suppressesErrorPages`` is set.
 private let loadFailedCallback:
-    @convention(c) (UnsafeMutableRawPointer?, WebKitLoadEvent, UnsafePointer<gchar>?, UnsafeMutablePointer<GError>?, UnsafeMutableRawPointer?)
+    @convention(c) (
+        UnsafeMutableRawPointer?, WebKitLoadEvent, UnsafePointer<gchar>?, UnsafeMutablePointer<GError>?,
+        UnsafeMutableRawPointer?
+    )
         -> gboolean = { _, event, failingURI, error, userData in
             guard let core = GTKWebViewCore.open(userData) else { return 0 }
             core.post(
@@ -76,7 +85,10 @@ private let loadFailedCallback:
 
 /// `decide-policy`: `gboolean (*)(WebKitWebView *, WebKitPolicyDecision *, WebKitPolicyDecisionType, gpointer)`.
 private let decidePolicyCallback:
-    @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<WebKitPolicyDecision>?, WebKitPolicyDecisionType, UnsafeMutableRawPointer?)
+    @convention(c) (
+        UnsafeMutableRawPointer?, UnsafeMutablePointer<WebKitPolicyDecision>?, WebKitPolicyDecisionType,
+        UnsafeMutableRawPointer?
+    )
         -> gboolean = { _, decision, type, userData in
             guard let decision, let core = GTKWebViewCore.open(userData) else { return 0 }
             return core.decidePolicy(decision, type: type)

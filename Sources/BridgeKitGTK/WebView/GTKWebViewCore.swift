@@ -82,7 +82,8 @@ final class GTKWebViewCore: @unchecked Sendable {
         gtk_container_add(gCast(gRaw(window)), gCast(gRaw(view)))
         gtk_widget_show_all(window)
         return .success(
-            GTKWebViewCore(window: window, webView: view, contentManager: manager, context: context, cookieManager: cookieManager))
+            GTKWebViewCore(
+                window: window, webView: view, contentManager: manager, context: context, cookieManager: cookieManager))
     }
 
     /// Queues an event for the Swift view (GTK thread; never blocks).
@@ -125,7 +126,8 @@ final class GTKWebViewCore: @unchecked Sendable {
 
     /// The open core a signal's user data points to, or nil.
     static func open(_ userData: UnsafeMutableRawPointer?) -> GTKWebViewCore? {
-        guard let target = SignalTarget.from(userData), let core = target.owner as? GTKWebViewCore, !core.isClosed else {
+        guard let target = SignalTarget.from(userData), let core = target.owner as? GTKWebViewCore, !core.isClosed
+        else {
             return nil
         }
         return core

@@ -20,8 +20,11 @@ enum JSCValueText {
     /// `null` or `undefined` (`nil` for those two); each string is read on its own as UTF-8
     /// (`jsc_value_to_string_as_bytes`, kept without a copy), never through JSON text. `nil` for
     /// any other value.
-    static func stringElements(of value: UnsafeMutablePointer<JSCValue>, limit: Int) -> [GTKScriptMessage.SharedBytes?]? {
-        guard jsc_value_is_array(value) != 0, let lengthValue = jsc_value_object_get_property(value, "length") else { return nil }
+    static func stringElements(of value: UnsafeMutablePointer<JSCValue>, limit: Int) -> [GTKScriptMessage.SharedBytes?]?
+    {
+        guard jsc_value_is_array(value) != 0, let lengthValue = jsc_value_object_get_property(value, "length") else {
+            return nil
+        }
         let length = Int(jsc_value_to_int32(lengthValue))
         g_object_unref(gRaw(lengthValue))
         guard length >= 0, length <= limit else { return nil }
@@ -50,7 +53,9 @@ enum JSCValueText {
     /// A new string value (transfer full: the caller unrefs it) in `context`. For a reply, that
     /// must be WebKit's current context (``ReplyValueContext/usable()``): WebKit reads reply values
     /// with it, and a string of another virtual machine crashed it.
-    static func makeString(_ text: String, in context: UnsafeMutablePointer<JSCContext>) -> UnsafeMutablePointer<JSCValue>? {
+    static func makeString(_ text: String, in context: UnsafeMutablePointer<JSCContext>) -> UnsafeMutablePointer<
+        JSCValue
+    >? {
         guard let bytes = gBytesSharing(text) else { return nil }
         defer { g_bytes_unref(bytes) }
         return jsc_value_new_string_from_bytes(context, bytes)

@@ -149,7 +149,9 @@ public final class GTKWindow {
         content = nil
         let core = self.core
         GTKThread.perform {
-            if let view { gtk_container_remove(gCast(gRaw(core.window)), UnsafeMutablePointer<GtkWidget>(view.pointer)) }
+            if let view {
+                gtk_container_remove(gCast(gRaw(core.window)), UnsafeMutablePointer<GtkWidget>(view.pointer))
+            }
             core.close()
         }
     }
@@ -176,8 +178,9 @@ final class GTKWindowCore: @unchecked Sendable {
         gtk_window_set_title(gCast(gRaw(window)), title)
         gtk_window_set_default_size(gCast(gRaw(window)), gint(clamping: width), gint(clamping: height))
         let core = GTKWindowCore(window: window)
-        core.signals.connect(gRaw(window), signal: "delete-event", callback: gCallback(deleteEventCallback),
-                             target: SignalTarget(owner: core))
+        core.signals.connect(
+            gRaw(window), signal: "delete-event", callback: gCallback(deleteEventCallback),
+            target: SignalTarget(owner: core))
         return core
     }
 
@@ -219,11 +222,12 @@ final class GTKWindowCore: @unchecked Sendable {
 
 /// `delete-event`: `gboolean (*)(GtkWidget *, GdkEvent *, gpointer)`. Returns TRUE (the window
 /// stays) and requests a close.
-private let deleteEventCallback: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean = {
-    _, _, userData in
-    GTKWindowCore.open(userData)?.onCloseRequest()
-    return 1
-}
+private let deleteEventCallback:
+    @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> gboolean = {
+        _, _, userData in
+        GTKWindowCore.open(userData)?.onCloseRequest()
+        return 1
+    }
 
 /// `GSourceFunc` of the Unix signal sources: requests a close and keeps the source.
 private let unixSignalCallback: GSourceFunc = { userData in

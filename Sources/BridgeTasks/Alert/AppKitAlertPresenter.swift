@@ -59,14 +59,16 @@ public final class AppKitAlertPresenter: AlertPresenter {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
                 guard session.start(continuation) else { return }
-                alert.beginSheetModal(for: window, completionHandler: { response in
-                    let index = response.rawValue - NSApplication.ModalResponse.alertFirstButtonReturn.rawValue
-                    if (0..<buttonCount).contains(index) {
-                        session.choose(index)
-                    } else {
-                        session.dismissedWithoutChoice()
-                    }
-                })
+                alert.beginSheetModal(
+                    for: window,
+                    completionHandler: { response in
+                        let index = response.rawValue - NSApplication.ModalResponse.alertFirstButtonReturn.rawValue
+                        if (0..<buttonCount).contains(index) {
+                            session.choose(index)
+                        } else {
+                            session.dismissedWithoutChoice()
+                        }
+                    })
                 _ = session.didPresent()
             }
         } onCancel: {

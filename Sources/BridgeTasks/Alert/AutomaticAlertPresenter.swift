@@ -31,11 +31,12 @@ public final class AutomaticAlertPresenter: AlertPresenter {
     public var presented: [AlertRequest] { shown.withLock { $0 } }
 
     public func present(_ request: AlertRequest) async throws -> Int {
-        let index: Int = switch rule {
-        case .first: 0
-        case .last: max(request.buttons.count - 1, 0)
-        case .label(let label): request.buttons.firstIndex(of: label) ?? 0
-        }
+        let index: Int =
+            switch rule {
+            case .first: 0
+            case .last: max(request.buttons.count - 1, 0)
+            case .label(let label): request.buttons.firstIndex(of: label) ?? 0
+            }
         shown.withLock { $0.append(request) }
         onPresent?(request, index)
         return index

@@ -53,20 +53,25 @@ public final class UIKitAlertPresenter: AlertPresenter {
         let alert = UIAlertController(title: request.title, message: request.message, preferredStyle: .alert)
         let session = AlertSession()
         for (index, label) in request.buttons.enumerated() {
-            alert.addAction(UIAlertAction(title: label, style: .default, handler: { _ in
-                session.choose(index)
-            }))
+            alert.addAction(
+                UIAlertAction(
+                    title: label, style: .default,
+                    handler: { _ in
+                        session.choose(index)
+                    }))
         }
         // Tells the session when the alert leaves its window without a button (see DismissalSentinel).
         alert.view.addSubview(DismissalSentinel(session: session))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Int, any Error>) in
                 guard session.start(continuation) else { return }
-                host.present(alert, animated: true, completion: {
-                    MainActor.assumeIsolated {
-                        if session.didPresent() == .dismiss { alert.dismiss(animated: true) }
-                    }
-                })
+                host.present(
+                    alert, animated: true,
+                    completion: {
+                        MainActor.assumeIsolated {
+                            if session.didPresent() == .dismiss { alert.dismiss(animated: true) }
+                        }
+                    })
                 // UIKit sets `presentingViewController` synchronously when it accepts the
                 // presentation; when it refuses (a transition in progress, no window) it only
                 // logs, and the call would wait for a tap that cannot come.

@@ -31,7 +31,8 @@ public struct HistoryNotice: Decodable, Sendable, Hashable {
         type = try container.decode(Kind.self, forKey: .type)
         let text = try container.decode(String.self, forKey: .url)
         guard let url = URL(string: text), url.scheme != nil else {
-            throw DecodingError.dataCorruptedError(forKey: .url, in: container, debugDescription: "Not an absolute URL.")
+            throw DecodingError.dataCorruptedError(
+                forKey: .url, in: container, debugDescription: "Not an absolute URL.")
         }
         self.url = url
     }
@@ -69,7 +70,8 @@ public struct HistoryTask: BridgeTask {
     public init(name: String = "History", policy: AccessPolicy? = nil) {
         self.name = name
         self.policy = policy
-        (notices, continuation) = AsyncStream.makeStream(of: HistoryNotice.self, bufferingPolicy: .bufferingNewest(Self.bufferLimit))
+        (notices, continuation) = AsyncStream.makeStream(
+            of: HistoryNotice.self, bufferingPolicy: .bufferingNewest(Self.bufferLimit))
     }
 
     /// Ends the stream; later notices are dropped.
@@ -103,13 +105,15 @@ public struct HistoryTask: BridgeTask {
     public static func refusal(url: URL, sender: SecurityOrigin?) -> BridgeError? {
         let scheme = url.scheme?.lowercased()
         guard scheme == "http" || scheme == "https" else {
-            return BridgeError(code: "invalid_options", message: "A history notice's URL must be http or https.",
-                               details: ["path": "url", "reason": "scheme_not_allowed"])
+            return BridgeError(
+                code: "invalid_options", message: "A history notice's URL must be http or https.",
+                details: ["path": "url", "reason": "scheme_not_allowed"])
         }
         guard let sender, let target = SecurityOrigin(url: url), target == sender else {
-            return BridgeError(code: "invalid_options",
-                               message: "A history notice's URL must be same-origin with the frame that sent it.",
-                               details: ["path": "url", "reason": "not_same_origin"])
+            return BridgeError(
+                code: "invalid_options",
+                message: "A history notice's URL must be same-origin with the frame that sent it.",
+                details: ["path": "url", "reason": "not_same_origin"])
         }
         return nil
     }

@@ -12,7 +12,8 @@ extension GTKWrapperTests.EndToEnd {
     struct Attacks {
         /// `Gate`: runs until the test opens the gate, then replies "done". Any origin, subframes too.
         static func gateTask(_ open: Locked<Bool>, name: String = "Gate") -> some BridgeTask {
-            ClosureTask(name: name, policy: .anyOrigin(allowsSubframes: true)) { (_: JSONValue, _: CallContext) -> String in
+            ClosureTask(name: name, policy: .anyOrigin(allowsSubframes: true)) {
+                (_: JSONValue, _: CallContext) -> String in
                 while !open.value {
                     try await Task.sleep(for: .milliseconds(5))
                 }
@@ -31,14 +32,17 @@ extension GTKWrapperTests.EndToEnd {
 
         // MARK: Forged document notices
 
-        @Test("A page that forges document notices does not start a new page generation on WebKitGTK (no document committed)",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "A page that forges document notices does not start a new page generation on WebKitGTK (no document committed)",
+            .timeLimit(.minutes(1)))
         func forgedDocumentNoticeMainFrame() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
             server.routes["/"] = .init(body: E2EPage.html(title: "forger"))
             let open = Locked(false)
-            let harness = try E2EHarness(allowing: [server.origin]) { router, _ in try router.register(Self.gateTask(open)) }
+            let harness = try E2EHarness(allowing: [server.origin]) { router, _ in
+                try router.register(Self.gateTask(open))
+            }
             try await harness.load(server.origin + "/")
             let generation = harness.router.pageGeneration
             let commits = harness.loadEvents.filter { $0 == .committed }.count
@@ -52,8 +56,9 @@ extension GTKWrapperTests.EndToEnd {
             #expect(harness.loadEvents.filter { $0 == .committed }.count == commits, "nothing committed")
             #expect(try await harness.isTrue("window.__sameDocument === true"), "the same document is on screen")
             #expect(harness.router.pageGeneration == generation, "no new page generation without a committed document")
-            #expect(!harness.traffic.matching(.outbound, "reply").contains { $0.outcome == "navigated" },
-                    "no call of the document on screen was ended as navigated")
+            #expect(
+                !harness.traffic.matching(.outbound, "reply").contains { $0.outcome == "navigated" },
+                "no call of the document on screen was ended as navigated")
 
             open.set(true)
             let settled = await harness.becomesTrue("window.__settled.held != null", timeout: .seconds(5))
@@ -62,25 +67,35 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
-        @Test("A hostile main frame (of an origin the policy does not allow) cannot end a cross-origin subframe's call by forging document notices",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "A hostile main frame (of an origin the policy does not allow) cannot end a cross-origin subframe's call by forging document notices",
+            .timeLimit(.minutes(1)))
         func forgedDocumentNoticeStrandsSubframe() async throws {
             let attacker = try LoopbackServer()
             let victim = try LoopbackServer()
-            defer { attacker.stop(); victim.stop() }
-            victim.routes["/widget"] = .init(body: E2EPage.html(title: "widget", body: """
-                <script>
-                e2eCall('w', 'Gate', {}).then(function (v) { parent.postMessage({ widget: 'ok', data: v }, '*'); },
-                  function (e) { parent.postMessage({ widget: 'error', code: e && e.code }, '*'); });
-                </script>
-                """))
-            attacker.routes["/"] = .init(body: E2EPage.html(title: "attacker", body: """
-                <script>
-                window.__widget = null;
-                window.addEventListener('message', function (e) { if (e.data && e.data.widget) { window.__widget = e.data; } });
-                </script>
-                <iframe src="\(victim.origin)/widget"></iframe>
-                """))
+            defer {
+                attacker.stop()
+                victim.stop()
+            }
+            victim.routes["/widget"] = .init(
+                body: E2EPage.html(
+                    title: "widget",
+                    body: """
+                        <script>
+                        e2eCall('w', 'Gate', {}).then(function (v) { parent.postMessage({ widget: 'ok', data: v }, '*'); },
+                          function (e) { parent.postMessage({ widget: 'error', code: e && e.code }, '*'); });
+                        </script>
+                        """))
+            attacker.routes["/"] = .init(
+                body: E2EPage.html(
+                    title: "attacker",
+                    body: """
+                        <script>
+                        window.__widget = null;
+                        window.addEventListener('message', function (e) { if (e.data && e.data.widget) { window.__widget = e.data; } });
+                        </script>
+                        <iframe src="\(victim.origin)/widget"></iframe>
+                        """))
             let open = Locked(false)
             // The policy allows nothing but the widget's task (anyOrigin, subframes too).
             let harness = try E2EHarness(allowing: []) { router, _ in try router.register(Self.gateTask(open)) }
@@ -94,20 +109,26 @@ extension GTKWrapperTests.EndToEnd {
             open.set(true)
             let settled = await harness.becomesTrue("window.__widget != null", timeout: .seconds(5))
             #expect(settled, "the widget's call settles (it was stranded by the main frame's forged notices)")
-            if settled { #expect(try await harness.isTrue("window.__widget.widget === 'ok' && window.__widget.data === 'done'")) }
+            if settled {
+                #expect(try await harness.isTrue("window.__widget.widget === 'ok' && window.__widget.data === 'done'"))
+            }
             await harness.close()
         }
 
-        @Test("A page that forges document notices cannot make the host's native-to-page call throw navigated",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "A page that forges document notices cannot make the host's native-to-page call throw navigated",
+            .timeLimit(.minutes(1)))
         func forgedDocumentNoticeFailsPageCall() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
-            server.routes["/"] = .init(body: E2EPage.html(title: "pagecall", body: """
-                <script>
-                WebBridge.handle('Later', function () { return new Promise(function (resolve) { window.__answer = resolve; }); });
-                </script>
-                """))
+            server.routes["/"] = .init(
+                body: E2EPage.html(
+                    title: "pagecall",
+                    body: """
+                        <script>
+                        WebBridge.handle('Later', function () { return new Promise(function (resolve) { window.__answer = resolve; }); });
+                        </script>
+                        """))
             let harness = try E2EHarness(allowing: [server.origin])
             try await harness.load(server.origin + "/")
             let router = harness.router
@@ -132,8 +153,9 @@ extension GTKWrapperTests.EndToEnd {
 
         // MARK: Bodies over the limit that the relay posts anyway
 
-        @Test("A body over maxPayloadBytes in UTF-8 but not in UTF-16 units never leaves the page's process",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "A body over maxPayloadBytes in UTF-8 but not in UTF-16 units never leaves the page's process",
+            .timeLimit(.minutes(1)))
         func wideBodyCrossesRelay() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
@@ -144,7 +166,8 @@ extension GTKWrapperTests.EndToEnd {
             ProcessMemory.resetPeak()
             let baseline = ProcessMemory.residentBytes
             // 16,000,000 UTF-16 units (under the relay's 16 MiB unit limit), 48 MB of UTF-8.
-            try await harness.run("""
+            try await harness.run(
+                """
                 var wide = '\\u4e2d'.repeat(16 * 1000 * 1000);
                 e2eCall('a', 'Echo', wide); e2eCall('b', 'Echo', wide); e2eCall('c', 'Echo', wide); wide = null;
                 """)
@@ -155,9 +178,12 @@ extension GTKWrapperTests.EndToEnd {
                 #expect(try await harness.outcome(key).code == "payload_too_large")
             }
             // The relay's oversized form reports the UTF-16 length; a body that crossed is measured in UTF-8.
-            let measured = harness.traffic.matching(.inbound, "call").filter { $0.outcome == "payload_too_large" }.map(\.bytes)
+            let measured = harness.traffic.matching(.inbound, "call").filter { $0.outcome == "payload_too_large" }.map(
+                \.bytes)
             print("attack: refused bodies measured at \(measured) bytes")
-            #expect(measured.allSatisfy { $0 <= 16_000_100 }, "the bodies were copied into the app (measured in UTF-8: \(measured), limit \(limit))")
+            #expect(
+                measured.allSatisfy { $0 <= 16_000_100 },
+                "the bodies were copied into the app (measured in UTF-8: \(measured), limit \(limit))")
             #expect(peak - baseline < 100 * 1_048_576, "no body over the limit was copied into the app")
             await harness.close()
         }

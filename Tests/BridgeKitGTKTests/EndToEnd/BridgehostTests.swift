@@ -11,63 +11,77 @@ extension GTKWrapperTests.EndToEnd {
     @Suite("bridgehost")
     struct Bridgehost {
         static let mocks = """
-        {
-          "Cart.add": {"reply": {"count": 2}},
-          "Cart.pay": {"error": {"code": "declined", "message": "Card declined"}},
-          "Sync": {"reply": "done", "delayMs": 200, "progress": [{"percent": 50}, {"percent": 100}]}
-        }
-        """
+            {
+              "Cart.add": {"reply": {"count": 2}},
+              "Cart.pay": {"error": {"code": "declined", "message": "Card declined"}},
+              "Sync": {"reply": "done", "delayMs": 200, "progress": [{"percent": 50}, {"percent": 100}]}
+            }
+            """
 
         /// A page in its own folder whose script is a relative `app.js`.
         static func shop(_ script: String) throws -> TemporaryFolder {
             try TemporaryFolder([
-                "index.html": "<!doctype html><title>Shop</title><link rel=stylesheet href=css/style.css><script src=app.js></script>",
+                "index.html":
+                    "<!doctype html><title>Shop</title><link rel=stylesheet href=css/style.css><script src=app.js></script>",
                 "css/style.css": "body { background: #123456; }",
                 "app.js": script,
                 "mocks.json": mocks,
             ])
         }
 
-        static func lines(_ outcome: ToolProcess.Outcome, kind: String, task: String, direction: String) -> [JSONValue] {
-            outcome.jsonLines.filter { $0["kind"]?.stringValue == kind && $0["task"]?.stringValue == task && $0["direction"]?.stringValue == direction }
+        static func lines(_ outcome: ToolProcess.Outcome, kind: String, task: String, direction: String) -> [JSONValue]
+        {
+            outcome.jsonLines.filter {
+                $0["kind"]?.stringValue == kind && $0["task"]?.stringValue == task
+                    && $0["direction"]?.stringValue == direction
+            }
         }
 
-        @Test("a local page with a relative script gets mocked replies, errors, delays and progress; payloads, console and uncaught errors are logged",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "a local page with a relative script gets mocked replies, errors, delays and progress; payloads, console and uncaught errors are logged",
+            .timeLimit(.minutes(1)))
         func mockedSession() async throws {
-            let folder = try Self.shop("""
-            (async function () {
-              console.log("app.js loaded from", location.origin === "null" ? "nowhere" : "its folder");
-              const cart = await WebBridge.call("Cart.add", { sku: "A1", qty: 2 });
-              const steps = [];
-              const sync = await WebBridge.call("Sync", {}, { onProgress: (p) => steps.push(p.percent) });
-              await WebBridge.call("bridgehost.expectError", { code: "declined" });
-              let code = null;
-              try { await WebBridge.call("Cart.pay", { total: 42 }); } catch (e) { code = e.code; }
-              const styled = getComputedStyle(document.body).backgroundColor;
-              setTimeout(function () { notDefinedAnywhere(); }, 0);
-              await new Promise((resolve) => setTimeout(resolve, 100));
-              await WebBridge.call("bridgehost.done", { ok: cart.count === 2 && sync === "done" && steps.join() === "50,100" && code === "declined",
-                                                        summary: ["styled " + styled] });
-            })();
-            """)
+            let folder = try Self.shop(
+                """
+                (async function () {
+                  console.log("app.js loaded from", location.origin === "null" ? "nowhere" : "its folder");
+                  const cart = await WebBridge.call("Cart.add", { sku: "A1", qty: 2 });
+                  const steps = [];
+                  const sync = await WebBridge.call("Sync", {}, { onProgress: (p) => steps.push(p.percent) });
+                  await WebBridge.call("bridgehost.expectError", { code: "declined" });
+                  let code = null;
+                  try { await WebBridge.call("Cart.pay", { total: 42 }); } catch (e) { code = e.code; }
+                  const styled = getComputedStyle(document.body).backgroundColor;
+                  setTimeout(function () { notDefinedAnywhere(); }, 0);
+                  await new Promise((resolve) => setTimeout(resolve, 100));
+                  await WebBridge.call("bridgehost.done", { ok: cart.count === 2 && sync === "done" && steps.join() === "50,100" && code === "declined",
+                                                            summary: ["styled " + styled] });
+                })();
+                """)
             defer { folder.remove() }
             let started = Date()
-            let outcome = try await ToolProcess.run("bridgehost", [folder.path("index.html"), "--mock", folder.path("mocks.json"), "--json"])
+            let outcome = try await ToolProcess.run(
+                "bridgehost", [folder.path("index.html"), "--mock", folder.path("mocks.json"), "--json"])
             #expect(outcome.status == 0, "stderr: \(outcome.stderr)")
             let call = try #require(Self.lines(outcome, kind: "call", task: "Cart.add", direction: "in").first)
             #expect(call["payload"] == ["qty": 2, "sku": "A1"])
             let reply = try #require(Self.lines(outcome, kind: "reply", task: "Cart.add", direction: "out").first)
             #expect(reply["payload"] == ["count": 2])
             #expect(reply["outcome"] == "ok")
-            #expect(Self.lines(outcome, kind: "progress", task: "Sync", direction: "out").map { $0["payload"] } == [["percent": 50], ["percent": 100]])
+            #expect(
+                Self.lines(outcome, kind: "progress", task: "Sync", direction: "out").map { $0["payload"] } == [
+                    ["percent": 50], ["percent": 100],
+                ])
             let error = try #require(Self.lines(outcome, kind: "reply", task: "Cart.pay", direction: "out").first)
             #expect(error["outcome"] == "declined")
             #expect(error["payload"]?["message"] == "Card declined")
             let console = outcome.jsonLines.filter { $0["event"] == "console" }
             #expect(console.contains { $0["message"] == "app.js loaded from its folder" })
             let pageErrors = outcome.jsonLines.filter { $0["event"] == "pageError" }
-            #expect(pageErrors.contains { ($0["message"]?.stringValue ?? "").contains("notDefinedAnywhere") && $0["kind"] == "uncaught" })
+            #expect(
+                pageErrors.contains {
+                    ($0["message"]?.stringValue ?? "").contains("notDefinedAnywhere") && $0["kind"] == "uncaught"
+                })
             let summary = try #require(outcome.jsonLines.first { $0["event"] == "summary" })
             #expect(summary["pageOK"] == true)
             #expect(summary["summary"] == ["styled rgb(18, 52, 86)"], "the relative stylesheet loaded")
@@ -75,7 +89,8 @@ extension GTKWrapperTests.EndToEnd {
             #expect(Date().timeIntervalSince(started) < 20)
 
             // The same page with --strict fails because of its uncaught error.
-            let strict = try await ToolProcess.run("bridgehost", [folder.path("index.html"), "--mock", folder.path("mocks.json"), "--json", "--strict"])
+            let strict = try await ToolProcess.run(
+                "bridgehost", [folder.path("index.html"), "--mock", folder.path("mocks.json"), "--json", "--strict"])
             #expect(strict.status == 1)
         }
 
@@ -88,38 +103,46 @@ extension GTKWrapperTests.EndToEnd {
                 "index.html": "<title>x</title>",
             ])
             defer { folder.remove() }
-            let bad = try await ToolProcess.run("bridgehost", [folder.path("index.html"), "--mock", folder.path("bad.json")])
+            let bad = try await ToolProcess.run(
+                "bridgehost", [folder.path("index.html"), "--mock", folder.path("bad.json")])
             #expect(bad.status == 2)
             #expect(bad.stderr.contains("entry \"Cart.pay\"") && bad.stderr.contains("error.code"), "\(bad.stderr)")
             let typo = try await ToolProcess.run("bridgehost", ["--list-tasks", "--mock", folder.path("typo.json")])
             #expect(typo.status == 2)
             #expect(typo.stderr.contains("entry \"Sync\": unknown key \"replay\""), "\(typo.stderr)")
-            let broken = try await ToolProcess.run("bridgehost", ["--list-tasks", "--mock", folder.path("broken.json")])
+            let broken = try await ToolProcess.run(
+                "bridgehost", ["--list-tasks", "--mock", folder.path("broken.json")])
             #expect(broken.status == 2)
             #expect(broken.stderr.contains("is not valid JSON"), "\(broken.stderr)")
         }
 
-        @Test("a mistyped --allow-origin (no scheme, a wildcard in the wrong place) is refused before anything loads",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "a mistyped --allow-origin (no scheme, a wildcard in the wrong place) is refused before anything loads",
+            .timeLimit(.minutes(1)))
         func mistypedAllowOrigin() async throws {
             for origin in ["app.example", "https://app.*.com"] {
                 let run = try await ToolProcess.run("bridgehost", ["--list-tasks", "--allow-origin", origin])
                 #expect(run.status == 2, "\(origin): \(run.stderr)")
                 #expect(run.stderr.contains("--allow-origin") && run.stderr.contains(origin), "\(run.stderr)")
             }
-            let good = try await ToolProcess.run("bridgehost", ["--list-tasks", "--allow-origin", "https://app.example"])
+            let good = try await ToolProcess.run(
+                "bridgehost", ["--list-tasks", "--allow-origin", "https://app.example"])
             #expect(good.status == 0, "\(good.stderr)")
         }
 
-        @Test("--list-tasks lists stock, mocked and control tasks; --help documents the control tasks", .timeLimit(.minutes(1)))
+        @Test(
+            "--list-tasks lists stock, mocked and control tasks; --help documents the control tasks",
+            .timeLimit(.minutes(1)))
         func listTasksAndHelp() async throws {
             let folder = try Self.shop("")
             defer { folder.remove() }
-            let list = try await ToolProcess.run("bridgehost", ["--list-tasks", "--mock", folder.path("mocks.json"), "--json"])
+            let list = try await ToolProcess.run(
+                "bridgehost", ["--list-tasks", "--mock", folder.path("mocks.json"), "--json"])
             #expect(list.status == 0)
-            let sources = Dictionary(uniqueKeysWithValues: list.jsonLines.compactMap { line in
-                line["task"]?.stringValue.map { ($0, line["source"]?.stringValue ?? "") }
-            })
+            let sources = Dictionary(
+                uniqueKeysWithValues: list.jsonLines.compactMap { line in
+                    line["task"]?.stringValue.map { ($0, line["source"]?.stringValue ?? "") }
+                })
             #expect(sources["Cart.add"] == "mock")
             #expect(sources["Sync"] == "mock")
             #expect(sources["Alert"] == "stock")
@@ -127,12 +150,17 @@ extension GTKWrapperTests.EndToEnd {
             #expect(sources["bridgehost.done"] == "bridgehost")
             let help = try await ToolProcess.run("bridgehost", ["--help"])
             #expect(help.status == 0)
-            for text in ["bridgehost.done", "bridgehost.expectError", "--mock", "--window", "--alert-choice", "--payload-limit", "--list-tasks", "--json"] {
+            for text in [
+                "bridgehost.done", "bridgehost.expectError", "--mock", "--window", "--alert-choice", "--payload-limit",
+                "--list-tasks", "--json",
+            ] {
                 #expect(help.stdout.contains(text), "--help mentions \(text)")
             }
         }
 
-        @Test("a page that does not load (HTTP 404, connection refused) is reported at once and exits 3", .timeLimit(.minutes(1)))
+        @Test(
+            "a page that does not load (HTTP 404, connection refused) is reported at once and exits 3",
+            .timeLimit(.minutes(1)))
         func failedLoads() async throws {
             let server = try LoopbackServer()
             let origin = server.origin
@@ -140,7 +168,10 @@ extension GTKWrapperTests.EndToEnd {
             let missing = try await ToolProcess.run("bridgehost", [origin + "/missing.html", "--json"])
             server.stop()
             #expect(missing.status == 3)
-            #expect(missing.jsonLines.contains { $0["event"] == "loadFailed" && ($0["error"]?.stringValue ?? "").contains("404") }, "\(missing.stdout)")
+            #expect(
+                missing.jsonLines.contains {
+                    $0["event"] == "loadFailed" && ($0["error"]?.stringValue ?? "").contains("404")
+                }, "\(missing.stdout)")
             // The server is gone: its port now refuses connections.
             let refused = try await ToolProcess.run("bridgehost", [origin + "/index.html", "--json"])
             #expect(refused.status == 3)
@@ -148,18 +179,23 @@ extension GTKWrapperTests.EndToEnd {
             #expect(Date().timeIntervalSince(started) < 25, "both runs end long before the 30 s page timeout")
         }
 
-        @Test("--alert-choice picks a button by index or title; --payload-limit truncates payloads", .timeLimit(.minutes(1)))
+        @Test(
+            "--alert-choice picks a button by index or title; --payload-limit truncates payloads",
+            .timeLimit(.minutes(1)))
         func alertChoiceAndPayloadLimit() async throws {
-            let folder = try Self.shop("""
-            (async function () {
-              const chosen = await WebBridge.call("Alert", { title: "Pick", buttons: ["Cancel", "OK", "Later"] });
-              await WebBridge.call("Echo", { text: "x".repeat(1000) });
-              await WebBridge.call("bridgehost.done", { ok: true, summary: [chosen.button] });
-            })();
-            """)
+            let folder = try Self.shop(
+                """
+                (async function () {
+                  const chosen = await WebBridge.call("Alert", { title: "Pick", buttons: ["Cancel", "OK", "Later"] });
+                  await WebBridge.call("Echo", { text: "x".repeat(1000) });
+                  await WebBridge.call("bridgehost.done", { ok: true, summary: [chosen.button] });
+                })();
+                """)
             defer { folder.remove() }
             for (choice, expected) in [("0", "Cancel"), ("Later", "Later")] {
-                let run = try await ToolProcess.run("bridgehost", [folder.path("index.html"), "--alert-choice", choice, "--payload-limit", "50", "--json"])
+                let run = try await ToolProcess.run(
+                    "bridgehost",
+                    [folder.path("index.html"), "--alert-choice", choice, "--payload-limit", "50", "--json"])
                 #expect(run.status == 0)
                 #expect(run.jsonLines.first { $0["event"] == "summary" }?["summary"] == [.string(expected)])
                 let echo = try #require(Self.lines(run, kind: "call", task: "Echo", direction: "in").first)
@@ -168,17 +204,22 @@ extension GTKWrapperTests.EndToEnd {
                 #expect(echo["payloadTruncated"] == 1011, "the options {\"text\": 1,000 x} are 1,011 bytes")
             }
             let defaultChoice = try await ToolProcess.run("bridgehost", [folder.path("index.html"), "--json"])
-            #expect(defaultChoice.jsonLines.first { $0["event"] == "summary" }?["summary"] == ["Later"], "the last button by default")
+            #expect(
+                defaultChoice.jsonLines.first { $0["event"] == "summary" }?["summary"] == ["Later"],
+                "the last button by default")
         }
 
-        @Test("the demo: a native-to-page call is logged before the page's reply; the human form folds the Echo run and prints the page's summary",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "the demo: a native-to-page call is logged before the page's reply; the human form folds the Echo run and prints the page's summary",
+            .timeLimit(.minutes(1)))
         func demoOrderAndHumanForm() async throws {
             let json = try await ToolProcess.run("bridgehost", ["--json", "--strict"])
             #expect(json.status == 0)
             let lines = json.jsonLines
-            let nativeCall = try #require(lines.firstIndex { $0["kind"] == "call" && $0["task"] == "page.title" && $0["direction"] == "out" })
-            let pageReply = try #require(lines.firstIndex { $0["kind"] == "reply" && $0["task"] == "page.title" && $0["direction"] == "in" })
+            let nativeCall = try #require(
+                lines.firstIndex { $0["kind"] == "call" && $0["task"] == "page.title" && $0["direction"] == "out" })
+            let pageReply = try #require(
+                lines.firstIndex { $0["kind"] == "reply" && $0["task"] == "page.title" && $0["direction"] == "in" })
             #expect(nativeCall < pageReply)
             #expect(lines.filter { $0["task"] == "Echo" }.count == 1_000, "JSON lines keep every message")
 
@@ -191,11 +232,14 @@ extension GTKWrapperTests.EndToEnd {
             #expect(text.contains { $0.contains("page: Countdown progress 3,2,1") })
         }
 
-        @Test("--window shows the page in a visible window that ends the run when closed (SIGTERM)", .timeLimit(.minutes(1)))
+        @Test(
+            "--window shows the page in a visible window that ends the run when closed (SIGTERM)",
+            .timeLimit(.minutes(1)))
         func window() async throws {
-            let folder = try Self.shop("""
-            WebBridge.call("bridgehost.done", { ok: true });
-            """)
+            let folder = try Self.shop(
+                """
+                WebBridge.call("bridgehost.done", { ok: true });
+                """)
             defer { folder.remove() }
             let run = try ToolProcess("bridgehost", [folder.path("index.html"), "--window", "--json"])
             #expect(await run.waitForOutput("\"task\":\"bridgehost.done\""))

@@ -32,13 +32,16 @@ extension GTKWrapperTests.EndToEnd {
 
         static func hourFromNow() -> Date { Date().addingTimeInterval(3600) }
 
-        @Test("R42 R33 a jar pushed before the first load: the first request carries every cookie; HttpOnly stays out of document.cookie",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "R42 R33 a jar pushed before the first load: the first request carries every cookie; HttpOnly stays out of document.cookie",
+            .timeLimit(.minutes(1)))
         func r42FirstRequestCarriesJar() async throws {
             let server = try CookieServer()
             defer { server.stop() }
             let jar = CookieJar()
-            try jar.set(Cookie(name: "sid", value: "s3cr3t", domain: "127.0.0.1", expires: Self.hourFromNow(), isHTTPOnly: true))
+            try jar.set(
+                Cookie(name: "sid", value: "s3cr3t", domain: "127.0.0.1", expires: Self.hourFromNow(), isHTTPOnly: true)
+            )
             try jar.set(Cookie(name: "session", value: "s1", domain: "127.0.0.1"))  // no expiry: a session cookie
             try jar.set(Cookie(name: "elsewhere", value: "no", domain: "other.example", expires: Self.hourFromNow()))
             let (harness, sync) = try Self.open(server, jar: jar)
@@ -46,7 +49,8 @@ extension GTKWrapperTests.EndToEnd {
 
             try await harness.load(server.origin + "/echo")
             let sent = try await Self.serverCookies(harness)
-            #expect(sent == ["sid=s3cr3t", "session=s1"], "the first request carried both, and nothing for another domain")
+            #expect(
+                sent == ["sid=s3cr3t", "session=s1"], "the first request carried both, and nothing for another domain")
             #expect(try await Self.documentCookies(harness) == ["session=s1"], "HttpOnly sid is not visible to scripts")
             // A redirect keeps carrying them.
             try await harness.load(server.origin + "/redirect?to=/echo")
@@ -54,8 +58,9 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
-        @Test("a cookie set by the page (document.cookie) or by a response reaches the app jar via pullStoreIntoJar()",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "a cookie set by the page (document.cookie) or by a response reaches the app jar via pullStoreIntoJar()",
+            .timeLimit(.minutes(1)))
         func pageCookiesReachJar() async throws {
             let server = try CookieServer()
             defer { server.stop() }
@@ -84,13 +89,15 @@ extension GTKWrapperTests.EndToEnd {
 
         /// A new temporary folder (the caller removes it) and the cookie file's URL in it.
         static func makeCookieFile() throws -> (folder: URL, file: URL) {
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bridgekit-e2e-\(UUID().uuidString)")
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "bridgekit-e2e-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             return (folder, folder.appendingPathComponent("cookies.json"))
         }
 
-        @Test("login survives a host restart: jar saved to a file, loaded again, pushed into a new ephemeral store",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "login survives a host restart: jar saved to a file, loaded again, pushed into a new ephemeral store",
+            .timeLimit(.minutes(1)))
         func loginSurvivesRestart() async throws {
             let server = try CookieServer()
             defer { server.stop() }
@@ -102,7 +109,8 @@ extension GTKWrapperTests.EndToEnd {
             let (first, firstSync) = try Self.open(server, jar: firstJar)
             try await first.load(server.origin + "/login")
             #expect(first.view.uri == server.origin + "/whoami", "followed the redirect")
-            #expect(try await first.value("document.getElementById('text').textContent", as: String.self) == "user:alice")
+            #expect(
+                try await first.value("document.getElementById('text').textContent", as: String.self) == "user:alice")
             _ = try await withDeadline("pull") { try await firstSync.pullStoreIntoJar() }
             #expect(firstJar.cookies.first { $0.name == "sid" }?.isHTTPOnly == true)
             try firstJar.save(to: file)
@@ -116,12 +124,14 @@ extension GTKWrapperTests.EndToEnd {
             #expect(try await withDeadline("read empty store") { @MainActor in try await cookies.allCookies() }.isEmpty)
             _ = try await withDeadline("push") { try await secondSync.pushJarToStore() }
             try await second.load(server.origin + "/whoami")
-            #expect(try await second.value("document.getElementById('text').textContent", as: String.self) == "user:alice",
-                    "still logged in")
+            #expect(
+                try await second.value("document.getElementById('text').textContent", as: String.self) == "user:alice",
+                "still logged in")
             // Logging out clears it in the store.
             try await second.load(server.origin + "/logout")
             try await second.load(server.origin + "/whoami")
-            #expect(try await second.value("document.getElementById('text').textContent", as: String.self) == "anonymous")
+            #expect(
+                try await second.value("document.getElementById('text').textContent", as: String.self) == "anonymous")
             await second.close()
         }
 
@@ -129,14 +139,18 @@ extension GTKWrapperTests.EndToEnd {
         static func snapshot(_ cookies: [Cookie]) -> [String] {
             cookies.map { cookie in
                 let expires = cookie.expires.map { String(Int($0.timeIntervalSince1970)) } ?? "session"
-                return [cookie.name, cookie.value, cookie.domain, cookie.isHostOnly ? "host" : "domain", cookie.path, expires,
-                        cookie.isSecure ? "secure" : "-", cookie.isHTTPOnly ? "httponly" : "-",
-                        cookie.sameSite?.rawValue ?? "-"].joined(separator: "|")
+                return [
+                    cookie.name, cookie.value, cookie.domain, cookie.isHostOnly ? "host" : "domain", cookie.path,
+                    expires,
+                    cookie.isSecure ? "secure" : "-", cookie.isHTTPOnly ? "httponly" : "-",
+                    cookie.sameSite?.rawValue ?? "-",
+                ].joined(separator: "|")
             }.sorted()
         }
 
-        @Test("issue 23: a framework-style login (session cookie, Werkzeug quoting, Max-Age with Expires, SameSite, a scoped path) survives a restart byte for byte",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "issue 23: a framework-style login (session cookie, Werkzeug quoting, Max-Age with Expires, SameSite, a scoped path) survives a restart byte for byte",
+            .timeLimit(.minutes(1)))
         func frameworkLoginSurvivesRestart() async throws {
             let server = try CookieServer()
             defer { server.stop() }
@@ -147,12 +161,14 @@ extension GTKWrapperTests.EndToEnd {
             let firstJar = CookieJar()
             let (first, firstSync) = try Self.open(server, jar: firstJar)
             try await first.load(server.origin + "/app/login")
-            #expect(try await first.value("document.getElementById('text').textContent", as: String.self) == "user:alice")
+            #expect(
+                try await first.value("document.getElementById('text').textContent", as: String.self) == "user:alice")
             let firstStore = GTKWebCookieStore(first.view.cookies)
             let engineStored = try await withDeadline("read store") { try await firstStore.allCookies() }
             #expect(engineStored.count == 7, "WebKitGTK keeps every cookie the framework set")
-            #expect(try await withDeadline("pull") { try await firstSync.pullStoreIntoJar() } == 7,
-                    "the jar takes every cookie the engine kept")
+            #expect(
+                try await withDeadline("pull") { try await firstSync.pullStoreIntoJar() } == 7,
+                "the jar takes every cookie the engine kept")
             try firstJar.save(to: file, includeSessionCookies: true)
             await first.close()
 
@@ -163,10 +179,13 @@ extension GTKWrapperTests.EndToEnd {
             #expect(try await withDeadline("push") { try await secondSync.pushJarToStore() } == 7)
             let secondStore = GTKWebCookieStore(second.view.cookies)
             let restored = try await withDeadline("read store") { try await secondStore.allCookies() }
-            #expect(Self.snapshot(restored) == Self.snapshot(engineStored), "every cookie byte-identical to what the engine stored")
+            #expect(
+                Self.snapshot(restored) == Self.snapshot(engineStored),
+                "every cookie byte-identical to what the engine stored")
             try await second.load(server.origin + "/app/whoami")
-            #expect(try await second.value("document.getElementById('text').textContent", as: String.self) == "user:alice",
-                    "still logged in after the restart")
+            #expect(
+                try await second.value("document.getElementById('text').textContent", as: String.self) == "user:alice",
+                "still logged in after the restart")
             let header = try await second.value("document.getElementById('cookie').textContent", as: String.self)
             #expect(header.contains("prefs=\"a b\\054c\""))
             #expect(header.contains("city=\"Z\\303\\274rich\""))

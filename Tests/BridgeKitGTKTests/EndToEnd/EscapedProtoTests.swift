@@ -22,49 +22,61 @@ extension GTKWrapperTests.EndToEnd {
             #"{"outer":{"\#(spelling)":{"polluted":true},"n":1}}"#
         }
 
-        @Test("Replies, progress and events whose JSON escapes __proto__ arrive with an own property and Object.prototype",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "Replies, progress and events whose JSON escapes __proto__ arrive with an own property and Object.prototype",
+            .timeLimit(.minutes(1)))
         func escapedKeys() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
-            server.routes["/"] = .init(body: E2EPage.html(title: "proto", head: """
-                <script>
-                window.__progress = [];
-                function e2eCheck(v) {
-                  var o = v && v.outer;
-                  return !!o && Object.getPrototypeOf(o) === Object.prototype && o.polluted === undefined
-                    && Object.prototype.hasOwnProperty.call(o, '__proto__') && o['__proto__'].polluted === true
-                    && ({}).polluted === undefined;
-                }
-                window.__eventChecks = [];
-                WebBridge.on('proto', function (d) { window.__eventChecks.push(e2eCheck(d)); });
-                </script>
-                """))
+            server.routes["/"] = .init(
+                body: E2EPage.html(
+                    title: "proto",
+                    head: """
+                        <script>
+                        window.__progress = [];
+                        function e2eCheck(v) {
+                          var o = v && v.outer;
+                          return !!o && Object.getPrototypeOf(o) === Object.prototype && o.polluted === undefined
+                            && Object.prototype.hasOwnProperty.call(o, '__proto__') && o['__proto__'].polluted === true
+                            && ({}).polluted === undefined;
+                        }
+                        window.__eventChecks = [];
+                        WebBridge.on('proto', function (d) { window.__eventChecks.push(e2eCheck(d)); });
+                        </script>
+                        """))
             let harness = try E2EHarness(allowing: [server.origin]) { router, _ in
-                try router.register(ClosureTask(name: "Proto") { (index: Int, context: CallContext) -> RawJSON in
-                    let json = try RawJSON(validating: Self.text(Self.spellings[index]))
-                    try await context.progress(json)
-                    return json
-                })
+                try router.register(
+                    ClosureTask(name: "Proto") { (index: Int, context: CallContext) -> RawJSON in
+                        let json = try RawJSON(validating: Self.text(Self.spellings[index]))
+                        try await context.progress(json)
+                        return json
+                    })
             }
             try await harness.load(server.origin + "/")
             let keys = Self.spellings.indices.map { "p\($0)" }
             for (index, key) in keys.enumerated() {
-                try await harness.run("""
+                try await harness.run(
+                    """
                     e2eCall('\(key)', 'Proto', \(index), {onProgress: function (d) { window.__progress.push(e2eCheck(d)); }});
                     """)
             }
             try await harness.waitForSettled(keys)
             for key in keys {
-                #expect(try await harness.isTrue("window.__settled['\(key)'].ok && e2eCheck(window.__settled['\(key)'].data)"),
-                        "reply \(key)")
+                #expect(
+                    try await harness.isTrue(
+                        "window.__settled['\(key)'].ok && e2eCheck(window.__settled['\(key)'].data)"),
+                    "reply \(key)")
             }
             for spelling in Self.spellings {
                 try await harness.router.emit("proto", data: try RawJSON(validating: Self.text(spelling)))
             }
             try await harness.waitFor("window.__eventChecks.length === \(Self.spellings.count)")
-            #expect(try await harness.value("window.__eventChecks", as: [Bool].self) == Array(repeating: true, count: Self.spellings.count))
-            #expect(try await harness.value("window.__progress", as: [Bool].self) == Array(repeating: true, count: Self.spellings.count))
+            #expect(
+                try await harness.value("window.__eventChecks", as: [Bool].self)
+                    == Array(repeating: true, count: Self.spellings.count))
+            #expect(
+                try await harness.value("window.__progress", as: [Bool].self)
+                    == Array(repeating: true, count: Self.spellings.count))
             await harness.close()
         }
     }

@@ -17,13 +17,15 @@ extension GTKWrapperTests.EndToEnd {
             func run(_ options: NoOptions, context: CallContext) async throws -> String { "scanned" }
         }
 
-        @Test("WebBridge.supports before and after a task is registered and removed, at document start and live",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "WebBridge.supports before and after a task is registered and removed, at document start and live",
+            .timeLimit(.minutes(1)))
         func supportsFollowsTasks() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
             // The page's first own script reads the list synchronously, before any round trip.
-            let head = "<script>window.__early = { echo: WebBridge.supports('Echo'), scan: WebBridge.supports('Scan'), list: WebBridge.tasks() };</script>"
+            let head =
+                "<script>window.__early = { echo: WebBridge.supports('Echo'), scan: WebBridge.supports('Scan'), list: WebBridge.tasks() };</script>"
             server.routes["/app"] = .init(body: E2EPage.html(title: "app", head: head))
             let harness = try E2EHarness(allowing: [server.origin])
             try await harness.load(server.origin + "/app")
@@ -50,7 +52,9 @@ extension GTKWrapperTests.EndToEnd {
             #expect(try await harness.value("window.__early.scan", as: Bool.self) == false)
             #expect(try await harness.value("window.__early.echo", as: Bool.self))
             // Mock mode never engages in the app: the relay is a native channel.
-            #expect(try await harness.value("WebBridge.mock({ Echo: function () { return 'mock'; } })", as: Bool.self) == false)
+            #expect(
+                try await harness.value("WebBridge.mock({ Echo: function () { return 'mock'; } })", as: Bool.self)
+                    == false)
             await harness.close()
         }
     }

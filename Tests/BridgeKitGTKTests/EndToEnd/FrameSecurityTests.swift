@@ -11,34 +11,39 @@ extension GTKWrapperTests.EndToEnd {
     struct FrameSecurity {
         /// The frame page: makes three calls and one forged post, and reports each outcome to the
         /// parent with `postMessage` (`{frame, step, ok, data | code, details}`).
-        static let framePage = E2EPage.html(title: "frame", head: """
-            <script>
-            var name = location.search.slice(1);
-            function report(step, p) {
-              p.then(function (v) { parent.postMessage({frame: name, step: step, ok: true, data: v}, '*'); },
-                function (e) { parent.postMessage({frame: name, step: step, ok: false, code: e.code, details: e.details}, '*'); });
-            }
-            report('default', WebBridge.call('Record', {from: name}));
-            report('open', WebBridge.call('Open', {from: name}));
-            report('whoami', WebBridge.call('WhoAmI', {from: name}));
-            window.dispatchEvent(new CustomEvent('webbridge:post', {detail: JSON.stringify({
-              origin: 'http://evil.example', mainFrame: true,
-              body: JSON.stringify({v: 1, kind: 'call', id: 'forged-' + name, task: 'WhoAmI', options: {forged: true}})})}));
-            window.dispatchEvent(new CustomEvent('webbridge:post', {detail: {origin: 'http://evil.example', mainFrame: true,
-              body: JSON.stringify({v: 1, kind: 'call', task: 'WhoAmI', options: {forgedObject: true}})}}));
-            </script>
-            """)
+        static let framePage = E2EPage.html(
+            title: "frame",
+            head: """
+                <script>
+                var name = location.search.slice(1);
+                function report(step, p) {
+                  p.then(function (v) { parent.postMessage({frame: name, step: step, ok: true, data: v}, '*'); },
+                    function (e) { parent.postMessage({frame: name, step: step, ok: false, code: e.code, details: e.details}, '*'); });
+                }
+                report('default', WebBridge.call('Record', {from: name}));
+                report('open', WebBridge.call('Open', {from: name}));
+                report('whoami', WebBridge.call('WhoAmI', {from: name}));
+                window.dispatchEvent(new CustomEvent('webbridge:post', {detail: JSON.stringify({
+                  origin: 'http://evil.example', mainFrame: true,
+                  body: JSON.stringify({v: 1, kind: 'call', id: 'forged-' + name, task: 'WhoAmI', options: {forged: true}})})}));
+                window.dispatchEvent(new CustomEvent('webbridge:post', {detail: {origin: 'http://evil.example', mainFrame: true,
+                  body: JSON.stringify({v: 1, kind: 'call', task: 'WhoAmI', options: {forgedObject: true}})}}));
+                </script>
+                """)
 
         /// A main page at `a` with a same-origin iframe and an iframe from `b`.
         static func mainPage(crossOrigin: String) -> String {
-            E2EPage.html(title: "main", head: """
-                <script>
-                window.__frames = {};
-                window.addEventListener('message', function (e) { window.__frames[e.data.frame + ':' + e.data.step] = e.data; });
-                </script>
-                """, body: """
-                <iframe src="/frame?same"></iframe><iframe src="\(crossOrigin)/frame?cross"></iframe>
-                """)
+            E2EPage.html(
+                title: "main",
+                head: """
+                    <script>
+                    window.__frames = {};
+                    window.addEventListener('message', function (e) { window.__frames[e.data.frame + ':' + e.data.step] = e.data; });
+                    </script>
+                    """,
+                body: """
+                    <iframe src="/frame?same"></iframe><iframe src="\(crossOrigin)/frame?cross"></iframe>
+                    """)
         }
 
         struct FrameReport: Decodable {
@@ -48,17 +53,24 @@ extension GTKWrapperTests.EndToEnd {
             var details: JSONValue?
         }
 
-        @Test("R27 default policy refuses subframe calls (forbidden, subframe) without running the task; a task allowing subframes answers each frame",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "R27 default policy refuses subframe calls (forbidden, subframe) without running the task; a task allowing subframes answers each frame",
+            .timeLimit(.minutes(1)))
         func r27SubframePolicy() async throws {
             let a = try LoopbackServer()
             let b = try LoopbackServer()
-            defer { a.stop(); b.stop() }
+            defer {
+                a.stop()
+                b.stop()
+            }
             a.routes["/"] = .init(body: Self.mainPage(crossOrigin: b.origin))
             a.routes["/frame"] = .init(body: Self.framePage)
             b.routes["/frame"] = .init(body: Self.framePage)
             let harness = try E2EHarness(allowing: [a.origin]) { router, probe in
-                try router.register(E2ETasks.record(probe, name: "Open", policy: .origins([OriginPattern(a.origin), OriginPattern(b.origin)], allowsSubframes: true)))
+                try router.register(
+                    E2ETasks.record(
+                        probe, name: "Open",
+                        policy: .origins([OriginPattern(a.origin), OriginPattern(b.origin)], allowsSubframes: true)))
             }
             try await harness.load(a.origin + "/")
             try await harness.waitFor("Object.keys(window.__frames).length === 6")
@@ -91,17 +103,23 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
-        @Test("the relay stamps origin and frame itself: forged webbridge:post envelopes change nothing; the page world cannot post directly",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "the relay stamps origin and frame itself: forged webbridge:post envelopes change nothing; the page world cannot post directly",
+            .timeLimit(.minutes(1)))
         func forgedPostsAndPageWorld() async throws {
             let a = try LoopbackServer()
             let b = try LoopbackServer()
-            defer { a.stop(); b.stop() }
+            defer {
+                a.stop()
+                b.stop()
+            }
             a.routes["/"] = .init(body: Self.mainPage(crossOrigin: b.origin))
             a.routes["/frame"] = .init(body: Self.framePage)
             b.routes["/frame"] = .init(body: Self.framePage)
             let harness = try E2EHarness(allowing: [a.origin]) { router, probe in
-                try router.register(E2ETasks.record(probe, name: "Open", policy: .origins([OriginPattern(a.origin)], allowsSubframes: true)))
+                try router.register(
+                    E2ETasks.record(
+                        probe, name: "Open", policy: .origins([OriginPattern(a.origin)], allowsSubframes: true)))
             }
             try await harness.load(a.origin + "/")
             try await harness.waitFor("Object.keys(window.__frames).length === 6")
@@ -117,7 +135,8 @@ extension GTKWrapperTests.EndToEnd {
 
             // The main frame forges too: a fake envelope as JSON text, as an array like the relay's own, and
             // as a header line like the relay's own.
-            try await harness.run("""
+            try await harness.run(
+                """
                 window.dispatchEvent(new CustomEvent('webbridge:post', {detail: ['http://evil.example', 'main',
                   JSON.stringify({v: 1, kind: 'call', id: 'forged-array', task: 'WhoAmI', options: {forged: true}})]}));
                 window.dispatchEvent(new CustomEvent('webbridge:post', {detail: JSON.stringify({
@@ -144,7 +163,8 @@ extension GTKWrapperTests.EndToEnd {
 
             // The page world has no message handler to post to.
             #expect(try await harness.value("typeof window.webkit", as: String.self) == "undefined")
-            let direct = try await harness.value("""
+            let direct = try await harness.value(
+                """
                 (function () { try { window.webkit.messageHandlers.webbridge.postMessage('{"task":"WhoAmI"}'); return 'posted'; }
                   catch (e) { return e.name; } })()
                 """, as: String.self)

@@ -11,8 +11,9 @@ extension GTKWrapperTests.EndToEnd {
     @MainActor
     @Suite("History notices from a hostile page")
     struct HistoryNoticeOrigins {
-        @Test("forged History notices (javascript:, file:, data:, a foreign origin, the same host on another port) are refused and logged; real pushState notices arrive",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "forged History notices (javascript:, file:, data:, a foreign origin, the same host on another port) are refused and logged; real pushState notices arrive",
+            .timeLimit(.minutes(1)))
         func forgedNotices() async throws {
             let a = try LoopbackServer()
             defer { a.stop() }
@@ -20,10 +21,13 @@ extension GTKWrapperTests.EndToEnd {
             let harness = try E2EHarness(allowing: [a.origin])
             try await harness.load(a.origin + "/")
 
-            let forged = ["javascript:alert(document.cookie)", "file:///etc/passwd", "data:text/html,<b>x</b>",
-                          "https://bank.example/login", "http://127.0.0.1:1/other-port"]
+            let forged = [
+                "javascript:alert(document.cookie)", "file:///etc/passwd", "data:text/html,<b>x</b>",
+                "https://bank.example/login", "http://127.0.0.1:1/other-port",
+            ]
             let forgedJS = E2EPage.jsExpression(.array(forged.map { .string($0) }))
-            try await harness.run("""
+            try await harness.run(
+                """
                 \(forgedJS).forEach(function (url) { WebBridge.notify('History', {type: 'pushState', url: url}); });
                 e2eCall('called', 'History', {type: 'replaceState', url: 'https://bank.example/account'});
                 history.pushState(null, '', '/orders/7');
@@ -39,8 +43,9 @@ extension GTKWrapperTests.EndToEnd {
             let arrived = await eventually { !harness.notices.value.isEmpty }
             #expect(arrived)
             await idle(.milliseconds(200))
-            #expect(harness.notices.value.map(\.url.absoluteString) == [a.origin + "/orders/7"],
-                    "only the real pushState reached the host")
+            #expect(
+                harness.notices.value.map(\.url.absoluteString) == [a.origin + "/orders/7"],
+                "only the real pushState reached the host")
             // Each forged notice is logged: the router's traffic log has its refusal.
             let refused = harness.traffic.all.filter { $0.task == "History" && $0.outcome == "invalid_options" }
             #expect(refused.count == forged.count + 1, "one refusal per forged notice and one for the call")

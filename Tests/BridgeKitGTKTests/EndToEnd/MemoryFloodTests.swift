@@ -20,31 +20,37 @@ extension GTKWrapperTests.EndToEnd {
             }
         }
 
-        @Test("Forty 15 MB notifies behind a task that holds them: the router holds at most its budget and drops the rest with a log record",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "Forty 15 MB notifies behind a task that holds them: the router holds at most its budget and drops the rest with a log record",
+            .timeLimit(.minutes(1)))
         func notifyFlood() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
             server.routes["/"] = .init(body: E2EPage.html(title: "flood"))
             let gate = Locked(false)
-            let harness = try E2EHarness(allowing: [server.origin]) { router, _ in try router.register(Self.sink(gate)) }
+            let harness = try E2EHarness(allowing: [server.origin]) { router, _ in try router.register(Self.sink(gate))
+            }
             try await harness.load(server.origin + "/")
             let budget = harness.router.configuration.limits.maxHeldBytes
             ProcessMemory.resetPeak()
             let baseline = ProcessMemory.residentBytes
-            try await harness.run("""
+            try await harness.run(
+                """
                 var big = 'x'.repeat(15 * 1024 * 1024); window.__sent = 0;
                 for (var i = 0; i < 40; i++) { if (WebBridge.notify('Sink', big)) { window.__sent++; } }
                 """)
             #expect(try await harness.value("window.__sent", as: Int.self) == 40)
-            #expect(await eventually {
-                harness.traffic.matching(.inbound, "call").filter { $0.task == "Sink" }.count == 40
-            }, "every notice reached native")
+            #expect(
+                await eventually {
+                    harness.traffic.matching(.inbound, "call").filter { $0.task == "Sink" }.count == 40
+                }, "every notice reached native")
             let peak = ProcessMemory.peakResidentBytes
             let held = harness.router.peakHeldBytes
-            let dropped = harness.traffic.matching(.inbound, "call").filter { $0.outcome == "memory_budget_exceeded" }.count
-            print("memory flood: 40 x 15 MiB notifies: peak held \(held / 1_048_576) MiB (budget \(budget / 1_048_576) MiB), "
-                + "\(dropped) dropped, peak RSS growth \((peak - baseline) / 1_048_576) MiB")
+            let dropped = harness.traffic.matching(.inbound, "call").filter { $0.outcome == "memory_budget_exceeded" }
+                .count
+            print(
+                "memory flood: 40 x 15 MiB notifies: peak held \(held / 1_048_576) MiB (budget \(budget / 1_048_576) MiB), "
+                    + "\(dropped) dropped, peak RSS growth \((peak - baseline) / 1_048_576) MiB")
             #expect(held <= budget, "the router never holds more than its budget")
             let fits = budget / (15 * 1024 * 1024 + 64)
             #expect(dropped == 40 - fits, "the notices past the budget were dropped")
@@ -57,8 +63,9 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
-        @Test("Three concurrent 300 MB calls are refused payload_too_large before their bodies leave the page's process",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "Three concurrent 300 MB calls are refused payload_too_large before their bodies leave the page's process",
+            .timeLimit(.minutes(1)))
         func oversizedCalls() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
@@ -67,7 +74,8 @@ extension GTKWrapperTests.EndToEnd {
             try await harness.load(server.origin + "/")
             ProcessMemory.resetPeak()
             let baseline = ProcessMemory.residentBytes
-            try await harness.run("""
+            try await harness.run(
+                """
                 var huge = 'x'.repeat(300 * 1000 * 1000);
                 e2eCall('a', 'Echo', huge); e2eCall('b', 'Echo', huge); e2eCall('c', 'Echo', huge); huge = null;
                 """)
@@ -77,7 +85,9 @@ extension GTKWrapperTests.EndToEnd {
             for key in ["a", "b", "c"] {
                 let outcome = try await harness.outcome(key)
                 #expect(outcome.code == "payload_too_large")
-                #expect(outcome.details?["bytes"].flatMap { if case .int(let n) = $0 { n } else { nil } } ?? 0 > 300_000_000)
+                #expect(
+                    outcome.details?["bytes"].flatMap { if case .int(let n) = $0 { n } else { nil } } ?? 0 > 300_000_000
+                )
             }
             #expect(peak - baseline < 100 * 1_048_576, "no 300 MB body was copied into the app")
             #expect(harness.router.peakHeldBytes == 0)
@@ -102,8 +112,9 @@ enum ProcessMemory {
 
     private static func field(_ name: String) -> Int {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
-              let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }),
-              let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") else { return 0 }
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(name + ":") }),
+            let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return 0 }
         return kilobytes * 1024
     }
 }

@@ -33,14 +33,16 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
-        @Test("R48 history notices from pushState, replaceState and popstate reach HistoryTask in order, absolute",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "R48 history notices from pushState, replaceState and popstate reach HistoryTask in order, absolute",
+            .timeLimit(.minutes(1)))
         func r48History() async throws {
             let (harness, server) = try await Self.open()
             defer { server.stop() }
             let generation = harness.router.pageGeneration
             let finishedLoads = harness.loadEvents.count
-            try await harness.run("""
+            try await harness.run(
+                """
                 window.addEventListener('popstate', function () { window.__popped = location.href; });
                 history.pushState({p: 1}, '', '/orders/7');
                 history.replaceState(null, '', '?tab=2');
@@ -65,8 +67,9 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
-        @Test("R48 a burst of 90 pushState notices reaches HistoryTask in the order the page made them",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "R48 a burst of 90 pushState notices reaches HistoryTask in the order the page made them",
+            .timeLimit(.minutes(1)))
         func r48HistoryBurstInOrder() async throws {
             let (harness, server) = try await Self.open()
             defer { server.stop() }
@@ -78,8 +81,9 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
-        @Test("fire-and-forget calls start in the order the page sent them (300 WebBridge.notify in one burst)",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "fire-and-forget calls start in the order the page sent them (300 WebBridge.notify in one burst)",
+            .timeLimit(.minutes(1)))
         func fireAndForgetInOrder() async throws {
             let (harness, server) = try await Self.open()
             defer { server.stop() }
@@ -94,7 +98,8 @@ extension GTKWrapperTests.EndToEnd {
         func progress() async throws {
             let (harness, server) = try await Self.open()
             defer { server.stop() }
-            try await harness.run("""
+            try await harness.run(
+                """
                 e2eCall('progress', 'Progress', null, {onProgress: function (d) { window.__log.push(['progress', d]); }})
                   .then(function (v) { window.__log.push(['result', v]); });
                 """)
@@ -127,7 +132,8 @@ extension GTKWrapperTests.EndToEnd {
         func event() async throws {
             let (harness, server) = try await Self.open()
             defer { server.stop() }
-            try await harness.run("""
+            try await harness.run(
+                """
                 WebBridge.on('cart.updated', function (d) { window.__log.push(['first', d]); });
                 WebBridge.on('cart.updated', function (d) { window.__log.push(['second', d]); });
                 WebBridge.on('other', function (d) { window.__log.push(['other', d]); });
@@ -143,12 +149,14 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
-        @Test("router.callPage gets the value of a WebBridge.handle handler; a missing handler is unknown_task",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "router.callPage gets the value of a WebBridge.handle handler; a missing handler is unknown_task",
+            .timeLimit(.minutes(1)))
         func nativeToPageCall() async throws {
             let (harness, server) = try await Self.open()
             defer { server.stop() }
-            try await harness.run("""
+            try await harness.run(
+                """
                 WebBridge.handle('sum', function (o) { return o.a + o.b; });
                 WebBridge.handle('later', function (o) { return new Promise(function (r) { setTimeout(function () { r({twice: o * 2}); }, 10); }); });
                 """)
@@ -172,7 +180,9 @@ extension GTKWrapperTests.EndToEnd {
         func cancel() async throws {
             let (harness, server) = try await Self.open()
             defer { server.stop() }
-            try await harness.run("window.__abort = new AbortController(); e2eCall('slow', 'Slow', null, {signal: window.__abort.signal});")
+            try await harness.run(
+                "window.__abort = new AbortController(); e2eCall('slow', 'Slow', null, {signal: window.__abort.signal});"
+            )
             #expect(await eventually { harness.probe.runs(of: "Slow").count == 1 })
             let id = try #require(harness.probe.runs(of: "Slow").first?.callID)
             try await harness.run("window.__abort.abort()")
@@ -206,13 +216,15 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
-        @Test("bodies the shim never writes: a JSON string is no message, a lone surrogate drops the body, leading blanks are fine",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "bodies the shim never writes: a JSON string is no message, a lone surrogate drops the body, leading blanks are fine",
+            .timeLimit(.minutes(1)))
         func unusualRelayBodies() async throws {
             let (harness, server) = try await Self.open()
             defer { server.stop() }
             // Posted straight to the relay (not through the shim's JSON.stringify, which escapes lone surrogates).
-            try await harness.run("""
+            try await harness.run(
+                """
                 function post(text) { window.dispatchEvent(new CustomEvent('webbridge:post', {detail: text})); }
                 post('{"v":1,"kind":"call","id":"lone","task":"Record","options":{"s":"\\ud800x"}}');
                 post(JSON.stringify(JSON.stringify({v: 1, kind: 'call', id: 'quoted', task: 'Record', options: {}})));

@@ -16,8 +16,9 @@ extension GTKWrapperTests.EndToEnd {
             var testDescription: String { rawValue }
         }
 
-        @Test("R21 a reload or navigation during a pending call: the task is cancelled, the log says navigated, the new page sees nothing and can call",
-              .timeLimit(.minutes(1)), arguments: Change.allCases)
+        @Test(
+            "R21 a reload or navigation during a pending call: the task is cancelled, the log says navigated, the new page sees nothing and can call",
+            .timeLimit(.minutes(1)), arguments: Change.allCases)
         func pageChangeDuringCall(change: Change) async throws {
             let server = try LoopbackServer()
             defer { server.stop() }

@@ -83,12 +83,14 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
-        @Test("a 404 main-frame response is a page error (NavigationResponsePolicy); a 404 iframe and a 200 page are not",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "a 404 main-frame response is a page error (NavigationResponsePolicy); a 404 iframe and a 200 page are not",
+            .timeLimit(.minutes(1)))
         func notFoundIsAnError() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
-            server.routes["/ok"] = .init(body: E2EPage.html(title: "ok", body: "<iframe src=\"/missing-frame\"></iframe>"))
+            server.routes["/ok"] = .init(
+                body: E2EPage.html(title: "ok", body: "<iframe src=\"/missing-frame\"></iframe>"))
             let harness = try E2EHarness(allowing: [server.origin])
             let glue = Glue(harness.host)
             defer { glue.stop() }
@@ -113,8 +115,9 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
-        @Test("a refused connection is a load failure of the page; the bridge works on the next page",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "a refused connection is a load failure of the page; the bridge works on the next page",
+            .timeLimit(.minutes(1)))
         func refusedConnectionIsAFailure() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
@@ -142,8 +145,9 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
-        @Test("R45 R47 application token: appended to WebKit's user agent, seen by the server's first request and navigator.userAgent",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "R45 R47 application token: appended to WebKit's user agent, seen by the server's first request and navigator.userAgent",
+            .timeLimit(.minutes(1)))
         func r45UserAgent() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }

@@ -25,8 +25,9 @@ extension GTKWrapperTests.EndToEnd {
             return harness
         }
 
-        @Test("R23 after close() and dropping references the view is finalized and router and proxy are freed",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "R23 after close() and dropping references the view is finalized and router and proxy are freed",
+            .timeLimit(.minutes(1)))
         func r23CloseFreesEverything() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
@@ -46,7 +47,11 @@ extension GTKWrapperTests.EndToEnd {
             #expect(harness?.host.webView == nil)
             harness = nil
 
-            #expect(await eventually { finalization.isFinalized && weakRouter == nil && weakProxy == nil && weakView == nil && weakHost == nil })
+            #expect(
+                await eventually {
+                    finalization.isFinalized && weakRouter == nil && weakProxy == nil && weakView == nil
+                        && weakHost == nil
+                })
             #expect(finalization.isFinalized, "WebKit's view was finalized")
             #expect(weakRouter == nil, "router freed")
             #expect(weakProxy == nil, "proxy freed")
@@ -61,8 +66,9 @@ extension GTKWrapperTests.EndToEnd {
             #expect(reply.first?.reason == nil, "delivered before the view was destroyed")
         }
 
-        @Test("R23 a message delivered to a retained proxy after teardown does not crash and is answered unavailable",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "R23 a message delivered to a retained proxy after teardown does not crash and is answered unavailable",
+            .timeLimit(.minutes(1)))
         func r23RetainedProxyAnswersUnavailable() async throws {
             let server = try LoopbackServer()
             defer { server.stop() }
@@ -77,13 +83,17 @@ extension GTKWrapperTests.EndToEnd {
 
             let answer = Locked<[String?]>([])
             let call = #"{"v":1,"kind":"call","id":"late-1","task":"Echo","options":"x"}"#
-            proxy.receive(.string(call), from: .mainFrame(server.origin), replyHandler: ReplyHandler { json in
-                answer.update { $0.append(json) }
-            })
+            proxy.receive(
+                .string(call), from: .mainFrame(server.origin),
+                replyHandler: ReplyHandler { json in
+                    answer.update { $0.append(json) }
+                })
             proxy.receive(.string(call), from: .mainFrame(server.origin))  // no reply handler: dropped
-            proxy.receive(.absent, from: .mainFrame(server.origin), replyHandler: ReplyHandler { json in
-                answer.update { $0.append(json) }
-            })
+            proxy.receive(
+                .absent, from: .mainFrame(server.origin),
+                replyHandler: ReplyHandler { json in
+                    answer.update { $0.append(json) }
+                })
             #expect(answer.value.count == 2)
             let first = try #require(answer.value.first)
             let text = try #require(first, "a call with an id is answered with data")

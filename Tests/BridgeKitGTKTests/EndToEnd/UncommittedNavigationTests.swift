@@ -41,21 +41,30 @@ extension GTKWrapperTests.EndToEnd {
             }
         }
 
-        @Test("A navigation that never commits keeps the document's calls: they run on and settle with their result",
-              .timeLimit(.minutes(1)), arguments: Kind.allCases)
+        @Test(
+            "A navigation that never commits keeps the document's calls: they run on and settle with their result",
+            .timeLimit(.minutes(1)), arguments: Kind.allCases)
         func callSurvives(kind: Kind) async throws {
             let server = try LoopbackServer()
             let other = try LoopbackServer()
             let silent = try SilentServer()
-            defer { server.stop(); other.stop(); silent.stop() }
+            defer {
+                server.stop()
+                other.stop()
+                silent.stop()
+            }
             server.routes["/first"] = .init(body: E2EPage.html(title: "first"))
             server.routes["/nocontent"] = .init(status: 204, body: "")
             server.routes["/reset"] = .init(status: 205, body: "")
-            server.routes["/file"] = .init(contentType: "application/octet-stream",
-                                           headers: [("Content-Disposition", "attachment; filename=\"report.bin\"")],
-                                           body: "not a page")
+            server.routes["/file"] = .init(
+                contentType: "application/octet-stream",
+                headers: [("Content-Disposition", "attachment; filename=\"report.bin\"")],
+                body: "not a page")
             server.routes["/ignored"] = .init(body: E2EPage.html(title: "ignored"))
-            other.routes["/frame"] = .init(body: "<!doctype html><script>top.location = \(E2EPage.jsLiteral(server.origin + "/nocontent"));</script>")
+            other.routes["/frame"] = .init(
+                body:
+                    "<!doctype html><script>top.location = \(E2EPage.jsLiteral(server.origin + "/nocontent"));</script>"
+            )
             let open = Locked(false)
             let harness = try E2EHarness(allowing: [server.origin]) { router, _ in
                 try router.register(Self.gateTask(open))
@@ -76,17 +85,22 @@ extension GTKWrapperTests.EndToEnd {
             case .policyIgnored: try await harness.run("location.href = '/ignored';")
             case .windowStop:
                 try await harness.run("location.href = \(E2EPage.jsLiteral(silent.origin + "/never"));")
-                #expect(await eventually { harness.loadEvents.dropFirst(mark).contains(.started) }, "the navigation started")
+                #expect(
+                    await eventually { harness.loadEvents.dropFirst(mark).contains(.started) }, "the navigation started"
+                )
                 try await harness.run("window.stop();")
             case .crossOriginFrameTop204:
-                try await harness.run("""
+                try await harness.run(
+                    """
                     var f = document.createElement('iframe'); f.src = \(E2EPage.jsLiteral(other.origin + "/frame"));
                     document.body.appendChild(f);
                     """)
             }
             if kind != .crossOriginFrameTop204 {
                 // The navigation really started (the old code ended the document's calls here).
-                #expect(await eventually { harness.loadEvents.dropFirst(mark).contains(.started) }, "the navigation started")
+                #expect(
+                    await eventually { harness.loadEvents.dropFirst(mark).contains(.started) }, "the navigation started"
+                )
             }
             await idle(.milliseconds(400))
             #expect(!harness.loadEvents.dropFirst(mark).contains(.committed), "nothing committed")
@@ -124,7 +138,9 @@ final class SilentServer: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let named = withUnsafeMutablePointer(to: &address) {

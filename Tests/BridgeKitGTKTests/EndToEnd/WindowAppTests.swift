@@ -26,12 +26,14 @@ extension GTKWrapperTests.EndToEnd {
             try GLibMainLoop.shared.performOnGTKThread { () -> Screenshot in
                 var shot = Screenshot()
                 guard let root = gdk_get_default_root_window() else { return shot }
-                let width = gdk_window_get_width(root), height = gdk_window_get_height(root)
+                let width = gdk_window_get_width(root)
+                let height = gdk_window_get_height(root)
                 guard let pixbuf = gdk_pixbuf_get_from_window(root, 0, 0, width, height) else { return shot }
                 defer { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
                 shot.width = Int(width)
                 shot.height = Int(height)
-                let stride = Int(gdk_pixbuf_get_rowstride(pixbuf)), channels = Int(gdk_pixbuf_get_n_channels(pixbuf))
+                let stride = Int(gdk_pixbuf_get_rowstride(pixbuf))
+                let channels = Int(gdk_pixbuf_get_n_channels(pixbuf))
                 guard let pixels = gdk_pixbuf_get_pixels(pixbuf) else { return shot }
                 var seen = Set<UInt32>()
                 for y in Swift.stride(from: 0, to: Int(height), by: 2) {
@@ -47,8 +49,9 @@ extension GTKWrapperTests.EndToEnd {
             }
         }
 
-        @Test("the example window app shows its page on screen (screenshot not blank) and closes cleanly on SIGTERM",
-              .timeLimit(.minutes(1)))
+        @Test(
+            "the example window app shows its page on screen (screenshot not blank) and closes cleanly on SIGTERM",
+            .timeLimit(.minutes(1)))
         func showsPageAndClosesCleanly() async throws {
             let before = try Self.screenshot()
             let app = try ToolProcess("bridgekit-window-example", [])

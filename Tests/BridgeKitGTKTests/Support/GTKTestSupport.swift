@@ -72,24 +72,24 @@ struct RelayEnvelope: Decodable, Equatable {
 /// {origin, mainFrame, body} JSON text, dispatches a non-empty string reply as `webbridge:message`,
 /// and records replies and rejections in `window.__relay` (visible to the world only).
 let testRelaySource = """
-(function () {
-  var mh = window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.webbridge;
-  var state = { replies: [], errors: [] };
-  window.__relay = state;
-  window.addEventListener('webbridge:post', function (e) {
-    if (typeof e.detail !== 'string' || !mh) { return; }
-    var p = mh.postMessage(JSON.stringify({ origin: location.origin, mainFrame: window.top === window, body: e.detail }));
-    if (p && typeof p.then === 'function') {
-      p.then(function (r) {
-        state.replies.push(r === undefined ? 'undefined' : r);
-        if (typeof r === 'string' && r.length) {
-          window.dispatchEvent(new CustomEvent('webbridge:message', { detail: r }));
+    (function () {
+      var mh = window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.webbridge;
+      var state = { replies: [], errors: [] };
+      window.__relay = state;
+      window.addEventListener('webbridge:post', function (e) {
+        if (typeof e.detail !== 'string' || !mh) { return; }
+        var p = mh.postMessage(JSON.stringify({ origin: location.origin, mainFrame: window.top === window, body: e.detail }));
+        if (p && typeof p.then === 'function') {
+          p.then(function (r) {
+            state.replies.push(r === undefined ? 'undefined' : r);
+            if (typeof r === 'string' && r.length) {
+              window.dispatchEvent(new CustomEvent('webbridge:message', { detail: r }));
+            }
+          }, function (err) { state.errors.push(String(err && err.message)); });
         }
-      }, function (err) { state.errors.push(String(err && err.message)); });
-    }
-  });
-})();
-"""
+      });
+    })();
+    """
 
 /// A page-world script: posts `hello-<name>` through the relay at load and posts `ack:<reply>`
 /// for each `webbridge:message`.

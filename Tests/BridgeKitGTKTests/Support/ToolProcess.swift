@@ -66,8 +66,9 @@ final class ToolProcess: @unchecked Sendable {
         return lock.withLock {
             if let rest { outData.append(rest) }
             if let restErr { errData.append(restErr) }
-            return Outcome(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                           stderr: String(decoding: errData, as: UTF8.self))
+            return Outcome(
+                status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                stderr: String(decoding: errData, as: UTF8.self))
         }
     }
 
@@ -96,7 +97,8 @@ struct TemporaryFolder {
         url = FileManager.default.temporaryDirectory.appendingPathComponent("bridgehost-test-\(UUID().uuidString)")
         for (name, text) in files {
             let file = url.appendingPathComponent(name)
-            try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
             try Data(text.utf8).write(to: file)
         }
     }

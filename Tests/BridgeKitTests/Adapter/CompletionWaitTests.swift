@@ -8,7 +8,8 @@ import Testing
 struct CompletionWaitTests {
     @Test("a completion that comes gives its value")
     func completes() async throws {
-        let value = try await CompletionWait.wait(seconds: 5, operation: "op") { (complete: @escaping @Sendable (Int) -> Void) in
+        let value = try await CompletionWait.wait(seconds: 5, operation: "op") {
+            (complete: @escaping @Sendable (Int) -> Void) in
             complete(7)
         }
         #expect(value == 7)
@@ -17,10 +18,14 @@ struct CompletionWaitTests {
     @Test("a completion that never comes ends in a timeout naming the operation")
     func neverCompletes() async {
         await #expect(throws: BridgeError.self) {
-            try await CompletionWait.wait(seconds: 0.2, operation: "WKHTTPCookieStore.setCookie") { (_: @escaping @Sendable (Int) -> Void) in }
+            try await CompletionWait.wait(seconds: 0.2, operation: "WKHTTPCookieStore.setCookie") {
+                (_: @escaping @Sendable (Int) -> Void) in
+            }
         }
         do {
-            _ = try await CompletionWait.wait(seconds: 0.1, operation: "WKHTTPCookieStore.setCookie") { (_: @escaping @Sendable (Int) -> Void) in }
+            _ = try await CompletionWait.wait(seconds: 0.1, operation: "WKHTTPCookieStore.setCookie") {
+                (_: @escaping @Sendable (Int) -> Void) in
+            }
         } catch let error as BridgeError {
             #expect(error.code == "timeout")
             #expect(error.message.contains("WKHTTPCookieStore.setCookie"))
@@ -33,13 +38,15 @@ struct CompletionWaitTests {
     func lateCompletion() async throws {
         let late = CompletionBox()
         await #expect(throws: BridgeError.self) {
-            try await CompletionWait.wait(seconds: 0.05, operation: "op") { (complete: @escaping @Sendable (Int) -> Void) in
+            try await CompletionWait.wait(seconds: 0.05, operation: "op") {
+                (complete: @escaping @Sendable (Int) -> Void) in
                 late.store(complete)
             }
         }
         late.call(1)
         late.call(2)
-        let value = try await CompletionWait.wait(seconds: 5, operation: "op") { (complete: @escaping @Sendable (Int) -> Void) in
+        let value = try await CompletionWait.wait(seconds: 5, operation: "op") {
+            (complete: @escaping @Sendable (Int) -> Void) in
             complete(3)
             complete(4)
         }

@@ -1,9 +1,10 @@
 import BridgeKit
 import Foundation
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The WKWebView adapter's navigation logic (``PageGenerations``): which events start a page
 /// generation and which become page errors.
@@ -18,7 +19,9 @@ struct PageGenerationsTests {
         return (PageGenerations(router: router, tracker: tracker, policy: NavigationResponsePolicy()), router, tracker)
     }
 
-    @Test("a commit and a main-frame notice of the attached web view start generations; a subframe's or another web view's notice does not")
+    @Test(
+        "a commit and a main-frame notice of the attached web view start generations; a subframe's or another web view's notice does not"
+    )
     func notices() throws {
         let (generations, router, _) = try make()
         generations.navigationCommitted()

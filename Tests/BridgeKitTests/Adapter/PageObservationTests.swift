@@ -60,7 +60,7 @@ struct PageObservationTests {
         let tracker = PageStateTracker()
         let observation = PageObservation(page: page, tracker: tracker)
         page.title = "First"
-        page.title = "Second"          // coalesced: one notification for two changes
+        page.title = "Second"  // coalesced: one notification for two changes
         observation.titleDidChange()
         #expect(tracker.state.title == "Second")
     }

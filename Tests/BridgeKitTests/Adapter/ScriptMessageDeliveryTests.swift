@@ -11,15 +11,17 @@ struct ScriptMessageDeliveryTests {
 
     /// Delivers one call and returns the reply blocks' answers and the scripts the page got.
     private static func deliver(isFromAttachedWebView: Bool, source: MessageSource = .mainFrame(appOrigin))
-        async throws -> (answers: [String?], scripts: [String], router: BridgeRouter) {
+        async throws -> (answers: [String?], scripts: [String], router: BridgeRouter)
+    {
         let router = try makeRouter([echo])
         let scripts = Mutex<[String]>([])
         router.connect(PageChannel { script in scripts.withLock { $0.append(script) } })
         let answers = Mutex<[String?]>([])
-        ScriptMessageDelivery.deliver(.string(#"{"v":1,"kind":"call","id":"c1","task":"echo","options":{"a":1}}"#),
-                                      from: source, isFromAttachedWebView: isFromAttachedWebView,
-                                      to: MessageHandlerProxy(router: router),
-                                      reply: { json in answers.withLock { $0.append(json) } })
+        ScriptMessageDelivery.deliver(
+            .string(#"{"v":1,"kind":"call","id":"c1","task":"echo","options":{"a":1}}"#),
+            from: source, isFromAttachedWebView: isFromAttachedWebView,
+            to: MessageHandlerProxy(router: router),
+            reply: { json in answers.withLock { $0.append(json) } })
         _ = await eventually { answers.withLock { !$0.isEmpty } }
         try await Task.sleep(for: .milliseconds(50))
         return (answers.withLock { $0 }, scripts.withLock { $0 }, router)
@@ -59,13 +61,14 @@ struct ScriptMessageDeliveryTests {
     @Test("the reply block runs on the main actor")
     func replyOnMainActor() async throws {
         let onMainActor = Mutex<Bool?>(nil)
-        ScriptMessageDelivery.deliver(.string(#"{"v":1,"kind":"call","id":"c3","task":"echo","options":1}"#),
-                                      from: .mainFrame(appOrigin), isFromAttachedWebView: true,
-                                      to: MessageHandlerProxy(router: try makeRouter([Self.echo])),
-                                      reply: { _ in
-                                          MainActor.assertIsolated()
-                                          onMainActor.withLock { $0 = true }
-                                      })
+        ScriptMessageDelivery.deliver(
+            .string(#"{"v":1,"kind":"call","id":"c3","task":"echo","options":1}"#),
+            from: .mainFrame(appOrigin), isFromAttachedWebView: true,
+            to: MessageHandlerProxy(router: try makeRouter([Self.echo])),
+            reply: { _ in
+                MainActor.assertIsolated()
+                onMainActor.withLock { $0 = true }
+            })
         #expect(await eventually { onMainActor.withLock { $0 } == true })
     }
 }

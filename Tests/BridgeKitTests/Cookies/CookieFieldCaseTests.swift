@@ -1,6 +1,7 @@
-@testable import BridgeKit
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 /// The cookie field cases of shared/cases/field-cases.md, clock fixed at 2030-01-01T00:00:00Z.
 @Suite("Cookie field cases")
@@ -23,11 +24,14 @@ struct CookieFieldCaseTests {
         #expect(familyOutcome.assigned == values.enumerated().map { "c\($0.offset)'=\($0.element); path=/" })
     }
 
-    @Test("R31 a ';' in a value or path is never turned into attributes: the jar refuses it, the script leaves it out and reports it (evaluated in node)")
+    @Test(
+        "R31 a ';' in a value or path is never turned into attributes: the jar refuses it, the script leaves it out and reports it (evaluated in node)"
+    )
     func r31() throws {
         let jar = makeFixedJar()
         #expect(throws: CookieError.invalidCookieValue(name: "q")) {
-            try jar.set(Cookie(name: "q", value: "v1; path=/admin; domain=example.org", domain: "example.org", path: "/"))
+            try jar.set(
+                Cookie(name: "q", value: "v1; path=/admin; domain=example.org", domain: "example.org", path: "/"))
         }
         #expect(throws: CookieError.invalidCookieAttribute(name: "p", attribute: "path")) {
             try jar.set(Cookie(name: "p", value: "1", domain: "example.org", path: "/x;domain=example.org"))
@@ -40,10 +44,14 @@ struct CookieFieldCaseTests {
         ]
         let plan = DocumentCookieScript.plan(for: foreign, pageURL: url("https://example.org/"), now: cookieEpoch)
         #expect(plan.assignments == ["fine=1; path=/"])
-        #expect(plan.omitted == [
-            DocumentCookieOmission(cookie: CookieKey(name: "p", domain: "example.org", path: "/x;domain=example.org"), reason: .semicolon),
-            DocumentCookieOmission(cookie: CookieKey(name: "q", domain: "example.org", path: "/"), reason: .semicolon),
-        ])
+        #expect(
+            plan.omitted == [
+                DocumentCookieOmission(
+                    cookie: CookieKey(name: "p", domain: "example.org", path: "/x;domain=example.org"),
+                    reason: .semicolon),
+                DocumentCookieOmission(
+                    cookie: CookieKey(name: "q", domain: "example.org", path: "/"), reason: .semicolon),
+            ])
         let foreignOutcome = try CookieScriptRunner.run(plan.script())
         #expect(foreignOutcome.assigned == ["fine=1; path=/"])
         // The family: a ';' or a control a value could smuggle in is refused. (A space, ',', '"',
@@ -63,7 +71,8 @@ struct CookieFieldCaseTests {
     @Test("R33 HttpOnly cookies are left out of the script but sent in the Cookie header")
     func r33() throws {
         let jar = makeFixedJar()
-        try jar.set(Cookie(name: "sid", value: "s3cret", domain: "app.example", path: "/", isSecure: true, isHTTPOnly: true))
+        try jar.set(
+            Cookie(name: "sid", value: "s3cret", domain: "app.example", path: "/", isSecure: true, isHTTPOnly: true))
         try jar.set(Cookie(name: "theme", value: "dark", domain: "app.example", path: "/"))
         let page = url("https://app.example/")
         let script = try jar.documentCookieScript(for: page)
@@ -72,19 +81,29 @@ struct CookieFieldCaseTests {
         #expect(jar.documentCookieAssignments(for: page) == ["theme=dark; path=/"])
         #expect(jar.cookieHeader(for: page) == "sid=s3cret; theme=dark")
         // The same holds for cookies given to the script builder directly.
-        #expect(DocumentCookieScript.assignments(for: jar.cookies, pageURL: page, now: cookieEpoch) == ["theme=dark; path=/"])
+        #expect(
+            DocumentCookieScript.assignments(for: jar.cookies, pageURL: page, now: cookieEpoch) == [
+                "theme=dark; path=/"
+            ])
         // And the host learns why sid is not in the script.
-        #expect(jar.documentCookiePlan(for: page).omitted == [
-            DocumentCookieOmission(cookie: CookieKey(name: "sid", domain: "app.example", path: "/"), reason: .httpOnly),
-        ])
+        #expect(
+            jar.documentCookiePlan(for: page).omitted == [
+                DocumentCookieOmission(
+                    cookie: CookieKey(name: "sid", domain: "app.example", path: "/"), reason: .httpOnly)
+            ])
     }
 
-    @Test("R34 a leading dot in Domain is ignored, so the second Set-Cookie replaces the first; other domains never appear")
+    @Test(
+        "R34 a leading dot in Domain is ignored, so the second Set-Cookie replaces the first; other domains never appear"
+    )
     func r34() throws {
         let jar = makeFixedJar()
         let from = url("https://www.shop.example/")
-        #expect(jar.capture(setCookieHeaders: ["sid=1; Domain=.shop.example; Path=/", "sid=2; Domain=shop.example; Path=/"],
-                            from: from).isEmpty)
+        #expect(
+            jar.capture(
+                setCookieHeaders: ["sid=1; Domain=.shop.example; Path=/", "sid=2; Domain=shop.example; Path=/"],
+                from: from
+            ).isEmpty)
         #expect(jar.capture(setCookieHeaders: ["track=9"], from: url("https://other.test/")).isEmpty)
         let sids = jar.cookies.filter { $0.name == "sid" }
         #expect(sids.count == 1)
@@ -93,7 +112,9 @@ struct CookieFieldCaseTests {
         #expect(jar.cookieHeader(for: url("https://www.shop.example/cart")) == "sid=2")
     }
 
-    @Test("R35 a dotted domain cookie matches the domain and subdomains, a host-only cookie only its host, across a save and load")
+    @Test(
+        "R35 a dotted domain cookie matches the domain and subdomains, a host-only cookie only its host, across a save and load"
+    )
     func r35() throws {
         let jar = makeFixedJar()
         try jar.set(Cookie(name: "a", value: "A", domain: ".api.example", path: "/"))
@@ -149,7 +170,9 @@ struct CookieFieldCaseTests {
         try jar.set(Cookie(name: "c", value: "", domain: "app.example"))
         #expect(jar.cookieHeader(for: url("https://app.example/")) == "a=1; b=2; c=")
         // The emulated document.cookie string (non-HTTP view) uses the same separator.
-        #expect(CookieRules.cookieString(jar.cookies(for: url("https://app.example/"), includeHTTPOnly: false)) == "a=1; b=2; c=")
+        #expect(
+            CookieRules.cookieString(jar.cookies(for: url("https://app.example/"), includeHTTPOnly: false))
+                == "a=1; b=2; c=")
     }
 
     @Test("R41 Secure cookies are not sent to http://localhost (no loopback exception) and not put in its script")

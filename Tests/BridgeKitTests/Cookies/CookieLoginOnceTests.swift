@@ -1,6 +1,7 @@
-@testable import BridgeKit
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 /// Issue 23 item 4: "log in once" survives a restart with real frameworks' defaults.
 @Suite("Cookies: log in once across a restart")
@@ -27,8 +28,11 @@ struct CookieLoginOnceTests {
         let restarted = makeFixedJar()
         #expect(try restarted.load(from: file) == 4)
         #expect(restarted.cookies == jar.cookies)
-        #expect(restarted.cookieHeader(for: url("https://app.example/account/x")) == jar.cookieHeader(for: url("https://app.example/account/x")))
-        #expect(restarted.cookieHeader(for: origin)?.hasPrefix("session=eyJ1c2VyIjoxfQ.Zx9; prefs=\"a b\\054c\"") == true)
+        #expect(
+            restarted.cookieHeader(for: url("https://app.example/account/x"))
+                == jar.cookieHeader(for: url("https://app.example/account/x")))
+        #expect(
+            restarted.cookieHeader(for: origin)?.hasPrefix("session=eyJ1c2VyIjoxfQ.Zx9; prefs=\"a b\\054c\"") == true)
     }
 
     @Test("An optional cap on the age of saved session cookies leaves older ones out")

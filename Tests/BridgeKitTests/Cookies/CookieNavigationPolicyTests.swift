@@ -1,9 +1,11 @@
-@testable import BridgeKit
 import Foundation
+import Testing
+
+@testable import BridgeKit
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 
 @Suite("Log in once: capture and navigation policy")
 struct CookieNavigationPolicyTests {
@@ -11,17 +13,21 @@ struct CookieNavigationPolicyTests {
 
     func loggedInJar() -> CookieJar {
         let jar = makeFixedJar()
-        jar.capture(setCookieHeaders: ["sid=1; Path=/; Secure; HttpOnly", "theme=dark; Path=/"],
-                    from: url("https://app.example/login"))
+        jar.capture(
+            setCookieHeaders: ["sid=1; Path=/; Secure; HttpOnly", "theme=dark; Path=/"],
+            from: url("https://app.example/login"))
         return jar
     }
 
     @Test("Set-Cookie headers of a navigation response are captured per host, folded values included")
     func captureResponse() throws {
         let jar = makeFixedJar()
-        let response = try #require(HTTPURLResponse(
-            url: url("https://app.example/login"), statusCode: 302, httpVersion: "HTTP/1.1",
-            headerFields: ["set-cookie": "sid=1; Path=/; Expires=Wed, 01 Jan 2031 00:00:00 GMT; HttpOnly, theme=dark; Path=/"]))
+        let response = try #require(
+            HTTPURLResponse(
+                url: url("https://app.example/login"), statusCode: 302, httpVersion: "HTTP/1.1",
+                headerFields: [
+                    "set-cookie": "sid=1; Path=/; Expires=Wed, 01 Jan 2031 00:00:00 GMT; HttpOnly, theme=dark; Path=/"
+                ]))
         #expect(jar.capture(response: response).isEmpty)
         #expect(jar.cookieHeader(for: home) == "sid=1; theme=dark")
         #expect(jar.cookieHeader(for: url("https://other.example/")) == nil)
@@ -35,7 +41,8 @@ struct CookieNavigationPolicyTests {
         #expect(policy.decide(url: home, cookieHeader: nil) == .allow, "never the same URL twice")
         #expect(policy.decide(url: url("https://app.example/home#top"), cookieHeader: "theme=dark") == .allow)
         policy.didFinishLoading(home)
-        #expect(policy.decide(url: home, cookieHeader: "theme=dark") == .reload(headers: ["Cookie": "sid=1; theme=dark"]))
+        #expect(
+            policy.decide(url: home, cookieHeader: "theme=dark") == .reload(headers: ["Cookie": "sid=1; theme=dark"]))
     }
 
     @Test("A request that carries every cookie, in any order and with extra ones, is allowed")
@@ -43,14 +50,18 @@ struct CookieNavigationPolicyTests {
         let policy = CookieNavigationPolicy(jar: loggedInJar())
         #expect(policy.decide(url: home, cookieHeader: "sid=1; theme=dark") == .allow)
         #expect(policy.decide(url: home, cookieHeader: "theme=dark;sid=1; extra=x") == .allow)
-        #expect(policy.decide(url: home, cookieHeader: "sid=2; theme=dark") == .reload(headers: ["Cookie": "sid=1; theme=dark"]))
+        #expect(
+            policy.decide(url: home, cookieHeader: "sid=2; theme=dark")
+                == .reload(headers: ["Cookie": "sid=1; theme=dark"]))
     }
 
     @Test("No jar cookie for the URL: allow")
     func allowsWithoutCookies() {
         let policy = CookieNavigationPolicy(jar: loggedInJar())
         #expect(policy.decide(url: url("https://elsewhere.example/"), cookieHeader: nil) == .allow)
-        #expect(policy.decide(url: url("http://app.example/home"), cookieHeader: nil) == .reload(headers: ["Cookie": "theme=dark"]))
+        #expect(
+            policy.decide(url: url("http://app.example/home"), cookieHeader: nil)
+                == .reload(headers: ["Cookie": "theme=dark"]))
     }
 
     @Test("The memory of reloaded URLs is bounded: the oldest is forgotten first")

@@ -1,16 +1,22 @@
-@testable import BridgeKit
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 @Suite("Cookie persistence")
 struct CookiePersistenceTests {
     /// A jar with one cookie of each kind.
     func populatedJar(_ clock: CookieTestClock) throws -> CookieJar {
         let jar = clock.makeJar()
-        try jar.set(Cookie(name: "host", value: "1", domain: "app.example", path: "/a", expires: utc(2031, 1, 1),
-                           isSecure: true, isHTTPOnly: true, sameSite: .strict))
+        try jar.set(
+            Cookie(
+                name: "host", value: "1", domain: "app.example", path: "/a", expires: utc(2031, 1, 1),
+                isSecure: true, isHTTPOnly: true, sameSite: .strict))
         clock.advance(by: 1.5)
-        try jar.set(Cookie(name: "dom", value: "Zürich", domain: ".example.org", expires: utc(2031, 6, 1), sameSite: CookieSameSite.none))
+        try jar.set(
+            Cookie(
+                name: "dom", value: "Zürich", domain: ".example.org", expires: utc(2031, 6, 1),
+                sameSite: CookieSameSite.none))
         try jar.set(Cookie(name: "session", value: "s", domain: "app.example"))
         return jar
     }
@@ -55,7 +61,7 @@ struct CookiePersistenceTests {
         let clock = CookieTestClock()
         let jar = try populatedJar(clock)
         try jar.save(to: file)
-        clock.advance(by: 365 * 86_400 + 1) // past 2031-01-01, before 2031-06-01
+        clock.advance(by: 365 * 86_400 + 1)  // past 2031-01-01, before 2031-06-01
         let loaded = clock.makeJar()
         #expect(try loaded.load(from: file) == 1)
         #expect(loaded.cookies.map(\.name) == ["dom"])
@@ -90,15 +96,23 @@ struct CookiePersistenceTests {
         #expect(jar.cookies.count == 1)
     }
 
-    @Test("A corrupt, foreign or newer file fails to load with a typed error and leaves the jar unchanged", arguments: [
-        ("not json", "corrupt"),
-        ("[1,2]", "corrupt"),
-        (#"{"format":"other","version":1,"cookies":[]}"#, "corrupt"),
-        (#"{"format":"BridgeKit.cookies","version":1,"cookies":[{"name":"a"}]}"#, "corrupt"),
-        (#"{"format":"BridgeKit.cookies","version":1,"cookies":[{"name":"q","value":"v; path=/admin","domain":"a.example","hostOnly":true,"path":"/","secure":false,"httpOnly":false,"created":0,"lastAccessed":0}]}"#, "corrupt"),
-        (#"{"format":"BridgeKit.cookies","version":1,"cookies":[{"name":"q","value":"v","domain":"a.example","hostOnly":true,"path":"/","secure":false,"httpOnly":false,"sameSite":"Bogus","created":0,"lastAccessed":0}]}"#, "corrupt"),
-        (#"{"format":"BridgeKit.cookies","version":2,"cookies":[]}"#, "version"),
-    ])
+    @Test(
+        "A corrupt, foreign or newer file fails to load with a typed error and leaves the jar unchanged",
+        arguments: [
+            ("not json", "corrupt"),
+            ("[1,2]", "corrupt"),
+            (#"{"format":"other","version":1,"cookies":[]}"#, "corrupt"),
+            (#"{"format":"BridgeKit.cookies","version":1,"cookies":[{"name":"a"}]}"#, "corrupt"),
+            (
+                #"{"format":"BridgeKit.cookies","version":1,"cookies":[{"name":"q","value":"v; path=/admin","domain":"a.example","hostOnly":true,"path":"/","secure":false,"httpOnly":false,"created":0,"lastAccessed":0}]}"#,
+                "corrupt"
+            ),
+            (
+                #"{"format":"BridgeKit.cookies","version":1,"cookies":[{"name":"q","value":"v","domain":"a.example","hostOnly":true,"path":"/","secure":false,"httpOnly":false,"sameSite":"Bogus","created":0,"lastAccessed":0}]}"#,
+                "corrupt"
+            ),
+            (#"{"format":"BridgeKit.cookies","version":2,"cookies":[]}"#, "version"),
+        ])
     func badFiles(_ contents: String, _ kind: String) throws {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -149,9 +163,13 @@ struct CookiePersistenceTests {
 
         try jar.set(Cookie(name: "new", value: "2", domain: "app.example", expires: utc(2031, 1, 1)))
         let error = try #require(throws: CookieFileError.self) {
-            try jar.save(to: file, includeSessionCookies: false, replacingUnreadableFile: false, beforeRename: { throw Crash() })
+            try jar.save(
+                to: file, includeSessionCookies: false, replacingUnreadableFile: false, beforeRename: { throw Crash() })
         }
-        guard case .writeFailed(let path, _) = error else { Issue.record("unexpected \(error)"); return }
+        guard case .writeFailed(let path, _) = error else {
+            Issue.record("unexpected \(error)")
+            return
+        }
         #expect(path == file.path)
         #expect(try Data(contentsOf: file) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["cookies.json"])
@@ -169,7 +187,7 @@ struct CookiePersistenceTests {
         try jar.set(Cookie(name: "old", value: "1", domain: "app.example", expires: utc(2031, 1, 1)))
         try jar.save(to: file)
         let stray = folder.appendingPathComponent(".cookies.json.\(UUID().uuidString).tmp")
-        try Data(#"{"format":"BridgeKit.cookies","vers"#.utf8).write(to: stray) // cut off mid-write
+        try Data(#"{"format":"BridgeKit.cookies","vers"#.utf8).write(to: stray)  // cut off mid-write
 
         let loaded = makeFixedJar()
         #expect(try loaded.load(from: file) == 1)
@@ -184,13 +202,22 @@ struct CookiePersistenceTests {
         let folder = try makeTemporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let target = folder.appendingPathComponent("cookies.json")
-        try FileManager.default.createDirectory(at: target.appendingPathComponent("inside"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: target.appendingPathComponent("inside"), withIntermediateDirectories: true)
         let jar = makeFixedJar()
         try jar.set(Cookie(name: "a", value: "1", domain: "app.example", expires: utc(2031, 1, 1)))
         let refused = try #require(throws: CookieFileError.self) { try jar.save(to: target) }
-        guard case .refusingToReplaceUnreadableFile(_, .unreadable) = refused else { Issue.record("unexpected \(refused)"); return }
-        let failed = try #require(throws: CookieFileError.self) { try jar.save(to: target, replacingUnreadableFile: true) }
-        guard case .writeFailed = failed else { Issue.record("unexpected \(failed)"); return }
+        guard case .refusingToReplaceUnreadableFile(_, .unreadable) = refused else {
+            Issue.record("unexpected \(refused)")
+            return
+        }
+        let failed = try #require(throws: CookieFileError.self) {
+            try jar.save(to: target, replacingUnreadableFile: true)
+        }
+        guard case .writeFailed = failed else {
+            Issue.record("unexpected \(failed)")
+            return
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["cookies.json"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: target.path) == ["inside"])
     }
@@ -201,6 +228,9 @@ struct CookiePersistenceTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("missing/cookies.json")
         let error = try #require(throws: CookieFileError.self) { try makeFixedJar().save(to: file) }
-        guard case .writeFailed = error else { Issue.record("unexpected \(error)"); return }
+        guard case .writeFailed = error else {
+            Issue.record("unexpected \(error)")
+            return
+        }
     }
 }

@@ -1,6 +1,7 @@
-@testable import BridgeKit
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 @Suite("Cookie storage (RFC 6265 5.3, 6.1, RFC 6265bis)")
 struct CookieStorageTests {
@@ -9,12 +10,13 @@ struct CookieStorageTests {
     @Test("RFC 6265 5.3 step 3 Max-Age beats Expires whatever their order")
     func maxAgeBeatsExpires() throws {
         let jar = makeFixedJar()
-        jar.capture(setCookieHeaders: [
-            "a=1; Max-Age=60; Expires=Wed, 01 Jan 2031 00:00:00 GMT",
-            "b=2; Expires=Wed, 01 Jan 2031 00:00:00 GMT; Max-Age=60",
-            "c=3; Expires=Wed, 01 Jan 2031 00:00:00 GMT",
-            "d=4",
-        ], from: site)
+        jar.capture(
+            setCookieHeaders: [
+                "a=1; Max-Age=60; Expires=Wed, 01 Jan 2031 00:00:00 GMT",
+                "b=2; Expires=Wed, 01 Jan 2031 00:00:00 GMT; Max-Age=60",
+                "c=3; Expires=Wed, 01 Jan 2031 00:00:00 GMT",
+                "d=4",
+            ], from: site)
         let expiries = Dictionary(uniqueKeysWithValues: jar.cookies.map { ($0.name, $0.expires) })
         #expect(expiries["a"] == cookieEpoch.addingTimeInterval(60))
         #expect(expiries["b"] == cookieEpoch.addingTimeInterval(60))
@@ -22,10 +24,12 @@ struct CookieStorageTests {
         #expect(expiries["d"] == .some(nil), "no Max-Age and no Expires: a session cookie")
     }
 
-    @Test("RFC 6265 5.3 step 3 Max-Age of zero or less, or a past Expires, deletes the stored cookie", arguments: [
-        "sid=gone; Max-Age=0", "sid=gone; Max-Age=-1", "sid=gone; Expires=Thu, 01 Jan 1970 00:00:00 GMT",
-        "sid=gone; Expires=Wed, 01 Jan 2031 00:00:00 GMT; Max-Age=0",
-    ])
+    @Test(
+        "RFC 6265 5.3 step 3 Max-Age of zero or less, or a past Expires, deletes the stored cookie",
+        arguments: [
+            "sid=gone; Max-Age=0", "sid=gone; Max-Age=-1", "sid=gone; Expires=Thu, 01 Jan 1970 00:00:00 GMT",
+            "sid=gone; Expires=Wed, 01 Jan 2031 00:00:00 GMT; Max-Age=0",
+        ])
     func deletion(_ header: String) throws {
         let jar = makeFixedJar()
         jar.capture(setCookieHeaders: ["sid=1; Path=/", "keep=2; Path=/"], from: site)
@@ -68,10 +72,12 @@ struct CookieStorageTests {
         #expect(jar.cookies.allSatisfy { !$0.isHostOnly })
     }
 
-    @Test("RFC 6265 5.3 step 6 a Domain the request host does not domain-match is refused", arguments: [
-        ("evil.com", "www.example.com"), ("sub.www.example.com", "www.example.com"),
-        ("ample.com", "www.example.com"), ("other.example.com", "www.example.com"),
-    ])
+    @Test(
+        "RFC 6265 5.3 step 6 a Domain the request host does not domain-match is refused",
+        arguments: [
+            ("evil.com", "www.example.com"), ("sub.www.example.com", "www.example.com"),
+            ("ample.com", "www.example.com"), ("other.example.com", "www.example.com"),
+        ])
     func foreignDomain(_ domain: String, _ host: String) throws {
         let jar = makeFixedJar()
         let rejected = jar.capture(setCookieHeaders: ["a=1; Domain=\(domain)"], from: site)
@@ -82,10 +88,15 @@ struct CookieStorageTests {
     @Test("RFC 6265 5.3 step 5 a public-suffix Domain is refused unless it equals the host, which makes it host-only")
     func publicSuffix() throws {
         let jar = makeFixedJar()
-        #expect(jar.capture(setCookieHeaders: ["a=1; Domain=com"], from: site).map(\.reason) == [.publicSuffix(domain: "com")])
-        #expect(jar.capture(setCookieHeaders: ["a=1; Domain=co.uk"], from: url("https://shop.co.uk/")).map(\.reason)
+        #expect(
+            jar.capture(setCookieHeaders: ["a=1; Domain=com"], from: site).map(\.reason) == [
+                .publicSuffix(domain: "com")
+            ])
+        #expect(
+            jar.capture(setCookieHeaders: ["a=1; Domain=co.uk"], from: url("https://shop.co.uk/")).map(\.reason)
                 == [.publicSuffix(domain: "co.uk")])
-        #expect(jar.capture(setCookieHeaders: ["a=1; Domain=github.io"], from: url("https://me.github.io/")).map(\.reason)
+        #expect(
+            jar.capture(setCookieHeaders: ["a=1; Domain=github.io"], from: url("https://me.github.io/")).map(\.reason)
                 == [.publicSuffix(domain: "github.io")])
         #expect(jar.capture(setCookieHeaders: ["tok=1; Domain=localhost"], from: url("http://localhost:8080/")).isEmpty)
         let local = try #require(jar.cookies.first)
@@ -97,7 +108,8 @@ struct CookieStorageTests {
     @Test("RFC 6265 5.3 step 5 hosts can add their own public suffixes")
     func additionalPublicSuffixes() {
         let jar = makeFixedJar(CookieJar.Configuration(additionalPublicSuffixes: ["tenant.example"]))
-        let rejected = jar.capture(setCookieHeaders: ["a=1; Domain=tenant.example"], from: url("https://a.tenant.example/"))
+        let rejected = jar.capture(
+            setCookieHeaders: ["a=1; Domain=tenant.example"], from: url("https://a.tenant.example/"))
         #expect(rejected.map(\.reason) == [.publicSuffix(domain: "tenant.example")])
     }
 
@@ -106,18 +118,22 @@ struct CookieStorageTests {
         let jar = makeFixedJar()
         #expect(jar.capture(setCookieHeaders: ["a=1; Domain=10.0.0.1"], from: url("https://10.0.0.1/")).isEmpty)
         #expect(jar.cookies.first?.isHostOnly == true)
-        #expect(jar.capture(setCookieHeaders: ["b=1; Domain=0.0.1"], from: url("https://10.0.0.1/")).map(\.reason)
+        #expect(
+            jar.capture(setCookieHeaders: ["b=1; Domain=0.0.1"], from: url("https://10.0.0.1/")).map(\.reason)
                 == [.domainMismatch(domain: "0.0.1", host: "10.0.0.1")])
     }
 
     @Test("RFC 6265 5.3 step 7 no Path means the default-path of the request")
     func defaultPath() throws {
         let jar = makeFixedJar()
-        jar.capture(setCookieHeaders: ["a=1", "b=2; Path=relative"], from: url("https://example.com/shop/cart/view?id=1"))
+        jar.capture(
+            setCookieHeaders: ["a=1", "b=2; Path=relative"], from: url("https://example.com/shop/cart/view?id=1"))
         #expect(jar.cookies.map(\.path) == ["/shop/cart", "/shop/cart"])
     }
 
-    @Test("RFC 6265 5.3 step 11 a cookie with the same name, domain and path replaces the old one and keeps its creation time")
+    @Test(
+        "RFC 6265 5.3 step 11 a cookie with the same name, domain and path replaces the old one and keeps its creation time"
+    )
     func replacementKeepsCreationTime() throws {
         let clock = CookieTestClock()
         let jar = clock.makeJar()
@@ -180,21 +196,26 @@ struct CookieStorageTests {
     func strictSecure() {
         let jar = makeFixedJar()
         jar.capture(setCookieHeaders: ["sid=1; Secure; Path=/; Domain=example.com"], from: url("https://example.com/"))
-        let rejected = jar.capture(setCookieHeaders: ["sid=2; Path=/app", "other=3"], from: url("http://www.example.com/app/x"))
+        let rejected = jar.capture(
+            setCookieHeaders: ["sid=2; Path=/app", "other=3"], from: url("http://www.example.com/app/x"))
         #expect(rejected.map(\.reason) == [.overwritesSecure(name: "sid")])
         #expect(jar.cookies.map(\.value).sorted() == ["1", "3"])
     }
 
-    @Test("RFC 6265bis cookie prefixes: __Secure- needs Secure; __Host- needs Secure, no Domain and Path=/", arguments: [
-        ("__Secure-a=1", false), ("__Secure-a=1; Secure", true), ("__secure-a=1", false),
-        ("__Host-a=1; Secure; Path=/", true), ("__Host-a=1; Secure", false),
-        ("__Host-a=1; Secure; Path=/; Domain=example.com", false), ("__Host-a=1; Path=/", false),
-    ])
+    @Test(
+        "RFC 6265bis cookie prefixes: __Secure- needs Secure; __Host- needs Secure, no Domain and Path=/",
+        arguments: [
+            ("__Secure-a=1", false), ("__Secure-a=1; Secure", true), ("__secure-a=1", false),
+            ("__Host-a=1; Secure; Path=/", true), ("__Host-a=1; Secure", false),
+            ("__Host-a=1; Secure; Path=/; Domain=example.com", false), ("__Host-a=1; Path=/", false),
+        ])
     func prefixes(_ header: String, _ accepted: Bool) {
         let jar = makeFixedJar()
         let rejected = jar.capture(setCookieHeaders: [header], from: url("https://example.com/app/page"))
         #expect(rejected.isEmpty == accepted)
-        if !accepted { #expect(rejected.first.map { if case .prefixViolation = $0.reason { true } else { false } } == true) }
+        if !accepted {
+            #expect(rejected.first.map { if case .prefixViolation = $0.reason { true } else { false } } == true)
+        }
     }
 
     @Test("RFC 6265bis 5.6 a cookie of up to 4096 bytes (name + value) is kept; larger is refused")
@@ -216,9 +237,9 @@ struct CookieStorageTests {
             try jar.set(Cookie(name: "c\(index)", value: "v", domain: "example.com"))
             clock.advance(by: 1)
         }
-        _ = jar.cookieHeader(for: url("https://example.com/")) // touches all 50
+        _ = jar.cookieHeader(for: url("https://example.com/"))  // touches all 50
         clock.advance(by: 1)
-        try jar.set(Cookie(name: "c0", value: "touched", domain: "example.com")) // c0 accessed most recently now
+        try jar.set(Cookie(name: "c0", value: "touched", domain: "example.com"))  // c0 accessed most recently now
         try jar.set(Cookie(name: "other", value: "v", domain: "other.example"))
         clock.advance(by: 1)
         try jar.set(Cookie(name: "new", value: "v", domain: "example.com"))
@@ -252,7 +273,7 @@ struct CookieStorageTests {
             try jar.set(Cookie(name: name, value: "v", domain: "\(name).example"))
             clock.advance(by: 1)
         }
-        _ = jar.cookieHeader(for: url("https://a.example/")) // a is now the most recently accessed
+        _ = jar.cookieHeader(for: url("https://a.example/"))  // a is now the most recently accessed
         clock.advance(by: 1)
         try jar.set(Cookie(name: "d", value: "v", domain: "d.example"))
         #expect(jar.cookies.map(\.name) == ["a", "c", "d"])

@@ -1,9 +1,11 @@
-@testable import BridgeKit
 import Foundation
+import Testing
+
+@testable import BridgeKit
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 
 /// Issue 23 item 1: the jar stores names and values as RFC 6265 §5.2 leaves them, and keeps
 /// the order of arrival.
@@ -11,20 +13,22 @@ import Testing
 struct CookieStoredAsReceivedTests {
     let origin = url("https://app.example/")
 
-    @Test("RFC 6265 5.2 a value is stored as received: only leading and trailing WSP go, and the text from the first ';'", arguments: [
-        ("z=y, a=b", "z", "y, a=b"),
-        ("foo=\"zzz \"", "foo", "\"zzz \""),
-        ("foo=A\"B", "foo", "A\"B"),
-        ("foo=\"zz", "foo", "\"zz"),
-        ("foo=a\\b", "foo", "a\\b"),
-        ("foo=  two  spaces \t; Path=/", "foo", "two  spaces"),
-        ("prefs=\"a b\\054c\"", "prefs", "\"a b\\054c\""),
-        ("json={\"k\":[1,2]}", "json", "{\"k\":[1,2]}"),
-        ("foo=春节", "foo", "春节"),
-        ("city=\"Z\\303\\274rich\"", "city", "\"Z\\303\\274rich\""),
-        ("tab=a\tb", "tab", "a\tb"),
-        ("cut=a;b=c", "cut", "a"),
-    ])
+    @Test(
+        "RFC 6265 5.2 a value is stored as received: only leading and trailing WSP go, and the text from the first ';'",
+        arguments: [
+            ("z=y, a=b", "z", "y, a=b"),
+            ("foo=\"zzz \"", "foo", "\"zzz \""),
+            ("foo=A\"B", "foo", "A\"B"),
+            ("foo=\"zz", "foo", "\"zz"),
+            ("foo=a\\b", "foo", "a\\b"),
+            ("foo=  two  spaces \t; Path=/", "foo", "two  spaces"),
+            ("prefs=\"a b\\054c\"", "prefs", "\"a b\\054c\""),
+            ("json={\"k\":[1,2]}", "json", "{\"k\":[1,2]}"),
+            ("foo=春节", "foo", "春节"),
+            ("city=\"Z\\303\\274rich\"", "city", "\"Z\\303\\274rich\""),
+            ("tab=a\tb", "tab", "a\tb"),
+            ("cut=a;b=c", "cut", "a"),
+        ])
     func valuesAsReceived(_ header: String, _ name: String, _ value: String) throws {
         let jar = makeFixedJar()
         try jar.setCookie(header, from: origin)
@@ -35,12 +39,14 @@ struct CookieStoredAsReceivedTests {
         #expect(jar.cookieHeader(for: origin) == name + "=" + value, "the Cookie header carries the stored octets")
     }
 
-    @Test("RFC 6265 5.2 a name is stored as received: quotes and inner spaces are kept", arguments: [
-        ("\"a=b", "\"a", "b"),
-        ("foo bar=1", "foo bar", "1"),
-        (" a\\b =x", "a\\b", "x"),
-        ("Ünïcode=1", "Ünïcode", "1"),
-    ])
+    @Test(
+        "RFC 6265 5.2 a name is stored as received: quotes and inner spaces are kept",
+        arguments: [
+            ("\"a=b", "\"a", "b"),
+            ("foo bar=1", "foo bar", "1"),
+            (" a\\b =x", "a\\b", "x"),
+            ("Ünïcode=1", "Ünïcode", "1"),
+        ])
     func namesAsReceived(_ header: String, _ name: String, _ value: String) throws {
         let jar = makeFixedJar()
         try jar.setCookie(header, from: origin)
@@ -48,9 +54,11 @@ struct CookieStoredAsReceivedTests {
         #expect(jar.cookies.map(\.value) == [value])
     }
 
-    @Test("RFC 6265bis 5.6 step 2 a control other than HTAB in a name or value makes the user agent ignore the cookie", arguments: [
-        "a=b\u{0}c", "a=b\u{7F}", "a\u{1}=b", "a=b\u{1F}",
-    ])
+    @Test(
+        "RFC 6265bis 5.6 step 2 a control other than HTAB in a name or value makes the user agent ignore the cookie",
+        arguments: [
+            "a=b\u{0}c", "a=b\u{7F}", "a\u{1}=b", "a=b\u{1F}",
+        ])
     func controlsIgnored(_ header: String) {
         let jar = makeFixedJar()
         #expect(throws: CookieError.self) { try jar.setCookie(header, from: origin) }
@@ -70,15 +78,18 @@ struct CookieStoredAsReceivedTests {
         #expect(captured.cookies(for: origin).map(\.value) == values)
 
         let folded = makeFixedJar()
-        let response = try #require(HTTPURLResponse(url: origin, statusCode: 200, httpVersion: "HTTP/1.1",
-                                                    headerFields: ["Set-Cookie": headers.joined(separator: ", ")]))
+        let response = try #require(
+            HTTPURLResponse(
+                url: origin, statusCode: 200, httpVersion: "HTTP/1.1",
+                headerFields: ["Set-Cookie": headers.joined(separator: ", ")]))
         #expect(folded.capture(response: response).isEmpty)
         #expect(folded.cookies(for: origin).map(\.value) == values)
 
         let pulled = makeFixedJar()
-        let store = InMemoryCookieStore(cookies: zip(["prefs", "json", "semi", "city", "plain", "space"], values).map {
-            Cookie(name: $0.0, value: $0.1, domain: "app.example")
-        })
+        let store = InMemoryCookieStore(
+            cookies: zip(["prefs", "json", "semi", "city", "plain", "space"], values).map {
+                Cookie(name: $0.0, value: $0.1, domain: "app.example")
+            })
         #expect(try await CookieSync(jar: pulled, store: store).pullStoreIntoJar() == 6)
         #expect(Set(pulled.cookies.map(\.value)) == Set(values))
     }
@@ -90,10 +101,14 @@ struct CookieStoredAsReceivedTests {
         try jar.set(Cookie(name: "city", value: "Zürich", domain: "app.example"))
         #expect(jar.cookieHeader(for: origin) == "foo bar=\"a b\\054c\"; city=Zürich")
         for bad in ["a;b", "a\nb", " a", "a "] {
-            #expect(throws: CookieError.invalidCookieValue(name: "q")) { try jar.set(Cookie(name: "q", value: bad, domain: "app.example")) }
+            #expect(throws: CookieError.invalidCookieValue(name: "q")) {
+                try jar.set(Cookie(name: "q", value: bad, domain: "app.example"))
+            }
         }
         for bad in ["", "a;b", "a=b", " a", "a\u{0}"] {
-            #expect(throws: CookieError.invalidCookieName(bad)) { try jar.set(Cookie(name: bad, value: "1", domain: "app.example")) }
+            #expect(throws: CookieError.invalidCookieName(bad)) {
+                try jar.set(Cookie(name: bad, value: "1", domain: "app.example"))
+            }
         }
     }
 
@@ -111,7 +126,9 @@ struct CookieStoredAsReceivedTests {
         }
         let small = makeFixedJar(CookieJar.Configuration(maxCookieBytes: 9))
         try small.setCookie("name=value", from: origin)
-        #expect(throws: CookieError.cookieTooLarge(name: "name", bytes: 10, limit: 9)) { try small.setCookie("name=value!", from: origin) }
+        #expect(throws: CookieError.cookieTooLarge(name: "name", bytes: 10, limit: 9)) {
+            try small.setCookie("name=value!", from: origin)
+        }
     }
 
     @Test("RFC 6265 5.4 step 2 cookies created at the same time keep the order they arrived in")
@@ -129,7 +146,8 @@ struct CookieStoredAsReceivedTests {
     @Test("The order of arrival and the stored octets survive a save and load")
     func arrivalOrderAndOctetsPersist() throws {
         let jar = makeFixedJar()
-        jar.capture(setCookieHeaders: ["z=\"a b\\054c\"; Max-Age=600", "a=春节", "\"m=A\"B", "foo bar=x, y"], from: origin)
+        jar.capture(
+            setCookieHeaders: ["z=\"a b\\054c\"; Max-Age=600", "a=春节", "\"m=A\"B", "foo bar=x, y"], from: origin)
         let before = try #require(jar.cookieHeader(for: origin))
         #expect(before == "z=\"a b\\054c\"; a=春节; \"m=A\"B; foo bar=x, y")
         let folder = try makeTemporaryFolder()
@@ -142,16 +160,21 @@ struct CookieStoredAsReceivedTests {
         #expect(reloaded.cookies == jar.cookies)
     }
 
-    @Test("Folded Set-Cookie values are split only where a new cookie can start, never inside an attribute", arguments: [
-        ("foo=bar; b,az=qux", ["foo=bar; b,az=qux"]),
-        ("foo=bar; Secure, az=qux", ["foo=bar; Secure", "az=qux"]),
-        ("foo=bar; Path=/, az=qux", ["foo=bar; Path=/", "az=qux"]),
-        ("foo=bar; Expires=Wed, 01 Jan 2031 00:00:00 GMT, az=qux", ["foo=bar; Expires=Wed, 01 Jan 2031 00:00:00 GMT", "az=qux"]),
-        ("foo=bar; Unknown, az=qux", ["foo=bar; Unknown, az=qux"]),
-        ("z=y, a=b", ["z=y", "a=b"]),
-        ("q=\"a, b=c\"; Path=/, d=1", ["q=\"a, b=c\"; Path=/", "d=1"]),
-        ("q=\"zz, b=c", ["q=\"zz", "b=c"]),
-    ])
+    @Test(
+        "Folded Set-Cookie values are split only where a new cookie can start, never inside an attribute",
+        arguments: [
+            ("foo=bar; b,az=qux", ["foo=bar; b,az=qux"]),
+            ("foo=bar; Secure, az=qux", ["foo=bar; Secure", "az=qux"]),
+            ("foo=bar; Path=/, az=qux", ["foo=bar; Path=/", "az=qux"]),
+            (
+                "foo=bar; Expires=Wed, 01 Jan 2031 00:00:00 GMT, az=qux",
+                ["foo=bar; Expires=Wed, 01 Jan 2031 00:00:00 GMT", "az=qux"]
+            ),
+            ("foo=bar; Unknown, az=qux", ["foo=bar; Unknown, az=qux"]),
+            ("z=y, a=b", ["z=y", "a=b"]),
+            ("q=\"a, b=c\"; Path=/, d=1", ["q=\"a, b=c\"; Path=/", "d=1"]),
+            ("q=\"zz, b=c", ["q=\"zz", "b=c"]),
+        ])
     func foldedSplit(_ folded: String, _ pieces: [String]) {
         #expect(SetCookieParser.splitFolded(folded) == pieces)
     }

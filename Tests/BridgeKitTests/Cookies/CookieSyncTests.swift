@@ -1,6 +1,7 @@
-@testable import BridgeKit
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 @Suite("Cookie sync between jar and web view store")
 struct CookieSyncTests {
@@ -31,8 +32,11 @@ struct CookieSyncTests {
         let error = try await #require(throws: CookieSyncError.self) {
             try await CookieSync(jar: jar, store: store).pushJarToStore()
         }
-        #expect(error.failures.map(\.cookie) == [CookieKey(name: "lang", domain: "api.example", path: "/v1"),
-                                                 CookieKey(name: "theme", domain: "app.example", path: "/")])
+        #expect(
+            error.failures.map(\.cookie) == [
+                CookieKey(name: "lang", domain: "api.example", path: "/v1"),
+                CookieKey(name: "theme", domain: "app.example", path: "/"),
+            ])
         #expect(error.failures.allSatisfy { $0.error is Refused })
         #expect(error.succeeded == 1)
         #expect(store.cookies.map(\.name) == ["sid"])

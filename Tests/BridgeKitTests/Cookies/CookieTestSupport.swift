@@ -1,6 +1,7 @@
-@testable import BridgeKit
 import Foundation
 import Synchronization
+
+@testable import BridgeKit
 
 /// The fixed clock of the cookie field cases: 2030-01-01T00:00:00Z.
 let cookieEpoch = Date(timeIntervalSince1970: 1_893_456_000)
@@ -66,19 +67,19 @@ enum CookieScriptRunner {
     /// - Throws: ``NodeJS/Failure`` when node fails; `DecodingError` on unexpected output.
     static func run(_ script: String) throws -> Outcome {
         let program = #"""
-        const fs = require('fs');
-        const vm = require('vm');
-        const script = fs.readFileSync(process.argv[2], 'utf8');
-        const assigned = [];
-        let allStrings = true;
-        const document = {};
-        Object.defineProperty(document, 'cookie', {
-          get() { return ''; },
-          set(v) { if (typeof v !== 'string') { allStrings = false; } assigned.push(String(v)); },
-        });
-        const completion = vm.runInNewContext(script, { document });
-        process.stdout.write(JSON.stringify({ assigned, allStrings, completion: typeof completion }));
-        """#
+            const fs = require('fs');
+            const vm = require('vm');
+            const script = fs.readFileSync(process.argv[2], 'utf8');
+            const assigned = [];
+            let allStrings = true;
+            const document = {};
+            Object.defineProperty(document, 'cookie', {
+              get() { return ''; },
+              set(v) { if (typeof v !== 'string') { allStrings = false; } assigned.push(String(v)); },
+            });
+            const completion = vm.runInNewContext(script, { document });
+            process.stdout.write(JSON.stringify({ assigned, allStrings, completion: typeof completion }));
+            """#
         // NodeJS.run hands the script over as the program's input file (argv[2]).
         let output = try NodeJS.run(program, stdin: script)
         return try JSONDecoder().decode(Outcome.self, from: Data(output.utf8))

@@ -1,6 +1,7 @@
-@testable import BridgeKit
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 @Suite("document.cookie script")
 struct DocumentCookieScriptTests {
@@ -10,16 +11,20 @@ struct DocumentCookieScriptTests {
     func assignmentAttributes() throws {
         let jar = makeFixedJar()
         try jar.set(Cookie(name: "host", value: "1", domain: "app.example", path: "/account"))
-        try jar.set(Cookie(name: "dom", value: "2", domain: "app.example", isHostOnly: false, path: "/",
-                           expires: utc(2031, 1, 1), isSecure: true, sameSite: .strict))
+        try jar.set(
+            Cookie(
+                name: "dom", value: "2", domain: "app.example", isHostOnly: false, path: "/",
+                expires: utc(2031, 1, 1), isSecure: true, sameSite: .strict))
         try jar.set(Cookie(name: "lax", value: "3", domain: "app.example", sameSite: .lax))
-        try jar.set(Cookie(name: "none", value: "4", domain: "app.example", isSecure: true, sameSite: CookieSameSite.none))
-        #expect(jar.documentCookieAssignments(for: page) == [
-            "host=1; path=/account",
-            "dom=2; path=/; domain=app.example; expires=Wed, 01 Jan 2031 00:00:00 GMT; secure; samesite=Strict",
-            "lax=3; path=/; samesite=Lax",
-            "none=4; path=/; secure; samesite=None",
-        ])
+        try jar.set(
+            Cookie(name: "none", value: "4", domain: "app.example", isSecure: true, sameSite: CookieSameSite.none))
+        #expect(
+            jar.documentCookieAssignments(for: page) == [
+                "host=1; path=/account",
+                "dom=2; path=/; domain=app.example; expires=Wed, 01 Jan 2031 00:00:00 GMT; secure; samesite=Strict",
+                "lax=3; path=/; samesite=Lax",
+                "none=4; path=/; secure; samesite=None",
+            ])
     }
 
     @Test("The script carries every path of the page's host, but no other host's host-only cookies")
@@ -30,7 +35,8 @@ struct DocumentCookieScriptTests {
         try jar.set(Cookie(name: "sibling", value: "3", domain: "api.app.example"))
         try jar.set(Cookie(name: "parent-domain", value: "4", domain: "app.example", isHostOnly: false))
         let names = jar.documentCookieAssignments(for: page).map { $0.prefix { $0 != "=" } }
-        #expect(names == ["other-path", "parent-domain"], "'example' is a single label: host-only, so not for app.example")
+        #expect(
+            names == ["other-path", "parent-domain"], "'example' is a single label: host-only, so not for app.example")
     }
 
     @Test("Expired cookies are left out; pages that cannot use cookies get no assignment")
@@ -38,7 +44,8 @@ struct DocumentCookieScriptTests {
         let clock = CookieTestClock()
         let jar = clock.makeJar()
         try jar.set(Cookie(name: "soon", value: "1", domain: "app.example", expires: clock.now.addingTimeInterval(10)))
-        try jar.set(Cookie(name: "later", value: "2", domain: "app.example", expires: clock.now.addingTimeInterval(100)))
+        try jar.set(
+            Cookie(name: "later", value: "2", domain: "app.example", expires: clock.now.addingTimeInterval(100)))
         clock.advance(by: 10)
         #expect(jar.documentCookieAssignments(for: page) == ["later=2; path=/; expires=Tue, 01 Jan 2030 00:01:40 GMT"])
         #expect(jar.documentCookieAssignments(for: url("wss://app.example/")) == [])
@@ -60,11 +67,13 @@ struct DocumentCookieScriptTests {
     func directCookiesChecked() throws {
         let good = Cookie(name: "ok", value: "1", domain: "app.example")
         let bad = Cookie(name: "q", value: "a;b", domain: "app.example")
-        let plan = DocumentCookieScript.plan(for: [good, bad, Cookie(name: "c", value: "Zürich", domain: ".app.example")],
-                                             pageURL: page, now: cookieEpoch)
+        let plan = DocumentCookieScript.plan(
+            for: [good, bad, Cookie(name: "c", value: "Zürich", domain: ".app.example")],
+            pageURL: page, now: cookieEpoch)
         #expect(plan.assignments == ["ok=1; path=/", "c=Zürich; path=/; domain=app.example"])
         #expect(plan.omitted.map(\.reason) == [.semicolon])
-        #expect(try DocumentCookieScript.script(for: [good, bad], pageURL: page, now: cookieEpoch)
+        #expect(
+            try DocumentCookieScript.script(for: [good, bad], pageURL: page, now: cookieEpoch)
                 == PageScript.build(calling: .assignCookies, encoding: ["ok=1; path=/"]))
     }
 

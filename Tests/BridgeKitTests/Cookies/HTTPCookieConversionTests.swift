@@ -1,16 +1,19 @@
-@testable import BridgeKit
 import Foundation
+import Testing
+
+@testable import BridgeKit
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 
 @Suite("HTTPCookie conversion")
 struct HTTPCookieConversionTests {
     @Test("Secure, HttpOnly, expiry, path and a host-only domain survive Foundation's HTTPCookie")
     func hostOnlyRoundTrip() throws {
-        let cookie = Cookie(name: "sid", value: "abc", domain: "app.example", path: "/a", expires: utc(2031, 1, 1),
-                            isSecure: true, isHTTPOnly: true)
+        let cookie = Cookie(
+            name: "sid", value: "abc", domain: "app.example", path: "/a", expires: utc(2031, 1, 1),
+            isSecure: true, isHTTPOnly: true)
         let http = try cookie.makeHTTPCookie()
         #expect(http.domain == "app.example")
         #expect(http.isSecure)
@@ -34,8 +37,9 @@ struct HTTPCookieConversionTests {
 
     @Test("Cookies Foundation parsed from a response keep their scope")
     func fromFoundationParsing() throws {
-        let cookies = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": "a=1; Domain=Example.com; Path=/; Secure"],
-                                         for: url("https://www.example.com/"))
+        let cookies = HTTPCookie.cookies(
+            withResponseHeaderFields: ["Set-Cookie": "a=1; Domain=Example.com; Path=/; Secure"],
+            for: url("https://www.example.com/"))
         let cookie = try #require(cookies.first.map(Cookie.init))
         #expect(cookie.domain == "example.com")
         #expect(!cookie.isHostOnly)

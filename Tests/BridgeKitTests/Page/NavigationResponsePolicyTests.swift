@@ -1,9 +1,10 @@
 import BridgeKit
 import Foundation
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 
 private struct SwiftError: Error {}
 
@@ -16,14 +17,16 @@ struct PageNavigationResponsePolicyTests {
         let url = try #require(URL(string: "https://app.example/page"))
         for code in [200, 201, 204, 226, 299] {
             #expect(policy.classifyResponse(statusCode: code, url: url, isMainFrame: true) == nil)
-            let response = try #require(HTTPURLResponse(url: url, statusCode: code, httpVersion: "HTTP/1.1", headerFields: nil))
+            let response = try #require(
+                HTTPURLResponse(url: url, statusCode: code, httpVersion: "HTTP/1.1", headerFields: nil))
             #expect(policy.classifyResponse(response, isMainFrame: true) == nil)
         }
         for code in [100, 199, 300, 301, 304, 400, 401, 404, 410, 500, 503, 599, 0, -1, 999] {
             let expected = PageLoadError.httpStatus(code: code, url: url)
             #expect(policy.classifyResponse(statusCode: code, url: url, isMainFrame: true) == expected)
             if code >= 100, code <= 599 {
-                let response = try #require(HTTPURLResponse(url: url, statusCode: code, httpVersion: "HTTP/1.1", headerFields: nil))
+                let response = try #require(
+                    HTTPURLResponse(url: url, statusCode: code, httpVersion: "HTTP/1.1", headerFields: nil))
                 #expect(policy.classifyResponse(response, isMainFrame: true) == expected)
             }
             #expect(expected.url == url)
@@ -35,7 +38,8 @@ struct PageNavigationResponsePolicyTests {
         let url = try #require(URL(string: "https://ads.example/frame"))
         for code in [200, 301, 404, 500] {
             #expect(policy.classifyResponse(statusCode: code, url: url, isMainFrame: false) == nil)
-            let response = try #require(HTTPURLResponse(url: url, statusCode: code, httpVersion: "HTTP/1.1", headerFields: nil))
+            let response = try #require(
+                HTTPURLResponse(url: url, statusCode: code, httpVersion: "HTTP/1.1", headerFields: nil))
             #expect(policy.classifyResponse(response, isMainFrame: false) == nil)
         }
     }
@@ -44,7 +48,8 @@ struct PageNavigationResponsePolicyTests {
     func nonHTTP() throws {
         for text in ["file:///tmp/index.html", "data:text/html,hi", "app://bundle/index.html", "about:blank"] {
             let url = try #require(URL(string: text))
-            let response = URLResponse(url: url, mimeType: "text/html", expectedContentLength: 2, textEncodingName: "utf-8")
+            let response = URLResponse(
+                url: url, mimeType: "text/html", expectedContentLength: 2, textEncodingName: "utf-8")
             #expect(policy.classifyResponse(response, isMainFrame: true) == nil)
             #expect(policy.classifyResponse(statusCode: nil, url: url, isMainFrame: true) == nil)
         }
@@ -54,7 +59,8 @@ struct PageNavigationResponsePolicyTests {
     func customRange() {
         let lenient = NavigationResponsePolicy(acceptedStatusCodes: 200...399)
         #expect(lenient.classifyResponse(statusCode: 304, url: nil, isMainFrame: true) == nil)
-        #expect(lenient.classifyResponse(statusCode: 404, url: nil, isMainFrame: true) == .httpStatus(code: 404, url: nil))
+        #expect(
+            lenient.classifyResponse(statusCode: 404, url: nil, isMainFrame: true) == .httpStatus(code: 404, url: nil))
     }
 
     @Test("Cancelled and interrupted navigations are not errors, on both engines; the domain matters")
@@ -75,7 +81,8 @@ struct PageNavigationResponsePolicyTests {
         ]
         for (domain, code) in failures {
             #expect(!NavigationResponsePolicy.isCancellation(domain: domain, code: code))
-            #expect(policy.classifyFailure(domain: domain, code: code, url: nil, message: "m")
+            #expect(
+                policy.classifyFailure(domain: domain, code: code, url: nil, message: "m")
                     == .loadFailed(domain: domain, code: code, url: nil, message: "m"))
         }
     }
@@ -83,11 +90,18 @@ struct PageNavigationResponsePolicyTests {
     @Test("A provisional failure carries domain, code, the failing URL and the description")
     func failureDetails() throws {
         let url = try #require(URL(string: "https://offline.example/"))
-        let error = NSError(domain: NSURLErrorDomain, code: NSURLErrorNotConnectedToInternet,
-                            userInfo: [NSURLErrorFailingURLErrorKey: url, NSLocalizedDescriptionKey: "The Internet connection appears to be offline."])
+        let error = NSError(
+            domain: NSURLErrorDomain, code: NSURLErrorNotConnectedToInternet,
+            userInfo: [
+                NSURLErrorFailingURLErrorKey: url,
+                NSLocalizedDescriptionKey: "The Internet connection appears to be offline.",
+            ])
         let classified = policy.classifyFailure(error)
-        #expect(classified == .loadFailed(domain: NSURLErrorDomain, code: -1009, url: url,
-                                          message: "The Internet connection appears to be offline."))
+        #expect(
+            classified
+                == .loadFailed(
+                    domain: NSURLErrorDomain, code: -1009, url: url,
+                    message: "The Internet connection appears to be offline."))
         #expect(classified?.url == url)
         #expect(classified?.description.contains("-1009") == true)
 

@@ -22,21 +22,21 @@ struct PageStateTests {
     @Test("Progress is clamped to 0...1, monotonic within a load, ignored outside one, and a finished load ends at 1.0")
     func progressRules() {
         var state = PageState()
-        #expect(state.apply(.progressChanged(0.5)) == nil)          // not loading
+        #expect(state.apply(.progressChanged(0.5)) == nil)  // not loading
         #expect(state.estimatedProgress == 0)
         #expect(state.apply(.loadStarted(pageURL)) == .loadStarted(pageURL))
-        #expect(state.apply(.progressChanged(-0.3)) == nil)         // clamps to 0, not higher
+        #expect(state.apply(.progressChanged(-0.3)) == nil)  // clamps to 0, not higher
         #expect(state.apply(.progressChanged(.nan)) == nil)
         #expect(state.apply(.progressChanged(0.3)) == .progressChanged(0.3))
-        #expect(state.apply(.progressChanged(0.2)) == nil)          // backwards
-        #expect(state.apply(.progressChanged(0.3)) == nil)          // same
+        #expect(state.apply(.progressChanged(0.2)) == nil)  // backwards
+        #expect(state.apply(.progressChanged(0.3)) == nil)  // same
         #expect(state.estimatedProgress == 0.3)
         #expect(state.apply(.progressChanged(7)) == .progressChanged(1))
         #expect(state.apply(.progressChanged(.infinity)) == nil)
         #expect(state.apply(.loadFinished(nil)) == .loadFinished(pageURL))
         #expect(state.estimatedProgress == 1)
         #expect(!state.isLoading)
-        #expect(state.apply(.progressChanged(0.1)) == nil)          // stale, after the load
+        #expect(state.apply(.progressChanged(0.1)) == nil)  // stale, after the load
         // The next load starts from 0 again.
         _ = state.apply(.loadStarted(nil))
         #expect(state.estimatedProgress == 0)
@@ -52,14 +52,15 @@ struct PageStateTests {
             var state = PageState()
             var previous = state
             for _ in 0..<60 {
-                let event: PageEvent = switch Int.random(in: 0..<10, using: &generator) {
-                case 0: .loadStarted(nil)
-                case 1: .loadFinished(nil)
-                case 2: .loadFailed(notFound)
-                case 3: .titleChanged(Bool.random(using: &generator) ? "T" : nil)
-                case 4: .progressChanged(.nan)
-                default: .progressChanged(Double.random(in: -0.5...1.5, using: &generator))
-                }
+                let event: PageEvent =
+                    switch Int.random(in: 0..<10, using: &generator) {
+                    case 0: .loadStarted(nil)
+                    case 1: .loadFinished(nil)
+                    case 2: .loadFailed(notFound)
+                    case 3: .titleChanged(Bool.random(using: &generator) ? "T" : nil)
+                    case 4: .progressChanged(.nan)
+                    default: .progressChanged(Double.random(in: -0.5...1.5, using: &generator))
+                    }
                 _ = state.apply(event)
                 #expect((0...1).contains(state.estimatedProgress))
                 if case .loadStarted = event {
@@ -82,7 +83,7 @@ struct PageStateTests {
     func phases() {
         var state = PageState()
         #expect(state.phase == .idle)
-        #expect(state.apply(.loadFinished(nil)) == nil)             // nothing to finish
+        #expect(state.apply(.loadFinished(nil)) == nil)  // nothing to finish
         _ = state.apply(.loadStarted(pageURL))
         #expect(state.phase == .loading)
         #expect(state.loadCount == 1)
@@ -93,7 +94,7 @@ struct PageStateTests {
         // An HTTP error while the error page still loads, then the load ends.
         _ = state.apply(.loadStarted(nil))
         #expect(state.apply(.loadFailed(notFound)) == .loadFailed(notFound))
-        #expect(state.apply(.loadFailed(notFound)) == nil)          // same error again
+        #expect(state.apply(.loadFailed(notFound)) == nil)  // same error again
         #expect(state.isLoading)
         #expect(state.phase == .failed(notFound))
         _ = state.apply(.loadFinished(nil))
@@ -104,7 +105,8 @@ struct PageStateTests {
         // didFailProvisionalNavigation) still marks that load.
         _ = state.apply(.loadStarted(nil))
         _ = state.apply(.loadFinished(nil))
-        let offline = PageLoadError.loadFailed(domain: "NSURLErrorDomain", code: -1009, url: pageURL, message: "offline")
+        let offline = PageLoadError.loadFailed(
+            domain: "NSURLErrorDomain", code: -1009, url: pageURL, message: "offline")
         _ = state.apply(.loadFailed(offline))
         #expect(state.phase == .failed(offline))
 

@@ -20,19 +20,20 @@ struct PageStateTrackerTests {
         let (initial, stream) = tracker.subscribe()
         #expect(initial == PageState())
         tracker.send(.titleChanged("Shop"))
-        tracker.send(.titleChanged("Shop"))                  // no change
-        tracker.send(.progressChanged(0.4))                  // not loading
+        tracker.send(.titleChanged("Shop"))  // no change
+        tracker.send(.progressChanged(0.4))  // not loading
         tracker.send(.loadStarted(URL(string: "https://app.example/")))
         tracker.send(.progressChanged(1.8))
         tracker.send(.loadFinished(nil))
         tracker.finish()
         let events = await collect(stream, count: 100)
-        #expect(events == [
-            .titleChanged("Shop"),
-            .loadStarted(URL(string: "https://app.example/")),
-            .progressChanged(1),
-            .loadFinished(URL(string: "https://app.example/")),
-        ])
+        #expect(
+            events == [
+                .titleChanged("Shop"),
+                .loadStarted(URL(string: "https://app.example/")),
+                .progressChanged(1),
+                .loadFinished(URL(string: "https://app.example/")),
+            ])
         #expect(tracker.state.phase == .finished)
         #expect(tracker.state.title == "Shop")
     }
@@ -47,7 +48,8 @@ struct PageStateTrackerTests {
         }
         tracker.finish()
         let events = await collect(slow, count: 1000)
-        #expect(events == [.progressChanged(0.97), .progressChanged(0.98), .progressChanged(0.99), .progressChanged(1)])
+        #expect(
+            events == [.progressChanged(0.97), .progressChanged(0.98), .progressChanged(0.99), .progressChanged(1)])
         #expect(tracker.state.estimatedProgress == 1)
         #expect(PageStateTracker(bufferLimit: 0).bufferLimit == 1)
     }
@@ -80,14 +82,14 @@ struct PageStateTrackerTests {
         #expect(state.title == "A")
         #expect(await collect(late, count: 10).isEmpty)
         #expect(tracker.subscriberCount == 0)
-        tracker.finish()                                      // idempotent
+        tracker.finish()  // idempotent
     }
 
     @Test("A subscriber that stops reading or is dropped is removed (no leak)")
     func subscriberRemoval() async {
         let tracker = PageStateTracker()
         do {
-            _ = tracker.events()                              // dropped unread
+            _ = tracker.events()  // dropped unread
         }
         let stream = tracker.events()
         let reader = Task { await collect(stream, count: 1000) }

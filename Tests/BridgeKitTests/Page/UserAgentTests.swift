@@ -3,7 +3,8 @@ import Testing
 
 /// Base user agents of the engines BridgeKit runs on (WebKit's standard user agent, without an
 /// application name, plus the iOS form that already ends in `Mobile/<build>`).
-private let iPhoneUA = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148"
+private let iPhoneUA =
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148"
 private let baseUserAgents = [
     iPhoneUA,
     "Mozilla/5.0 (iPad; CPU OS 18_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148",
@@ -122,7 +123,9 @@ struct PageUserAgentTests {
         }
         #expect(try ApplicationToken(name: "ShopApp", version: "2.1").text == "ShopApp/2.1")
         #expect(try ApplicationToken(name: "ShopApp", version: "").text == "ShopApp")
-        #expect(throws: UserAgentError.malformedProduct("Shop/App")) { try ApplicationToken(name: "Shop/App", version: "1") }
+        #expect(throws: UserAgentError.malformedProduct("Shop/App")) {
+            try ApplicationToken(name: "Shop/App", version: "1")
+        }
         #expect(throws: UserAgentError.malformedProduct("")) { try ApplicationToken(name: "", version: "1") }
     }
 }

@@ -1,9 +1,10 @@
 import BridgeKit
 import Foundation
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 
 /// A web view configurator that records every step and models WebKit's rule that a web view
 /// copies its configuration when it is created: the user agent of a load is computed from the
@@ -16,7 +17,8 @@ private final class RecordingConfigurator: WebViewConfigurator {
         init(applicationName: String?) { self.applicationName = applicationName }
     }
 
-    static let standard = "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko)"
+    static let standard =
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko)"
 
     var log: [String] = []
     /// What each load would send as `User-Agent`.
@@ -38,7 +40,9 @@ private final class RecordingConfigurator: WebViewConfigurator {
 
     func load(_ request: URLRequest, in webView: FakeWebView) {
         log.append("load \(request.url?.absoluteString ?? "")")
-        let sent = webView.customUserAgent ?? [Self.standard, webView.applicationName].compactMap { $0 }.joined(separator: " ")
+        let sent =
+            webView.customUserAgent
+            ?? [Self.standard, webView.applicationName].compactMap { $0 }.joined(separator: " ")
         sentUserAgents.append(sent)
     }
 }
@@ -64,15 +68,18 @@ struct PageWebViewLaunchTests {
 
         let configurator = RecordingConfigurator()
         _ = launch.start(with: configurator)
-        #expect(configurator.log == [
-            "applicationName=Mobile/15E148 ShopApp/2.1",
-            "makeWebView",
-            "load https://shop.example/start",
-        ])
+        #expect(
+            configurator.log == [
+                "applicationName=Mobile/15E148 ShopApp/2.1",
+                "makeWebView",
+                "load https://shop.example/start",
+            ])
         #expect(configurator.sentUserAgents == [RecordingConfigurator.standard + " Mobile/15E148 ShopApp/2.1"])
     }
 
-    @Test("R47 asynchronous work before the first load (cookies, attaching) still runs after the user agent and before the load")
+    @Test(
+        "R47 asynchronous work before the first load (cookies, attaching) still runs after the user agent and before the load"
+    )
     func r47WithPreparation() async throws {
         let url = try #require(startURL)
         let launch = WebViewLaunch(userAgent: try .appending("ShopApp/2.1"), request: URLRequest(url: url))
@@ -83,27 +90,31 @@ struct PageWebViewLaunchTests {
             await Task.yield()
             configurator.log.append("prepare ends")
         }
-        #expect(configurator.log == [
-            "applicationName=Mobile/15E148 ShopApp/2.1",
-            "makeWebView",
-            "prepare begins",
-            "prepare ends",
-            "load https://shop.example/start",
-        ])
+        #expect(
+            configurator.log == [
+                "applicationName=Mobile/15E148 ShopApp/2.1",
+                "makeWebView",
+                "prepare begins",
+                "prepare ends",
+                "load https://shop.example/start",
+            ])
         #expect(configurator.sentUserAgents.first?.hasSuffix(" ShopApp/2.1") == true)
     }
 
     @Test("R47 a replacement user agent is set on the view before its first load")
     func r47Replacement() async throws {
         let url = try #require(startURL)
-        let launch = WebViewLaunch(userAgent: try .replacingEntireUserAgent("Custom/1.0"), request: URLRequest(url: url))
+        let launch = WebViewLaunch(
+            userAgent: try .replacingEntireUserAgent("Custom/1.0"), request: URLRequest(url: url))
         let configurator = RecordingConfigurator()
         _ = launch.start(with: configurator)
         #expect(configurator.log == ["makeWebView", "customUserAgent=Custom/1.0", "load https://shop.example/start"])
         #expect(configurator.sentUserAgents == ["Custom/1.0"])
     }
 
-    @Test("Setting the application name after creating the view would not reach the first request (the fake models WebKit's copy)")
+    @Test(
+        "Setting the application name after creating the view would not reach the first request (the fake models WebKit's copy)"
+    )
     func fakeModelsConfigurationCopy() throws {
         let url = try #require(startURL)
         let configurator = RecordingConfigurator()

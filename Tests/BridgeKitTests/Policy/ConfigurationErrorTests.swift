@@ -1,6 +1,6 @@
-import Testing
 import BridgeKit
 import BridgeKitTesting
+import Testing
 
 /// Configuration errors are seen when the configuration is built, not as a silent `forbidden`
 /// on every call (issue 24, item 6).
@@ -24,29 +24,33 @@ struct ConfigurationErrorTests {
         #expect(error?.description.contains("\"https://app.example\"") == true, "the message says how to write it")
     }
 
-    @Test("Each malformed form has its reason", arguments: [
-        ("https://", OriginPatternError.Reason.missingHost),
-        ("https://*.", .missingHost),
-        ("https://*", .misplacedWildcard),
-        ("https://*example.com", .misplacedWildcard),
-        ("*.example.com", .missingScheme),
-        ("https://app.*.com", .misplacedWildcard),
-        ("https://app.example/app", .notAnOrigin),
-        ("https://app.example?x=1", .notAnOrigin),
-        ("https://user@app.example", .notAnOrigin),
-        ("https://app example", .notAnOrigin),
-        ("null", .opaqueOrigin),
-        ("", .missingScheme),
-    ])
+    @Test(
+        "Each malformed form has its reason",
+        arguments: [
+            ("https://", OriginPatternError.Reason.missingHost),
+            ("https://*.", .missingHost),
+            ("https://*", .misplacedWildcard),
+            ("https://*example.com", .misplacedWildcard),
+            ("*.example.com", .missingScheme),
+            ("https://app.*.com", .misplacedWildcard),
+            ("https://app.example/app", .notAnOrigin),
+            ("https://app.example?x=1", .notAnOrigin),
+            ("https://user@app.example", .notAnOrigin),
+            ("https://app example", .notAnOrigin),
+            ("null", .opaqueOrigin),
+            ("", .missingScheme),
+        ])
     func malformed(text: String, reason: OriginPatternError.Reason) {
         #expect(throws: OriginPatternError(text: text, reason: reason)) { try OriginPattern(validating: text) }
         #expect(!OriginPattern(text).isValid)
     }
 
-    @Test("Valid patterns pass every check and keep their meaning", arguments: [
-        "https://app.example", "https://app.example/", "http://localhost:8080", "https://*.example.com",
-        "https://*.example.com:8443", "app://local", "http://[::1]:8080",
-    ])
+    @Test(
+        "Valid patterns pass every check and keep their meaning",
+        arguments: [
+            "https://app.example", "https://app.example/", "http://localhost:8080", "https://*.example.com",
+            "https://*.example.com:8443", "app://local", "http://[::1]:8080",
+        ])
     func valid(text: String) throws {
         let checked = try OriginPattern(validating: text)
         #expect(checked == OriginPattern(text))

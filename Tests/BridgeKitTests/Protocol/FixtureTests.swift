@@ -16,9 +16,11 @@ struct ProtocolFixture: Decodable, Sendable, CustomTestStringConvertible {
 
     static func all() throws -> [ProtocolFixture] {
         let folder = Repository.url("Tests/Fixtures/protocol")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+            .sorted()
         return try files.map { file in
-            var fixture = try BridgeJSON.decode(ProtocolFixture.self, from: Data(contentsOf: folder.appendingPathComponent(file)))
+            var fixture = try BridgeJSON.decode(
+                ProtocolFixture.self, from: Data(contentsOf: folder.appendingPathComponent(file)))
             fixture.file = file
             return fixture
         }
@@ -34,14 +36,18 @@ struct FixtureTests {
     @Test("Every message kind of the protocol has a fixture")
     func coverage() {
         let kinds = Set(Self.fixtures.map { "\($0.direction):\($0.kind)" })
-        for expected in ["page-to-native:call", "page-to-native:cancel", "page-to-native:reply", "native-to-page:reply",
-                         "native-to-page:progress", "native-to-page:event", "native-to-page:call", "native-to-page:cancel",
-                         "native-to-page:tasks"] {
+        for expected in [
+            "page-to-native:call", "page-to-native:cancel", "page-to-native:reply", "native-to-page:reply",
+            "native-to-page:progress", "native-to-page:event", "native-to-page:call", "native-to-page:cancel",
+            "native-to-page:tasks",
+        ] {
             #expect(kinds.contains(expected), "missing \(expected)")
         }
     }
 
-    @Test("The router accepts every page-to-native fixture", arguments: fixtures.filter { $0.direction == "page-to-native" })
+    @Test(
+        "The router accepts every page-to-native fixture",
+        arguments: fixtures.filter { $0.direction == "page-to-native" })
     func pageToNative(fixture: ProtocolFixture) async throws {
         let tasks: [any BridgeTask] = ["cart.add", "analytics.track", "login", "History"].map { name in
             ClosureTask(name: name) { (options: JSONValue, _: CallContext) in options }
@@ -69,7 +75,8 @@ struct FixtureTests {
         let router = try makeRouter([count])
         let page = InMemoryPage(router: router)
         _ = await page.call("count", id: "k7f3q9x1-1")
-        #expect(page.messages(for: "k7f3q9x1-1") == [byFile["progress.json"], byFile["reply-ok.json"]].compactMap { $0 })
+        #expect(
+            page.messages(for: "k7f3q9x1-1") == [byFile["progress.json"], byFile["reply-ok.json"]].compactMap { $0 })
         _ = router.replace(none)
         let none1 = InMemoryPage(router: try makeRouter([none]))
         #expect(await none1.call("none", id: "k7f3q9x1-1") == byFile["reply-ok-null.json"])
@@ -77,7 +84,10 @@ struct FixtureTests {
         #expect(await missing.call("geo.lookup", id: "k7f3q9x1-1") == byFile["reply-error.json"])
         try await router.emit("cart.updated", data: ["count": 3] as JSONValue)
         #expect(page.messages.last == byFile["event.json"])
-        let call = Task { try await router.callPage("page.title", options: ["format": "plain"] as JSONValue, timeout: .milliseconds(50)) }
+        let call = Task {
+            try await router.callPage(
+                "page.title", options: ["format": "plain"] as JSONValue, timeout: .milliseconds(50))
+        }
         #expect(await eventually { page.messages.contains { $0["kind"] == "call" } })
         #expect(page.messages.last == byFile["native-call.json"])
         _ = try? await call.value

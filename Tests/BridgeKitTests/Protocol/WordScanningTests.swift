@@ -1,6 +1,7 @@
-@testable import BridgeKit
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 /// Kind of fault: a scanner that reads eight bytes at a time misses a special byte in one lane
 /// of the word, or in the bytes after the last whole word, and lets it through unescaped or
@@ -23,8 +24,9 @@ struct WordScanningTests {
         for text in Self.strings() {
             let json = try JSONEncoder().encode(["k": text, "<": text])
             let expression = JavaScriptEmbedding.expression(fromJSON: json)
-            #expect(!expression.contains("<") && !expression.contains("\u{2028}") && !expression.contains("\u{2029}"),
-                    "\(text.debugDescription)")
+            #expect(
+                !expression.contains("<") && !expression.contains("\u{2028}") && !expression.contains("\u{2029}"),
+                "\(text.debugDescription)")
             let value = try JSONDecoder().decode([String: String].self, from: Data(expression.utf8))
             #expect(value == ["k": text, "<": text])
 
@@ -39,8 +41,10 @@ struct WordScanningTests {
     func envelopeLanes() throws {
         for text in Self.strings() {
             let quoted = String(decoding: try JSONEncoder().encode(text), as: UTF8.self)
-            for body in [#"{"v":1,"kind":"call","id":"# + quoted + #","task":"t","options":[1]}"#,
-                         #"{"kind":"call","v":1,"task":"# + quoted + #","id":"x"}"#] {
+            for body in [
+                #"{"v":1,"kind":"call","id":"# + quoted + #","task":"t","options":[1]}"#,
+                #"{"kind":"call","v":1,"task":"# + quoted + #","id":"x"}"#,
+            ] {
                 let scan = Array(body.utf8).withUnsafeBufferPointer { CallEnvelopeScan($0) }
                 let plain = text.unicodeScalars.allSatisfy { $0 != "\"" && $0 != "\\" && $0.value >= 0x20 }
                 // Strings with escapes or control characters are left to the general path.
@@ -67,13 +71,17 @@ struct WordScanningTests {
 
     @Test("invalid UTF-8 in an id or a task name makes the scan give up; valid non-ASCII text is read exactly")
     func invalidUTF8() {
-        let invalid: [[UInt8]] = [[0xFF], [0x80], [0xC3], [0xC3, 0x28], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80]]
+        let invalid: [[UInt8]] = [
+            [0xFF], [0x80], [0xC3], [0xC3, 0x28], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80],
+        ]
         for bytes in invalid {
             for offset in [0, 5, 11] {
                 var text = [UInt8](repeating: UInt8(ascii: "a"), count: 12)
                 text.insert(contentsOf: bytes, at: offset)
-                for body in [Array(#"{"v":1,"kind":"call","id":""#.utf8) + text + Array(#"","task":"t"}"#.utf8),
-                             Array(#"{"v":1,"kind":"call","id":"x","task":""#.utf8) + text + Array(#""}"#.utf8)] {
+                for body in [
+                    Array(#"{"v":1,"kind":"call","id":""#.utf8) + text + Array(#"","task":"t"}"#.utf8),
+                    Array(#"{"v":1,"kind":"call","id":"x","task":""#.utf8) + text + Array(#""}"#.utf8),
+                ] {
                     #expect(body.withUnsafeBufferPointer { CallEnvelopeScan($0) } == nil, "\(bytes) at \(offset)")
                 }
             }

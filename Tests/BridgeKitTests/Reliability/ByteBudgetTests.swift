@@ -27,7 +27,9 @@ struct ByteBudgetTests {
         .string(String(repeating: "x", count: bytes))
     }
 
-    @Test("Calls past the budget are refused with memory_budget_exceeded; the budget is free again once the held calls end")
+    @Test(
+        "Calls past the budget are refused with memory_budget_exceeded; the budget is free again once the held calls end"
+    )
     func pendingCalls() async throws {
         let task = HoldTask()
         let limits = BridgeLimits(maxHeldBytes: 350_000)
@@ -87,8 +89,9 @@ struct ByteBudgetTests {
         let router = try makeRouter([echoTask])
         let replies = Mutex<[String?]>([])
         let head = #"{"v":1,"kind":"call","id":"big-1","task":"echo","options":"xxxxxxxx"#
-        router.refuseOversizedBody(head: head, byteCount: 300_000_000, from: .mainFrame(appOrigin),
-                                   replyHandler: ReplyHandler(carriesFinalReplies: true) { json in replies.withLock { $0.append(json) } })
+        router.refuseOversizedBody(
+            head: head, byteCount: 300_000_000, from: .mainFrame(appOrigin),
+            replyHandler: ReplyHandler(carriesFinalReplies: true) { json in replies.withLock { $0.append(json) } })
         #expect(await eventually { replies.withLock { !$0.isEmpty } })
         let json = try #require(replies.withLock { $0.first } ?? nil)
         let reply = try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))

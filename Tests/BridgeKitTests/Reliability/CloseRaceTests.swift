@@ -20,7 +20,8 @@ struct CloseRaceTests {
                 for index in 0..<8 {
                     group.addTask {
                         let text = text.replacingOccurrences(of: #""c""#, with: "\"c\(index)\"")
-                        router.receive(.string(text), from: .mainFrame(appOrigin), replyHandler: replies.handler("\(index)"))
+                        router.receive(
+                            .string(text), from: .mainFrame(appOrigin), replyHandler: replies.handler("\(index)"))
                     }
                 }
                 group.addTask { await router.close() }

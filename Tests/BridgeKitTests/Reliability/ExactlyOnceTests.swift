@@ -105,8 +105,11 @@ final class InterleavingModel: @unchecked Sendable {
             },
             ClosureTask(name: "typed") { (options: [String: Int], _: CallContext) in options.count },
         ]
-        let router = try makeRouter(tasks, limits: BridgeLimits(maxPayloadBytes: 4096, maxDepth: 16, maxPendingCalls: 64,
-                                                                maxProgressPerCall: 3, maxPendingPageCalls: 8))
+        let router = try makeRouter(
+            tasks,
+            limits: BridgeLimits(
+                maxPayloadBytes: 4096, maxDepth: 16, maxPendingCalls: 64,
+                maxProgressPerCall: 3, maxPendingPageCalls: 8))
         weakRouter = router
         log = TrafficLog(router)
         page = InMemoryPage(router: router)
@@ -169,7 +172,8 @@ final class InterleavingModel: @unchecked Sendable {
             handlerKeys.append(key)
             return replies.handler(key)
         }
-        router.receive(rng.chance(50) ? .string(text) : .json(Data(text.utf8)), from: frame.source, replyHandler: handler)
+        router.receive(
+            rng.chance(50) ? .string(text) : .json(Data(text.utf8)), from: frame.source, replyHandler: handler)
     }
 
     private func postCall() {
@@ -178,9 +182,10 @@ final class InterleavingModel: @unchecked Sendable {
         let id = newID("c")
         var options: JSONValue = ["k": .int(Int64(rng.below(1000))), "s": "a\u{2028}b</script>"]
         let allowed = task == "widget" ? frame == .subWidget : frame == .mainApp
-        var expectation = Expectation(outcomes: [], generation: page?.router.pageGeneration ?? 0, frame: frame,
-                                      hasHandler: rng.chance(frame.isMainApp ? 40 : 80), refused: !allowed,
-                                      held: false, task: task)
+        var expectation = Expectation(
+            outcomes: [], generation: page?.router.pageGeneration ?? 0, frame: frame,
+            hasHandler: rng.chance(frame.isMainApp ? 40 : 80), refused: !allowed,
+            held: false, task: task)
         if !allowed {
             expectation.outcomes = ["forbidden"]
         } else {
@@ -199,8 +204,11 @@ final class InterleavingModel: @unchecked Sendable {
                 expectation.outcomes = ["ok", "cancelled"]
                 expectation.held = true
             case "timeout": expectation.outcomes = ["timeout", "cancelled"]
-            default: // typed: wrong options half of the time
-                if rng.chance(50) { options = ["a": "not a number"] ; expectation.outcomes = ["invalid_options"] } else {
+            default:  // typed: wrong options half of the time
+                if rng.chance(50) {
+                    options = ["a": "not a number"]
+                    expectation.outcomes = ["invalid_options"]
+                } else {
                     options = ["a": 1]
                     expectation.outcomes = ["ok"]
                 }
@@ -215,8 +223,9 @@ final class InterleavingModel: @unchecked Sendable {
     private func postFireAndForget() {
         let task = ["fast", "throwing", "progress", "slow"][rng.below(4)]
         let key = newID("f")
-        post(jsonText(["v": 1, "kind": "call", "task": .string(task), "options": ["n": 2]]), from: frame(),
-             handlerKey: rng.chance(50) ? key : nil)
+        post(
+            jsonText(["v": 1, "kind": "call", "task": .string(task), "options": ["n": 2]]), from: frame(),
+            handlerKey: rng.chance(50) ? key : nil)
     }
 
     private func postBadBody() {
@@ -238,12 +247,15 @@ final class InterleavingModel: @unchecked Sendable {
             text = jsonText(["v": 2, "kind": "call", "id": .string(id), "task": "fast"])
             outcome = "invalid_message"
         case 3:
-            text = #"{"v":1,"kind":"call","id":"\#(id)","task":"fast","options":"# + String(repeating: "[", count: 20)
+            text =
+                #"{"v":1,"kind":"call","id":"\#(id)","task":"fast","options":"# + String(repeating: "[", count: 20)
                 + String(repeating: "]", count: 20) + "}"
             outcome = "nesting_too_deep"
         case 4:
-            text = jsonText(["v": 1, "kind": "call", "id": .string(id), "task": "fast",
-                             "options": .string(String(repeating: "x", count: 5000))])
+            text = jsonText([
+                "v": 1, "kind": "call", "id": .string(id), "task": "fast",
+                "options": .string(String(repeating: "x", count: 5000)),
+            ])
             outcome = "payload_too_large"
         case 5:
             text = jsonText(["v": 1, "kind": "call", "id": .string(id), "task": "nope"])
@@ -257,8 +269,9 @@ final class InterleavingModel: @unchecked Sendable {
         }
         let hasHandler = rng.chance(frame.isMainApp ? 50 : 80)
         if let outcome {
-            var expectation = Expectation(outcomes: [outcome], generation: generation, frame: frame, hasHandler: hasHandler,
-                                          refused: outcome == "forbidden", held: false, task: "bad")
+            var expectation = Expectation(
+                outcomes: [outcome], generation: generation, frame: frame, hasHandler: hasHandler,
+                refused: outcome == "forbidden", held: false, task: "bad")
             if closed { expectation = expectation.closedVariant() }
             expectations[id] = expectation
         }
@@ -272,7 +285,9 @@ final class InterleavingModel: @unchecked Sendable {
         guard let expectation = expectations[id] else { return }
         let rightFrame = rng.chance(80)
         let frame = rightFrame ? expectation.frame : Frame.allCases.first { $0 != expectation.frame } ?? .mainApp
-        post(jsonText(["v": 1, "kind": "cancel", "id": .string(id)]), from: frame, handlerKey: rng.chance(30) ? newID("k") : nil)
+        post(
+            jsonText(["v": 1, "kind": "cancel", "id": .string(id)]), from: frame,
+            handlerKey: rng.chance(30) ? newID("k") : nil)
         if rightFrame, expectation.held, expectation.generation == page?.router.pageGeneration {
             expectations[id]?.held = false
             expectations[id]?.outcomes = ["cancelled"]
@@ -292,14 +307,15 @@ final class InterleavingModel: @unchecked Sendable {
         guard let router = page?.router else { return }
         let timeout: Duration? = rng.chance(50) ? .milliseconds(1 + rng.below(3)) : nil
         let outcomes = pageCallOutcomes
-        pageCallTasks.append(Task {
-            do {
-                _ = try await router.callPage("pick", options: ["x": 1], timeout: timeout)
-                outcomes.append("ok")
-            } catch {
-                outcomes.append((error as? BridgeError)?.code ?? "\(error)")
-            }
-        })
+        pageCallTasks.append(
+            Task {
+                do {
+                    _ = try await router.callPage("pick", options: ["x": 1], timeout: timeout)
+                    outcomes.append("ok")
+                } catch {
+                    outcomes.append((error as? BridgeError)?.code ?? "\(error)")
+                }
+            })
     }
 
     private func answerPageCall() {
@@ -331,7 +347,10 @@ final class InterleavingModel: @unchecked Sendable {
         page = nil
         tornDown = true
         let released = await settle { weakRouter == nil }
-        #expect(released, "seed \(seed): the router outlived its page \(pageCallOutcomes.all.count)/\(pageCallTasks.count) \(String(describing: weakRouter?.pendingCountsForTesting)) held \(gates.waitingCount)")
+        #expect(
+            released,
+            "seed \(seed): the router outlived its page \(pageCallOutcomes.all.count)/\(pageCallTasks.count) \(String(describing: weakRouter?.pendingCountsForTesting)) held \(gates.waitingCount)"
+        )
     }
 
     private var deliveriesAtTeardown: [InMemoryPage.Delivery] = []
@@ -357,8 +376,9 @@ final class InterleavingModel: @unchecked Sendable {
     func verify() async throws {
         let deliveries = page?.deliveries ?? deliveriesAtTeardown
         // Teardown: held calls get no record; their kept reply paths are answered `unavailable`.
-        #expect(await settle { replies.notAnsweredOnce.isEmpty },
-                "seed \(seed): reply handlers not answered exactly once: \(replies.notAnsweredOnce.prefix(8))")
+        #expect(
+            await settle { replies.notAnsweredOnce.isEmpty },
+            "seed \(seed): reply handlers not answered exactly once: \(replies.notAnsweredOnce.prefix(8))")
         for (id, expectation) in expectations.sorted(by: { $0.key < $1.key }) {
             let records = replyRecords(id)
             let scripts = deliveries.filter { $0.path == .script && $0.message?["id"] == .string(id) }
@@ -367,39 +387,52 @@ final class InterleavingModel: @unchecked Sendable {
             if tornDown, expectation.held {
                 #expect(records.isEmpty && finalScripts.isEmpty, "seed \(seed) \(id): a torn-down call was answered")
                 if expectation.hasHandler, !expectation.frame.isMainApp {
-                    #expect(handlerReply?["error"]?.string("code") == "unavailable", "seed \(seed) \(id): teardown answer")
+                    #expect(
+                        handlerReply?["error"]?.string("code") == "unavailable", "seed \(seed) \(id): teardown answer")
                 }
                 continue
             }
-            try #require(records.count == 1, "seed \(seed) \(id) (\(expectation.task)): \(records.count) final reply records: \(records.map { "\($0.outcome ?? "-")/\($0.reason ?? "-")" }) all: \(log.all.filter { $0.id == id }.map { "\($0.direction) \($0.kind) \($0.outcome ?? "-")/\($0.reason ?? "-")" })")
+            try #require(
+                records.count == 1,
+                "seed \(seed) \(id) (\(expectation.task)): \(records.count) final reply records: \(records.map { "\($0.outcome ?? "-")/\($0.reason ?? "-")" }) all: \(log.all.filter { $0.id == id }.map { "\($0.direction) \($0.kind) \($0.outcome ?? "-")/\($0.reason ?? "-")" })"
+            )
             let record = records[0]
-            #expect(expectation.outcomes.contains(record.outcome ?? ""),
-                    "seed \(seed) \(id) (\(expectation.task), \(expectation.frame)): outcome \(record.outcome ?? "nil") not in \(expectation.outcomes)")
+            #expect(
+                expectation.outcomes.contains(record.outcome ?? ""),
+                "seed \(seed) \(id) (\(expectation.task), \(expectation.frame)): outcome \(record.outcome ?? "nil") not in \(expectation.outcomes)"
+            )
             let delivered = finalScripts.count + (handlerReply == nil ? 0 : 1)
-            #expect(delivered == (record.reason == nil ? 1 : 0),
-                    "seed \(seed) \(id): delivered \(delivered) times, record reason \(record.reason ?? "nil")")
+            #expect(
+                delivered == (record.reason == nil ? 1 : 0),
+                "seed \(seed) \(id): delivered \(delivered) times, record reason \(record.reason ?? "nil")")
             if !expectation.frame.source.isMainFrame || expectation.refused {
                 #expect(scripts.isEmpty, "seed \(seed) \(id): a script was evaluated for a subframe or refused call")
             }
-            #expect(scripts.allSatisfy { $0.generation == expectation.generation },
-                    "seed \(seed) \(id): delivered to the page after a navigation")
+            #expect(
+                scripts.allSatisfy { $0.generation == expectation.generation },
+                "seed \(seed) \(id): delivered to the page after a navigation")
             if let reply = finalScripts.first, let index = deliveries.firstIndex(of: reply) {
                 let late = deliveries[(index + 1)...].filter { $0.message?["id"] == .string(id) }
                 #expect(late.isEmpty, "seed \(seed) \(id): progress after the final reply")
             }
             if record.outcome == "ok" || record.outcome == "progress_limit_exceeded", record.reason == nil,
-               expectation.frame.source.isMainFrame {
+                expectation.frame.source.isMainFrame
+            {
                 let progress = scripts.filter { $0.message?["kind"] == "progress" }.count
                 #expect(expectation.progress.contains(progress), "seed \(seed) \(id): \(progress) progress messages")
             }
         }
         if let router = page?.router {
-            #expect(await settle { router.pendingCountsForTesting == (0, 0) }, "seed \(seed): pending maps not empty after close")
+            #expect(
+                await settle { router.pendingCountsForTesting == (0, 0) },
+                "seed \(seed): pending maps not empty after close")
         }
         let finished = await settle { pageCallOutcomes.all.count == pageCallTasks.count }
         #expect(finished, "seed \(seed): native-to-page calls never finished")
         if finished { for task in pageCallTasks { await task.value } }
-        let allowed: Set<String> = ["ok", "declined", "timeout", "navigated", "unavailable", "cancelled", "too_many_pending_calls"]
+        let allowed: Set<String> = [
+            "ok", "declined", "timeout", "navigated", "unavailable", "cancelled", "too_many_pending_calls",
+        ]
         #expect(pageCallOutcomes.all.allSatisfy(allowed.contains))
     }
 }
@@ -411,20 +444,20 @@ final class OutcomeList: Sendable {
     var all: [String] { items.withLock { $0 } }
 }
 
-private extension InterleavingModel.Frame {
-    var isMainApp: Bool { self == .mainApp }
+extension InterleavingModel.Frame {
+    fileprivate var isMainApp: Bool { self == .mainApp }
 }
 
-private extension InterleavingModel.Expectation {
+extension InterleavingModel.Expectation {
     /// Posted after close: every id is answered `unavailable`.
-    func closedVariant() -> Self {
+    fileprivate func closedVariant() -> Self {
         var copy = self
         // A body that is too large, too deep or not a call is refused as such, also by a closed
         // router; only calls are answered `unavailable`.
         let unreadable: Set<String> = ["payload_too_large", "nesting_too_deep", "invalid_message"]
         copy.outcomes = outcomes.isSubset(of: unreadable) ? outcomes : ["unavailable"]
         copy.held = false
-        copy.refused = false // a closed router answers before any policy check
+        copy.refused = false  // a closed router answers before any policy check
         copy.progress = 0...0
         return copy
     }

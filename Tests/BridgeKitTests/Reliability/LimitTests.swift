@@ -18,7 +18,8 @@ struct LimitTests {
             jsonText(["v": 1, "kind": "call", "id": .string(id), "task": "echo", "options": .string(filler)])
         }
         let remaining = 300 - body("", id: "p").utf8.count
-        let filler = String(repeating: "é", count: remaining / 2) + String(repeating: "a", count: remaining % 2) // é: 2 bytes
+        // é: 2 bytes.
+        let filler = String(repeating: "é", count: remaining / 2) + String(repeating: "a", count: remaining % 2)
         let exact = body(filler, id: "p")
         let over = body(filler + "x", id: "q")
         try #require(exact.utf8.count == 300 && over.utf8.count == 301)
@@ -84,12 +85,15 @@ struct LimitTests {
         let page = InMemoryPage(router: try makeRouter([task], limits: BridgeLimits(maxProgressPerCall: 4)))
         #expect(await page.call("steps", options: 4, id: "ok")["data"] == 4)
         let over = await page.call("steps", options: 5, id: "over")
-        #expect(over["error"]?.string("code") == "progress_limit_exceeded" && over["error"]?["details"]?.int("limit") == 4)
+        #expect(
+            over["error"]?.string("code") == "progress_limit_exceeded" && over["error"]?["details"]?.int("limit") == 4)
         #expect(page.messages(for: "over").filter { $0["kind"] == "progress" }.count == 4)
         #expect(sent.withLock { $0[5] } == "progress_limit_exceeded", "the task learns why its progress failed")
     }
 
-    @Test("maxPendingPageCalls: native-to-page calls beyond the limit throw too_many_pending_calls; an answer frees a slot")
+    @Test(
+        "maxPendingPageCalls: native-to-page calls beyond the limit throw too_many_pending_calls; an answer frees a slot"
+    )
     func pendingPageCallsBoundary() async throws {
         let page = InMemoryPage(router: try makeRouter(limits: BridgeLimits(maxPendingPageCalls: 2)))
         let router = page.router
@@ -127,7 +131,9 @@ struct LimitTests {
             return "finished"
         }
         let page = InMemoryPage(router: try makeRouter([task], limits: BridgeLimits(maxPayloadBytes: 1000)))
-        await #expect { try await page.router.emit("huge", data: big) } throws: { ($0 as? BridgeError)?.code == "payload_too_large" }
+        await #expect { try await page.router.emit("huge", data: big) } throws: {
+            ($0 as? BridgeError)?.code == "payload_too_large"
+        }
         await #expect { _ = try await page.router.callPage("huge", options: big, timeout: nil) } throws: {
             ($0 as? BridgeError)?.code == "payload_too_large"
         }
@@ -139,9 +145,12 @@ struct LimitTests {
 
     @Test("Every limit has its own stable error code")
     func distinctCodes() {
-        let codes = [BridgeError.payloadTooLarge(bytes: 2, limit: 1).code, BridgeError.nestingTooDeep(limit: 1).code,
-                     BridgeError.tooManyPendingCalls(limit: 1).code, BridgeError.progressLimitExceeded(limit: 1).code]
-        #expect(codes == ["payload_too_large", "nesting_too_deep", "too_many_pending_calls", "progress_limit_exceeded"])
+        let codes = [
+            BridgeError.payloadTooLarge(bytes: 2, limit: 1).code, BridgeError.nestingTooDeep(limit: 1).code,
+            BridgeError.tooManyPendingCalls(limit: 1).code, BridgeError.progressLimitExceeded(limit: 1).code,
+        ]
+        #expect(
+            codes == ["payload_too_large", "nesting_too_deep", "too_many_pending_calls", "progress_limit_exceeded"])
         #expect(Set(codes).isSubset(of: Set(BridgeError.builtInCodes)))
     }
 }

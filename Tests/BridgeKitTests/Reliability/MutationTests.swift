@@ -1,8 +1,9 @@
-@testable import BridgeKit
 import BridgeKitTesting
 import Foundation
 import Synchronization
 import Testing
+
+@testable import BridgeKit
 
 /// Kind of fault: a router that traps, hangs or answers twice on a body a page (or a broken
 /// engine) can post: flipped bits, cut-off text, stray bytes, repeated fragments (R13 for the
@@ -28,8 +29,10 @@ struct MutationTests {
             guard case .object(var message)? = fixture["message"] else { continue }
             bodies.append(Array(try BridgeJSON.encode(JSONValue.object(message))))
             if message["task"] != nil {
-                for (task, options) in [("echo", ["text": "a\u{2028}</script>", "n": 1] as JSONValue), ("progress", ["n": 2]),
-                                        ("throwing", ["code": "nope"]), ("typed", ["a": 1, "b": ["x"]])] {
+                for (task, options) in [
+                    ("echo", ["text": "a\u{2028}</script>", "n": 1] as JSONValue), ("progress", ["n": 2]),
+                    ("throwing", ["code": "nope"]), ("typed", ["a": 1, "b": ["x"]]),
+                ] {
                     message["task"] = .string(task)
                     message["options"] = options
                     bodies.append(Array(try BridgeJSON.encode(JSONValue.object(message))))
@@ -39,21 +42,28 @@ struct MutationTests {
         return bodies
     }
 
-    static func router(limits: BridgeLimits = BridgeLimits(maxPayloadBytes: 4096, maxDepth: 12, maxPendingCalls: 100_000,
-                                                           maxProgressPerCall: 1)) throws -> BridgeRouter {
-        struct Typed: Decodable, Sendable { let a: Int; let b: [String] }
-        return try makeRouter([
-            echoTask,
-            ClosureTask(name: "progress") { (options: JSONValue, context: CallContext) -> Int64 in
-                let count = max(0, min(options.int("n") ?? 0, 3))
-                for step in 0..<count { try await context.progress(step) }
-                return count
-            },
-            ClosureTask(name: "throwing") { (options: JSONValue, _: CallContext) -> NoResult in
-                throw BridgeError(code: options.string("code") ?? "boom", message: "thrown")
-            },
-            ClosureTask(name: "typed") { (options: Typed, _: CallContext) in options.a + options.b.count },
-        ], limits: limits)
+    static func router(
+        limits: BridgeLimits = BridgeLimits(
+            maxPayloadBytes: 4096, maxDepth: 12, maxPendingCalls: 100_000,
+            maxProgressPerCall: 1)
+    ) throws -> BridgeRouter {
+        struct Typed: Decodable, Sendable {
+            let a: Int
+            let b: [String]
+        }
+        return try makeRouter(
+            [
+                echoTask,
+                ClosureTask(name: "progress") { (options: JSONValue, context: CallContext) -> Int64 in
+                    let count = max(0, min(options.int("n") ?? 0, 3))
+                    for step in 0..<count { try await context.progress(step) }
+                    return count
+                },
+                ClosureTask(name: "throwing") { (options: JSONValue, _: CallContext) -> NoResult in
+                    throw BridgeError(code: options.string("code") ?? "boom", message: "thrown")
+                },
+                ClosureTask(name: "typed") { (options: Typed, _: CallContext) in options.a + options.b.count },
+            ], limits: limits)
     }
 
     /// The ids a reply to `bytes` may carry: the strict decode's, and the one the router's own
@@ -63,7 +73,8 @@ struct MutationTests {
         if let scanned = bytes.withUnsafeBufferPointer({ BodyScan($0).id }) { ids.insert(scanned) }
         var strictCallID: String?
         if case .object(let members)? = try? BridgeJSON.decode(JSONValue.self, from: Data(bytes)) {
-            let id: String? = if let value = members["id"] { value.stringValue } else { members["callbackId"]?.stringValue }
+            let id: String? =
+                if let value = members["id"] { value.stringValue } else { members["callbackId"]?.stringValue }
             if let id { ids.insert(id) }
             let kind = members["kind"]?.stringValue ?? (members["task"] != nil ? "call" : nil)
             let versionOK = members["v"] == nil || members["v"] == 1
@@ -72,7 +83,9 @@ struct MutationTests {
         return (strictCallID, ids)
     }
 
-    @Test("Thousands of mutated fixture bodies: no crash; every reply path answered once; every readable call id answered once")
+    @Test(
+        "Thousands of mutated fixture bodies: no crash; every reply path answered once; every readable call id answered once"
+    )
     func mutatedBodies() async throws {
         let seeds = try Self.seedBodies()
         try #require(seeds.count >= 14)
@@ -92,22 +105,25 @@ struct MutationTests {
             let bytes = Self.mutate(original, &rng)
             if bytes != original { mutants += 1 }
             let key = "m\(index)"
-            let body: MessageBody = index.isMultiple(of: 2) ? .json(Data(bytes)) : .string(String(decoding: bytes, as: UTF8.self))
+            let body: MessageBody =
+                index.isMultiple(of: 2) ? .json(Data(bytes)) : .string(String(decoding: bytes, as: UTF8.self))
             // The text as the router reads it: a string body's invalid UTF-8 is already repaired,
             // a JSON-string body is unwrapped once.
-            let seen: [UInt8] = switch body {
-            case .string(let text): Array(text.utf8)
-            case .json(let data): BridgeRouter.unwrapJSONString(data).map(Array.init) ?? []
-            case .absent: []
-            }
+            let seen: [UInt8] =
+                switch body {
+                case .string(let text): Array(text.utf8)
+                case .json(let data): BridgeRouter.unwrapJSONString(data).map(Array.init) ?? []
+                case .absent: []
+                }
             let (strictCallID, ids) = Self.readableIDs(seen)
             strictCalls[key] = strictCallID
             for id in ids { mentions[id, default: 0] += 1 }
             routerA.receive(body, from: .mainFrame(appOrigin), replyHandler: replies.handler(key))
             routerB.receive(body, from: .mainFrame(appOrigin), replyHandler: replies.handler("B" + key))
         }
-        #expect(await settle(tries: 100_000) { replies.notAnsweredOnce.isEmpty },
-                "reply handlers not answered exactly once: \(replies.notAnsweredOnce.prefix(10))")
+        #expect(
+            await settle(tries: 100_000) { replies.notAnsweredOnce.isEmpty },
+            "reply handlers not answered exactly once: \(replies.notAnsweredOnce.prefix(10))")
         for index in 0..<Self.mutantsPerRun {
             let key = "m\(index)"
             guard let answer = replies.message(key) else {
@@ -125,18 +141,25 @@ struct MutationTests {
         }
         for (id, count) in finals { #expect(count <= mentions[id, default: 0], "id \(id): \(count) replies") }
         let refused = logA.all.filter { $0.direction == .inbound && $0.outcome != nil }.count
-        print("mutation: \(mutants) bad inputs tried (\(Self.mutantsPerRun) bodies, \(refused) refused by router A, \(seeds.count) seeds)")
+        print(
+            "mutation: \(mutants) bad inputs tried (\(Self.mutantsPerRun) bodies, \(refused) refused by router A, \(seeds.count) seeds)"
+        )
         #expect(mutants > Self.mutantsPerRun * 9 / 10)
     }
 
     /// One to three random edits of `bytes`.
     static func mutate(_ bytes: [UInt8], _ rng: inout SplitMix64) -> [UInt8] {
-        let alphabet: [[UInt8]] = [[0x22], [0x5C], [0x7B], [0x7D], [0x5B], [0x5D], [0x3A], [0x2C], [0x00], [0xFF],
-                                   [0xE2, 0x80, 0xA8], [0xED, 0xA0, 0x80], Array("\\u".utf8), Array("null".utf8),
-                                   Array("\"__proto__\"".utf8), Array("1e999".utf8), Array("\"id\":".utf8)]
+        let alphabet: [[UInt8]] = [
+            [0x22], [0x5C], [0x7B], [0x7D], [0x5B], [0x5D], [0x3A], [0x2C], [0x00], [0xFF],
+            [0xE2, 0x80, 0xA8], [0xED, 0xA0, 0x80], Array("\\u".utf8), Array("null".utf8),
+            Array("\"__proto__\"".utf8), Array("1e999".utf8), Array("\"id\":".utf8),
+        ]
         var out = bytes
         for _ in 0..<(1 + rng.below(3)) {
-            guard !out.isEmpty else { out = alphabet[rng.below(alphabet.count)]; continue }
+            guard !out.isEmpty else {
+                out = alphabet[rng.below(alphabet.count)]
+                continue
+            }
             let at = rng.below(out.count)
             switch rng.below(6) {
             case 0: out[at] ^= UInt8(1 << rng.below(8))
@@ -153,8 +176,8 @@ struct MutationTests {
     }
 }
 
-private extension JSONValue {
-    var stringValue: String? {
+extension JSONValue {
+    fileprivate var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }

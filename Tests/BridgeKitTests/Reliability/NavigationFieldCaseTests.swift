@@ -26,7 +26,9 @@ struct NavigationFieldCaseTests {
             #expect(await settle { gates.waitingCount == 2 })
             page.navigate()
             #expect(await settle { gates.waitingCount == 0 }, "the old document's tasks were cancelled")
-            #expect(await page.call("echo", options: .int(Int64(reload)), id: "new-\(reload)")["data"] == .int(Int64(reload)))
+            #expect(
+                await page.call("echo", options: .int(Int64(reload)), id: "new-\(reload)")["data"]
+                    == .int(Int64(reload)))
             page.send("wait", id: "same")
             #expect(await settle { gates.waitingCount == 1 }, "a reused id of the old document is free in the new one")
             gates.release("same@\(router.pageGeneration)")

@@ -1,7 +1,8 @@
-@testable import BridgeKit
 import BridgeKitTesting
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 /// Kind of fault: decoding paths that disagree on what a body is (issue 20, item 10).
 ///
@@ -16,15 +17,19 @@ struct NotJSONBodyTests {
     /// framing (settings byte 0x00, control byte 0x80: a string body from the main frame): an
     /// escape-free control character (0x1B) in `callbackId`, and a byte that is not UTF-8 in `id`
     /// (which the string form repairs to U+FFFD).
-    static let fuzzInput = Data(base64Encoded:
-        "AIB7InRhc2siOiJjYiIsIm9wdGlvbnMiOnsiayI6MX0sImNhbGxiYWNrSWQiOiJSUlJSUlJSUj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj5SUlJSUhtSUlJNUlJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSUmwiLCJpZCI6Ik4tMVJSUmNi0zFAIn0=")
+    static let fuzzInput = Data(
+        base64Encoded:
+            "AIB7InRhc2siOiJjYiIsIm9wdGlvbnMiOnsiayI6MX0sImNhbGxiYWNrSWQiOiJSUlJSUlJSUj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj5SUlJSUhtSUlJNUlJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSUlJSUmwiLCJpZCI6Ik4tMVJSUmNi0zFAIn0="
+    )
 
     /// The second body RouterFuzz found (a 20-minute run of the first fix): `options` starts with
     /// a byte that is not UTF-8 (repaired to U+FFFD) before `{"…"` , so the envelope scan read a
     /// "token" up to the comma and the `id` after it at the top level, where ``BodyScan`` (and a
     /// strict decode) see it nested: the call was answered under an id no other path names.
-    static let fuzzInput2 = Data(base64Encoded:
-        "AIB7InRhc2siOiJjYiIsIm9wdGlvbnMiOuN7IlJSUlJSUj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+wsLCwsI+Pj4+Pj4+Pj4+PiIsImlkIjoiTi0xUlJSY2LTMUAifQ==")
+    static let fuzzInput2 = Data(
+        base64Encoded:
+            "AIB7InRhc2siOiJjYiIsIm9wdGlvbnMiOuN7IlJSUlJSUj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+Pj4+wsLCwsI+Pj4+Pj4+Pj4+PiIsImlkIjoiTi0xUlJSY2LTMUAifQ=="
+    )
 
     static func callbackTask(_ ran: Counter) -> any BridgeTask {
         CallbackTask(name: "cb") { (options: JSONValue, _: CallContext, responder: CallResponder<JSONValue>) in
@@ -55,7 +60,9 @@ struct NotJSONBodyTests {
         let router = try makeRouter([Self.callbackTask(ran)])
         let log = TrafficLog(router)
         let page = InMemoryPage(router: router)
-        for body in [MessageBody.string(String(decoding: input.dropFirst(2), as: UTF8.self)), .json(Data(input.dropFirst(2)))] {
+        for body in [
+            MessageBody.string(String(decoding: input.dropFirst(2), as: UTF8.self)), .json(Data(input.dropFirst(2))),
+        ] {
             page.post(body: body)
         }
         #expect(await eventually { log.all.filter { $0.direction == .inbound }.count == 2 })
@@ -93,36 +100,61 @@ struct NotJSONBodyTests {
         for task in ["typed", "typed-now", "typed-sync", "raw", "cb"] {
             for junk: [UInt8] in [[0x1B], [0xD3, 0x31], [0xFF]] {
                 // General path: an extra member the envelope never reads.
-                cases.append((task, Array(#"{"v":1,"kind":"call","id":"x","task":""#.utf8) + Array(task.utf8)
-                    + Array(#"","options":{"a":1},"callbackId":""#.utf8) + junk + Array(#""}"#.utf8)))
+                cases.append(
+                    (
+                        task,
+                        Array(#"{"v":1,"kind":"call","id":"x","task":""#.utf8) + Array(task.utf8)
+                            + Array(#"","options":{"a":1},"callbackId":""#.utf8) + junk + Array(#""}"#.utf8)
+                    ))
                 // Fast path: a member of the options the type never reads.
-                cases.append((task, Array(#"{"v":1,"kind":"call","id":"x","task":""#.utf8) + Array(task.utf8)
-                    + Array(#"","options":{"a":1,"junk":""#.utf8) + junk + Array(#""}}"#.utf8)))
+                cases.append(
+                    (
+                        task,
+                        Array(#"{"v":1,"kind":"call","id":"x","task":""#.utf8) + Array(task.utf8)
+                            + Array(#"","options":{"a":1,"junk":""#.utf8) + junk + Array(#""}}"#.utf8)
+                    ))
             }
-            cases.append((task, Array(#"{"v":1,"kind":"call","id":"x","task":""#.utf8) + Array(task.utf8)
-                + Array(#"","options":{"a":1,"junk":[1,]}}"#.utf8)))
+            cases.append(
+                (
+                    task,
+                    Array(#"{"v":1,"kind":"call","id":"x","task":""#.utf8) + Array(task.utf8)
+                        + Array(#"","options":{"a":1,"junk":[1,]}}"#.utf8)
+                ))
         }
         return cases
     }()
 
     struct Typed: Decodable, Sendable { let a: Int }
 
-    @Test("a body that is not JSON where nobody reads it is refused on every path, with the same reply",
-          arguments: 0..<unreadGarbage.count)
+    @Test(
+        "a body that is not JSON where nobody reads it is refused on every path, with the same reply",
+        arguments: 0..<unreadGarbage.count)
     func unreadGarbageRefused(index: Int) async throws {
         let (task, bytes) = Self.unreadGarbage[index]
         let ran = Counter()
         let router = try makeRouter([
-            ClosureTask(name: "typed") { (options: Typed, _: CallContext) in ran.increment(); return options.a },
-            ClosureTask(name: "typed-now", execution: .immediate) { (options: Typed, _: CallContext) in
-                ran.increment(); return options.a
+            ClosureTask(name: "typed") { (options: Typed, _: CallContext) in
+                ran.increment()
+                return options.a
             },
-            SynchronousClosureTask(name: "typed-sync") { (options: Typed, _: CallContext) in ran.increment(); return options.a },
-            ClosureTask(name: "raw") { (options: RawJSON, _: CallContext) in ran.increment(); return options },
+            ClosureTask(name: "typed-now", execution: .immediate) { (options: Typed, _: CallContext) in
+                ran.increment()
+                return options.a
+            },
+            SynchronousClosureTask(name: "typed-sync") { (options: Typed, _: CallContext) in
+                ran.increment()
+                return options.a
+            },
+            ClosureTask(name: "raw") { (options: RawJSON, _: CallContext) in
+                ran.increment()
+                return options
+            },
             Self.callbackTask(ran),
         ])
         // A posted string is valid UTF-8 (the engine's, or the repair of `String(decoding:)`).
-        let forms = bytes.allSatisfy { $0 < 0x80 } ? [MessageBody.json(Data(bytes)), .string(String(decoding: bytes, as: UTF8.self))]
+        let forms =
+            bytes.allSatisfy { $0 < 0x80 }
+            ? [MessageBody.json(Data(bytes)), .string(String(decoding: bytes, as: UTF8.self))]
             : [MessageBody.json(Data(bytes))]
         for form in forms {
             let page = InMemoryPage(router: router)

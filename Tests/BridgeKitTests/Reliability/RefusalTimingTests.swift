@@ -13,19 +13,27 @@ import Testing
 struct RefusalTimingTests {
     /// Bodies the router refuses, each naming an id, with the source that sends them.
     static let refusals: [(name: String, body: MessageBody, source: MessageSource)] = [
-        ("not JSON, id found by the scan", .string(#"{"v":1,"kind":"call","id":"r1","task":"echo","options":{"a":}"#),
-         .mainFrame(appOrigin)),
-        ("not JSON from a subframe", .string(#"{"v":1,"kind":"call","id":"r2","task":"echo","options":[}"#),
-         .subframe(appOrigin)),
+        (
+            "not JSON, id found by the scan",
+            .string(#"{"v":1,"kind":"call","id":"r1","task":"echo","options":{"a":}"#),
+            .mainFrame(appOrigin)
+        ),
+        (
+            "not JSON from a subframe", .string(#"{"v":1,"kind":"call","id":"r2","task":"echo","options":[}"#),
+            .subframe(appOrigin)
+        ),
         ("unknown task", .string(#"{"v":1,"kind":"call","id":"r3","task":"nope"}"#), .mainFrame(appOrigin)),
-        ("forbidden origin", .string(#"{"v":1,"kind":"call","id":"r4","task":"echo"}"#),
-         .mainFrame("https://evil.example")),
+        (
+            "forbidden origin", .string(#"{"v":1,"kind":"call","id":"r4","task":"echo"}"#),
+            .mainFrame("https://evil.example")
+        ),
         ("forbidden subframe", .string(#"{"v":1,"kind":"call","id":"r5","task":"echo"}"#), .subframe(appOrigin)),
         ("unsupported version", .string(#"{"v":99,"kind":"call","id":"r6","task":"echo"}"#), .mainFrame(appOrigin)),
     ]
 
-    @Test("a refused call's reply handler is answered, with its error, before receive returns",
-          arguments: Self.refusals.indices)
+    @Test(
+        "a refused call's reply handler is answered, with its error, before receive returns",
+        arguments: Self.refusals.indices)
     func refusalAnsweredSynchronously(_ index: Int) throws {
         let (name, body, source) = Self.refusals[index]
         let router = try makeRouter([echoTask])
@@ -54,12 +62,14 @@ struct RefusalTimingTests {
     func refusalScriptPostedSynchronously() throws {
         let router = try makeRouter([echoTask])
         let scripts = Mutex<[String]>([])
-        router.connect(PageChannel(post: { script, completion in
-            scripts.withLock { $0.append(script) }
-            completion(nil)
-        }))
-        router.receive(.string(#"{"v":1,"kind":"call","id":"s1","task":"nope"}"#), from: .mainFrame(appOrigin),
-                       replyHandler: nil)
+        router.connect(
+            PageChannel(post: { script, completion in
+                scripts.withLock { $0.append(script) }
+                completion(nil)
+            }))
+        router.receive(
+            .string(#"{"v":1,"kind":"call","id":"s1","task":"nope"}"#), from: .mainFrame(appOrigin),
+            replyHandler: nil)
         let posted = scripts.withLock { $0 }
         #expect(posted.count == 1)
         #expect(posted.first?.contains("unknown_task") == true)

@@ -1,7 +1,8 @@
-@testable import BridgeKit
 import BridgeKitTesting
 import Foundation
 import Synchronization
+
+@testable import BridgeKit
 
 /// SplitMix64 (Steele, Lea, Flood 2014; the seeding generator of xoshiro): a tiny, fast,
 /// fully deterministic generator, so every property and mutation test replays exactly from its

@@ -101,12 +101,15 @@ struct ReusedIDTests {
         #expect(Self.finalReplies(page, "x").last?["data"] == "B")
     }
 
-    @Test("a duplicate id while the first call is pending: refused, and the first call settles once, with its own outcome",
-          arguments: ["complete", "cancel", "timeout"], [TaskExecution.immediate, .concurrent])
+    @Test(
+        "a duplicate id while the first call is pending: refused, and the first call settles once, with its own outcome",
+        arguments: ["complete", "cancel", "timeout"], [TaskExecution.immediate, .concurrent])
     func duplicateWhilePending(ending: String, execution: TaskExecution) async throws {
         let gates = Gates()
-        let task = ClosureTask(name: "gated", timeout: ending == "timeout" ? .seconds(2) : nil,
-                               execution: execution) { (options: JSONValue, context: CallContext) -> JSONValue in
+        let task = ClosureTask(
+            name: "gated", timeout: ending == "timeout" ? .seconds(2) : nil,
+            execution: execution
+        ) { (options: JSONValue, context: CallContext) -> JSONValue in
             await gates.wait(context.callID ?? "")
             try Task.checkCancellation()
             return options
@@ -159,16 +162,24 @@ struct ReusedIDTests {
                         let handler = ReplyHandler(carriesFinalReplies: true) { json in
                             answers.withLock { $0[key, default: []].append(json) }
                         }
-                        let body = jsonText(["v": 1, "kind": "call", "id": .string("i\(rng.below(16))"),
-                                             "task": .string(["now", "later", "yield"][rng.below(3)]), "options": .int(Int64(key))])
+                        let body = jsonText([
+                            "v": 1, "kind": "call", "id": .string("i\(rng.below(16))"),
+                            "task": .string(["now", "later", "yield"][rng.below(3)]), "options": .int(Int64(key)),
+                        ])
                         router.receive(.string(body), from: .mainFrame(appOrigin), replyHandler: handler)
                         if rng.chance(30) {
-                            router.receive(.string(jsonText(["v": 1, "kind": "cancel", "id": .string("i\(rng.below(16))")])),
-                                           from: .mainFrame(appOrigin))
+                            router.receive(
+                                .string(jsonText(["v": 1, "kind": "cancel", "id": .string("i\(rng.below(16))")])),
+                                from: .mainFrame(appOrigin))
                         }
                         usleep(100)
                     }
-                    if remaining.withLock({ $0 -= 1; return $0 }) == 0 { done.resume() }
+                    if remaining.withLock({
+                        $0 -= 1
+                        return $0
+                    }) == 0 {
+                        done.resume()
+                    }
                 }
             }
         }
@@ -178,7 +189,8 @@ struct ReusedIDTests {
         var wrong: [String] = []
         for (key, texts) in all {
             guard texts.count == 1, let text = texts[0],
-                  let message = try? BridgeJSON.decode(JSONValue.self, from: Data(text.utf8)) else {
+                let message = try? BridgeJSON.decode(JSONValue.self, from: Data(text.utf8))
+            else {
                 wrong.append("\(key): \(texts)")
                 continue
             }

@@ -18,7 +18,8 @@ struct RouterFaultTests {
             await gates.wait(context.callID ?? "")
             return "done"
         }
-        let widget = ClosureTask(name: "widget", policy: .origins([OriginPattern(widgetOrigin)], allowsSubframes: true)) {
+        let widget = ClosureTask(name: "widget", policy: .origins([OriginPattern(widgetOrigin)], allowsSubframes: true))
+        {
             (_: NoOptions, context: CallContext) -> String in
             try await context.progress(["step": 1])
             return "widget-data"
@@ -48,7 +49,10 @@ struct RouterFaultTests {
         #expect(await settle { log.all.filter { $0.direction == .outbound && $0.kind == "reply" }.count == 5 })
         #expect(page.messages(for: "w-1").isEmpty, "a subframe's reply or progress reached the main frame")
         #expect(page.messages(for: "m-1").isEmpty, "a subframe settled the main frame's pending call")
-        #expect(log.all.filter { $0.direction == .outbound && $0.kind == "reply" }.allSatisfy { $0.reason == "no_reply_path" })
+        #expect(
+            log.all.filter { $0.direction == .outbound && $0.kind == "reply" }.allSatisfy {
+                $0.reason == "no_reply_path"
+            })
         gates.release("m-1")
         #expect(await page.reply(for: "m-1")["data"] == "done")
         #expect(page.messages(for: "m-1").count == 1)
@@ -67,14 +71,18 @@ struct RouterFaultTests {
             let router = try Self.router(gates: gates)
             weakRouter = router
             // No page channel: main-frame calls keep their reply handler; subframe calls always do.
-            router.receive(.string(jsonText(["v": 1, "kind": "call", "id": "m-1", "task": "wait"])),
-                           from: .mainFrame(appOrigin), replyHandler: replies.handler("m-1"))
-            router.receive(.string(jsonText(["v": 1, "kind": "call", "id": "w-1", "task": "widget"])),
-                           from: .subframe(Self.widgetOrigin), replyHandler: replies.handler("w-1"))
+            router.receive(
+                .string(jsonText(["v": 1, "kind": "call", "id": "m-1", "task": "wait"])),
+                from: .mainFrame(appOrigin), replyHandler: replies.handler("m-1"))
+            router.receive(
+                .string(jsonText(["v": 1, "kind": "call", "id": "w-1", "task": "widget"])),
+                from: .subframe(Self.widgetOrigin), replyHandler: replies.handler("w-1"))
             #expect(await settle { gates.waitingCount == 1 })
         }
         #expect(await settle { weakRouter == nil }, "the router is not retained by its running calls")
-        #expect(await settle { replies.notAnsweredOnce.isEmpty }, "reply handlers left unanswered: \(replies.notAnsweredOnce)")
+        #expect(
+            await settle { replies.notAnsweredOnce.isEmpty },
+            "reply handlers left unanswered: \(replies.notAnsweredOnce)")
         #expect(replies.message("m-1")?["error"]?.string("code") == "unavailable")
         #expect(replies.message("m-1")?["id"] == "m-1")
         let widget = replies.message("w-1")
@@ -96,7 +104,7 @@ struct RouterFaultTests {
         }
         let settled = await settle(tries: 4000) { outcome.withLock { $0 } != nil }
         if !settled, let id = page.messages.last(where: { $0["kind"] == "call" })?.string("id") {
-            page.answer(id, data: 1) // unblock the caller so the failure is reported, not a hang
+            page.answer(id, data: 1)  // unblock the caller so the failure is reported, not a hang
         }
         await caller.value
         #expect(settled, "the call waited for the page although its task was cancelled")
@@ -132,8 +140,9 @@ struct RouterFaultTests {
             if !settled { page.answer(id, data: 1) }
             await caller.value
             #expect(outcome.withLock { $0 } == expected)
-            #expect(page.messages(for: id).filter { $0["kind"] == "reply" }.isEmpty,
-                    "an error reply for a native call id was sent to the page")
+            #expect(
+                page.messages(for: id).filter { $0["kind"] == "reply" }.isEmpty,
+                "an error reply for a native call id was sent to the page")
         }
         #expect(page.router.pendingCountsForTesting.pageCalls == 0)
     }
@@ -149,15 +158,20 @@ struct RouterFaultTests {
         await router.close()
         #expect(await page.reply(for: "m-1")["error"]?.string("code") == "unavailable")
         let replies = ReplyLog()
-        router.receive(.string(jsonText(["v": 1, "kind": "cancel", "id": "m-1"])), from: .mainFrame(appOrigin),
-                       replyHandler: replies.handler("cancel"))
-        router.receive(.string(jsonText(["v": 1, "kind": "reply", "id": "m-1", "ok": true, "data": 1])), from: .mainFrame(appOrigin),
-                       replyHandler: replies.handler("reply"))
-        router.receive(.string(jsonText(["v": 1, "kind": "call", "id": "m-2", "task": "wait"])), from: .mainFrame(appOrigin),
-                       replyHandler: replies.handler("call"))
+        router.receive(
+            .string(jsonText(["v": 1, "kind": "cancel", "id": "m-1"])), from: .mainFrame(appOrigin),
+            replyHandler: replies.handler("cancel"))
+        router.receive(
+            .string(jsonText(["v": 1, "kind": "reply", "id": "m-1", "ok": true, "data": 1])),
+            from: .mainFrame(appOrigin),
+            replyHandler: replies.handler("reply"))
+        router.receive(
+            .string(jsonText(["v": 1, "kind": "call", "id": "m-2", "task": "wait"])), from: .mainFrame(appOrigin),
+            replyHandler: replies.handler("call"))
         #expect(await settle { replies.notAnsweredOnce.isEmpty })
         #expect(replies.answers("cancel") == [nil] && replies.answers("reply") == [nil])
-        #expect(replies.message("call")?["error"]?.string("code") == "unavailable", "a call after close is still answered")
+        #expect(
+            replies.message("call")?["error"]?.string("code") == "unavailable", "a call after close is still answered")
         #expect(page.messages(for: "m-1").count == 1)
         #expect(log.all.filter { $0.direction == .outbound && $0.kind == "reply" && $0.id == "m-1" }.count == 1)
     }

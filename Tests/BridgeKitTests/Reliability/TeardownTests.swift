@@ -53,7 +53,8 @@ struct TeardownTests {
             weakTask = owner.task
             // A call still running when the screen goes away.
             let proxy = try #require(registry.installed["webbridge"])
-            proxy.receive(.string(jsonText(["v": 1, "kind": "call", "id": "c1", "task": "wait"])), from: .mainFrame(appOrigin))
+            proxy.receive(
+                .string(jsonText(["v": 1, "kind": "call", "id": "c1", "task": "wait"])), from: .mainFrame(appOrigin))
             #expect(await settle { gates.waitingCount == 1 })
         }
         #expect(weakOwner == nil)
@@ -66,7 +67,9 @@ struct TeardownTests {
         #expect(registry.duplicateAdds.isEmpty)
     }
 
-    @Test("R23 a router released while the controller still holds its proxy: later messages are dropped or answered unavailable")
+    @Test(
+        "R23 a router released while the controller still holds its proxy: later messages are dropped or answered unavailable"
+    )
     func r23ProxyOutlivesRouter() async throws {
         let registry = RecordingRegistry()
         weak var weakRouter: BridgeRouter?
@@ -85,9 +88,12 @@ struct TeardownTests {
         proxy.receive(.string(call), from: .mainFrame(appOrigin), replyHandler: replies.handler("with"))
         proxy.receive(.json(Data(call.utf8)), from: .mainFrame(appOrigin))
         proxy.receive(.absent, from: .mainFrame(appOrigin), replyHandler: replies.handler("absent"))
-        proxy.receive(.string("{\"id\":\"x\", broken"), from: .subframe("https://ads.example"), replyHandler: replies.handler("broken"))
-        proxy.receive(.string(jsonText(["v": 1, "kind": "call", "task": "echo"])), from: .mainFrame(appOrigin),
-                      replyHandler: replies.handler("no-id"))
+        proxy.receive(
+            .string("{\"id\":\"x\", broken"), from: .subframe("https://ads.example"),
+            replyHandler: replies.handler("broken"))
+        proxy.receive(
+            .string(jsonText(["v": 1, "kind": "call", "task": "echo"])), from: .mainFrame(appOrigin),
+            replyHandler: replies.handler("no-id"))
         #expect(replies.notAnsweredOnce.isEmpty)
         let answer = try #require(replies.message("with"))
         #expect(answer["id"] == "late-1" && answer["error"]?.string("code") == "unavailable")
@@ -144,7 +150,9 @@ struct LongRunTests {
             try await context.progress(1)
             return 1
         }
-        let failing = ClosureTask(name: "failing") { (_: NoOptions, _: CallContext) -> NoResult in throw CancellationError() }
+        let failing = ClosureTask(name: "failing") { (_: NoOptions, _: CallContext) -> NoResult in
+            throw CancellationError()
+        }
         let router = try makeRouter([echoTask, progress, failing])
         let counts = TrafficCounts(router)
         let scripts = Mutex(0)
@@ -156,10 +164,12 @@ struct LongRunTests {
         for start in stride(from: 0, to: total, by: batch) {
             for number in start..<(start + batch) {
                 let id = "r-\(number)"
-                let text = #"{"v":1,"kind":"call","id":"\#(id)","task":"\#(tasks[number % tasks.count])","options":{"n":\#(number)}}"#
+                let text =
+                    #"{"v":1,"kind":"call","id":"\#(id)","task":"\#(tasks[number % tasks.count])","options":{"n":\#(number)}}"#
                 let handler = number.isMultiple(of: 3) ? replies.handler(id) : nil
-                router.receive(number.isMultiple(of: 2) ? .string(text) : .json(Data(text.utf8)), from: .mainFrame(appOrigin),
-                               replyHandler: handler)
+                router.receive(
+                    number.isMultiple(of: 2) ? .string(text) : .json(Data(text.utf8)), from: .mainFrame(appOrigin),
+                    replyHandler: handler)
                 if number.isMultiple(of: 7) {
                     router.receive(.string(#"{"v":1,"kind":"cancel","id":"\#(id)"}"#), from: .mainFrame(appOrigin))
                 }

@@ -10,15 +10,20 @@ struct AccessPolicyTests {
     @Test("R27 subframes and other origins are refused before the task runs; no script is evaluated")
     func r27() async throws {
         let ran = Mutex(0)
-        let pay = ClosureTask(name: "pay") { (_: JSONValue, _: CallContext) in ran.withLock { $0 += 1 }; return "paid" }
+        let pay = ClosureTask(name: "pay") { (_: JSONValue, _: CallContext) in
+            ran.withLock { $0 += 1 }
+            return "paid"
+        }
         let router = try makeRouter([pay])
         let log = TrafficLog(router)
         let page = InMemoryPage(router: router)
         let allowed = await page.call("pay", options: [:], id: "cb_9")
         #expect(allowed["data"] == "paid")
         let scriptsBefore = page.scripts.count
-        let sub = await page.call("pay", options: [:], id: "cb_9b", from: .subframe("https://ads.example.net"), replyHandler: true)
-        let evil = await page.call("pay", options: [:], id: "cb_9c", from: .mainFrame("https://evil.example.org"), replyHandler: true)
+        let sub = await page.call(
+            "pay", options: [:], id: "cb_9b", from: .subframe("https://ads.example.net"), replyHandler: true)
+        let evil = await page.call(
+            "pay", options: [:], id: "cb_9c", from: .mainFrame("https://evil.example.org"), replyHandler: true)
         #expect(sub["error"]?["details"]?.string("reason") == "subframe")
         #expect(evil["error"]?["details"]?.string("reason") == "origin_not_allowed")
         #expect(ran.withLock { $0 } == 1)
@@ -55,28 +60,38 @@ struct AccessPolicyTests {
         try open.register(echoTask)
         let openPage = InMemoryPage(router: open)
         #expect(await openPage.call("echo", options: 1)["data"] == 1)
-        let opaque = await openPage.call("echo", from: MessageSource(origin: nil, isMainFrame: true), replyHandler: true)
+        let opaque = await openPage.call(
+            "echo", from: MessageSource(origin: nil, isMainFrame: true), replyHandler: true)
         #expect(opaque["error"]?.string("code") == "forbidden", "anyOrigin means any tuple origin, not an opaque one")
         #expect(opaque["error"]?["details"]?.string("reason") == "no_origin")
-        #expect(await openPage.call("echo", from: .subframe("https://x.example"), replyHandler: true)["error"]?.string("code") == "forbidden")
+        #expect(
+            await openPage.call("echo", from: .subframe("https://x.example"), replyHandler: true)["error"]?.string(
+                "code") == "forbidden")
     }
 
     @Test("Opaque origins (no origin) are refused with no_origin by every policy unless allowsOpaqueOrigins opts in")
     func opaqueOrigins() {
         let opaqueMain = MessageSource(origin: nil, isMainFrame: true)
         let opaqueSub = MessageSource(origin: nil, isMainFrame: false)
-        for policy in [AccessPolicy(), .anyOrigin(), .anyOrigin(allowsSubframes: true), .origins(["https://app.example"], allowsSubframes: true)] {
+        for policy in [
+            AccessPolicy(), .anyOrigin(), .anyOrigin(allowsSubframes: true),
+            .origins(["https://app.example"], allowsSubframes: true),
+        ] {
             #expect(!policy.allowsOpaqueOrigins)
             #expect(policy.refusal(for: opaqueMain) == "no_origin")
         }
-        #expect(AccessPolicy.anyOrigin().refusal(for: .mainFrame("https://app.example")) == nil, "a tuple origin still passes anyOrigin")
+        #expect(
+            AccessPolicy.anyOrigin().refusal(for: .mainFrame("https://app.example")) == nil,
+            "a tuple origin still passes anyOrigin")
         let optedIn = AccessPolicy.anyOrigin(allowsOpaqueOrigins: true)
         #expect(optedIn.refusal(for: opaqueMain) == nil)
         #expect(optedIn.refusal(for: opaqueSub) == "subframe", "the frame check still applies")
         #expect(AccessPolicy.anyOrigin(allowsSubframes: true, allowsOpaqueOrigins: true).refusal(for: opaqueSub) == nil)
         let listed = AccessPolicy.origins(["https://app.example"], allowsOpaqueOrigins: true)
         #expect(listed.refusal(for: opaqueMain) == nil)
-        #expect(listed.refusal(for: .mainFrame("https://other.example")) == "origin_not_allowed", "the opt-in widens nothing else")
+        #expect(
+            listed.refusal(for: .mainFrame("https://other.example")) == "origin_not_allowed",
+            "the opt-in widens nothing else")
         #expect(AccessPolicy(origins: .anyOrigin, allowsOpaqueOrigins: true) == optedIn)
         #expect(AccessPolicy(origins: .anyOrigin) != optedIn)
     }
@@ -93,7 +108,9 @@ struct AccessPolicyTests {
         #expect(!wild.matches(SecurityOrigin("https://example.com")!))
         #expect(!wild.matches(SecurityOrigin("https://badexample.com")!))
         #expect(!OriginPattern("not an origin").isValid)
-        #expect(!OriginPattern("https://*").isValid || !OriginPattern("https://*").matches(SecurityOrigin("https://a.com")!))
+        #expect(
+            !OriginPattern("https://*").isValid || !OriginPattern("https://*").matches(SecurityOrigin("https://a.com")!)
+        )
         #expect(SecurityOrigin("null") == nil)
         #expect(SecurityOrigin("http://[::1]:8080")?.description == "http://[::1]:8080")
     }

@@ -1,7 +1,8 @@
-@testable import BridgeKit
 import BridgeKitTesting
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 /// Kind of fault: bookkeeping grows without bound, or its clean-up drops what is still live. A
 /// call's entry leaves the call table when the event that settles it is applied

@@ -30,7 +30,8 @@ struct DocumentNoticeTests {
 
     private static let notice: JSONValue = ["v": 1, "kind": "document"]
 
-    @Test("Only the host's commit report starts a new generation: the old document's calls settle navigated, undelivered")
+    @Test(
+        "Only the host's commit report starts a new generation: the old document's calls settle navigated, undelivered")
     func commitReport() async throws {
         let task = GateTask()
         let router = try makeRouter([task])
@@ -45,7 +46,9 @@ struct DocumentNoticeTests {
         #expect(page.messages(for: "old").isEmpty, "the old document's reply is not delivered")
     }
 
-    @Test("A document notice posted through the bridge's channel, by the main frame or a subframe, changes nothing: calls go on")
+    @Test(
+        "A document notice posted through the bridge's channel, by the main frame or a subframe, changes nothing: calls go on"
+    )
     func forgedNotice() async throws {
         let task = GateTask()
         let router = try makeRouter([task], policy: .anyOrigin(allowsSubframes: true))
@@ -62,8 +65,9 @@ struct DocumentNoticeTests {
         #expect(log.all.contains { $0.outcome == "invalid_message" }, "an unknown kind, logged")
         task.open.store(true, ordering: .releasing)
         #expect(await page.reply(for: main)["data"] == "done", "the main frame's call settles normally")
-        #expect(await eventually { page.deliveries.contains { $0.message?["id"] == .string(widget) } },
-                "the widget's call settles normally")
+        #expect(
+            await eventually { page.deliveries.contains { $0.message?["id"] == .string(widget) } },
+            "the widget's call settles normally")
         #expect(task.cancelled.withLock { $0 } == 0)
     }
 }

@@ -53,7 +53,9 @@ struct ErrorConcealmentTests {
     static func tasks() -> [any BridgeTask] {
         [
             ClosureTask(name: "async") { (_: NoOptions, _: CallContext) -> Int in throw DatabaseError() },
-            ClosureTask(name: "immediate", execution: .immediate) { (_: NoOptions, _: CallContext) -> Int in throw DatabaseError() },
+            ClosureTask(name: "immediate", execution: .immediate) { (_: NoOptions, _: CallContext) -> Int in
+                throw DatabaseError()
+            },
             SynchronousClosureTask(name: "sync") { (_: NoOptions, _: CallContext) -> Int in throw DatabaseError() },
             CallbackTask(name: "callback") { (_: NoOptions, _: CallContext, responder: CallResponder<Int>) in
                 responder.fail(DatabaseError())
@@ -65,7 +67,9 @@ struct ErrorConcealmentTests {
                 return 1
             },
             ClosureTask(name: "options") { (_: SecretOptions, _: CallContext) in 1 },
-            ClosureTask(name: "facing") { (_: NoOptions, _: CallContext) -> Int in throw CartError.outOfStock(sku: "A-1") },
+            ClosureTask(name: "facing") { (_: NoOptions, _: CallContext) -> Int in
+                throw CartError.outOfStock(sku: "A-1")
+            },
             ClosureTask(name: "facing-plain") { (_: NoOptions, _: CallContext) -> Int in throw CartError.plain },
             ClosureTask(name: "refusal") { (_: NoOptions, _: CallContext) -> Int in throw Refusal() },
             ClosureTask(name: "bridge") { (_: NoOptions, _: CallContext) -> Int in
@@ -74,10 +78,13 @@ struct ErrorConcealmentTests {
         ]
     }
 
-    @Test("a plain error: task_failed with a generic message, on every path (script and reply handler)",
-          arguments: [("async", "task_failed"), ("immediate", "task_failed"), ("sync", "task_failed"),
-                      ("callback", "task_failed"), ("unencodable", "invalid_result"), ("unencodable-sync", "invalid_result"),
-                      ("progress", "invalid_result"), ("options", "invalid_options")])
+    @Test(
+        "a plain error: task_failed with a generic message, on every path (script and reply handler)",
+        arguments: [
+            ("async", "task_failed"), ("immediate", "task_failed"), ("sync", "task_failed"),
+            ("callback", "task_failed"), ("unencodable", "invalid_result"), ("unencodable-sync", "invalid_result"),
+            ("progress", "invalid_result"), ("options", "invalid_options"),
+        ])
     func concealed(task: String, code: String) async throws {
         let router = try makeRouter(Self.tasks())
         let log = TrafficLog(router)
@@ -89,7 +96,9 @@ struct ErrorConcealmentTests {
             let message = try #require(reply["error"]?.string("message"))
             #expect(!message.contains(Self.secret) && !message.contains("/var/db"), "\(message)")
             // The log has the full description, on the reply's record.
-            #expect(await eventually { log.all.contains { $0.id == id && $0.direction == .outbound && $0.kind == "reply" } })
+            #expect(
+                await eventually { log.all.contains { $0.id == id && $0.direction == .outbound && $0.kind == "reply" } }
+            )
             let record = try #require(log.all.first { $0.id == id && $0.direction == .outbound && $0.kind == "reply" })
             #expect(record.outcome == code)
             #expect(record.internalError?.contains("db password=hunter2 at /var/db") == true, "\(record)")
@@ -111,13 +120,18 @@ struct ErrorConcealmentTests {
         #expect(!page.deliveries.contains { $0.text.contains(Self.secret) })
     }
 
-    @Test("a PageFacingError brings its code, message and details; a BridgeError passes unchanged; neither is logged as internal")
+    @Test(
+        "a PageFacingError brings its code, message and details; a BridgeError passes unchanged; neither is logged as internal"
+    )
     func pageFacing() async throws {
         let router = try makeRouter(Self.tasks())
         let log = TrafficLog(router)
         let page = InMemoryPage(router: router)
         let facing = await page.call("facing", id: "f")
-        #expect(facing["error"] == ["code": "out_of_stock", "message": "This item is out of stock.", "details": ["sku": "A-1"]])
+        #expect(
+            facing["error"] == [
+                "code": "out_of_stock", "message": "This item is out of stock.", "details": ["sku": "A-1"],
+            ])
         let plain = await page.call("facing-plain", id: "p")
         #expect(plain["error"]?.string("code") == "task_failed")
         #expect(plain["error"]?.string("message") == "This item is out of stock.")

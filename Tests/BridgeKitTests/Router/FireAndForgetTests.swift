@@ -15,16 +15,18 @@ struct FireAndForgetTests {
 
         func register(in router: BridgeRouter) throws {
             let (started, cancelled, notes) = (started, cancelled, notes)
-            try router.register(ClosureTask(name: "hold") { (_: NoOptions, _: CallContext) -> NoResult in
-                started.increment()
-                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(1)) }
-                cancelled.increment()
-                return NoResult()
-            })
-            try router.register(SynchronousClosureTask(name: "note") { (options: Int, _) -> NoResult in
-                notes.set(notes.value + [options])
-                return NoResult()
-            })
+            try router.register(
+                ClosureTask(name: "hold") { (_: NoOptions, _: CallContext) -> NoResult in
+                    started.increment()
+                    while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(1)) }
+                    cancelled.increment()
+                    return NoResult()
+                })
+            try router.register(
+                SynchronousClosureTask(name: "note") { (options: Int, _) -> NoResult in
+                    notes.set(notes.value + [options])
+                    return NoResult()
+                })
         }
     }
 
@@ -61,7 +63,10 @@ struct FireAndForgetTests {
 
         await router.close()
         #expect(await eventually { tasks.cancelled.value == 1 })
-        #expect(await eventually { log.all.filter { $0.outcome == "unavailable" && $0.reason == "fire_and_forget" }.count == 3 })
+        #expect(
+            await eventually {
+                log.all.filter { $0.outcome == "unavailable" && $0.reason == "fire_and_forget" }.count == 3
+            })
         #expect(tasks.notes.value.isEmpty)
     }
 

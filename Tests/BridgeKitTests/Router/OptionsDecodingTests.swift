@@ -115,7 +115,8 @@ struct OptionsDecodingTests {
     ]
 
     static func body(task: String, options: String?) -> MessageBody {
-        .string(#"{"v":1,"kind":"call","id":"e","task":"\#(task)""# + (options.map { #","options":"# + $0 } ?? "") + "}")
+        .string(
+            #"{"v":1,"kind":"call","id":"e","task":"\#(task)""# + (options.map { #","options":"# + $0 } ?? "") + "}")
     }
 
     /// The final reply to `options` sent to `task`, without its `data`.
@@ -130,11 +131,14 @@ struct OptionsDecodingTests {
         return reply
     }
 
-    @Test("typed options: an asynchronous task's decoding error equals the one reported on arrival",
-          arguments: badOptions)
+    @Test(
+        "typed options: an asynchronous task's decoding error equals the one reported on arrival",
+        arguments: badOptions)
     func typedErrors(options: String?) async throws {
-        let router = try makeRouter([ShapeTask(name: "shape", execution: .concurrent),
-                                     ShapeTask(name: "shape-now", execution: .immediate), ShapeSyncTask()])
+        let router = try makeRouter([
+            ShapeTask(name: "shape", execution: .concurrent),
+            ShapeTask(name: "shape-now", execution: .immediate), ShapeSyncTask(),
+        ])
         let onArrival = await Self.reply(task: "shape-sync", options: options, router: router)
         #expect(onArrival["ok"] == false)
         for task in ["shape", "shape-now"] {
@@ -144,15 +148,18 @@ struct OptionsDecodingTests {
 
     @Test("RawJSON options the strict check refuses: the same reply from an asynchronous task as on arrival")
     func rawErrors() async throws {
-        let router = try makeRouter([RawTask(name: "raw", execution: .concurrent),
-                                     RawTask(name: "raw-now", execution: .immediate), RawSyncTask()])
+        let router = try makeRouter([
+            RawTask(name: "raw", execution: .concurrent),
+            RawTask(name: "raw-now", execution: .immediate), RawSyncTask(),
+        ])
         // Not JSON at all, and a trailing comma: Foundation's decoder forgives it, but a body is
         // JSON by RFC 8259 on every path (issue 20, item 10), so it is refused everywhere.
         for (options, ok) in [(#"{"a":tru}"#, false), (#"{"a" 1}"#, false), ("[1,]", false)] {
             let onArrival = await Self.reply(task: "raw-sync", options: options, router: router)
             #expect(onArrival["ok"] == .bool(ok), "\(options)")
             for task in ["raw", "raw-now"] {
-                #expect(await Self.reply(task: task, options: options, router: router) == onArrival, "\(task) \(options)")
+                #expect(
+                    await Self.reply(task: task, options: options, router: router) == onArrival, "\(task) \(options)")
             }
         }
     }
@@ -163,8 +170,9 @@ struct OptionsDecodingTests {
 /// admission (its id in use, too many pending calls) must still name the options' error.
 @Suite("A refused call with undecodable options still gets invalid_options")
 struct RefusedOptionsTests {
-    @Test("an id in use, or no pending slot left: invalid_options when the options do not decode",
-          arguments: [TaskExecution.concurrent, .immediate])
+    @Test(
+        "an id in use, or no pending slot left: invalid_options when the options do not decode",
+        arguments: [TaskExecution.concurrent, .immediate])
     func refusedWithBadOptions(execution: TaskExecution) async throws {
         let gates = Gates()
         let wait = ClosureTask(name: "wait", execution: execution) { (_: NoOptions, context: CallContext) -> Int in

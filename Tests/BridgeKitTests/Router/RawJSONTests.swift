@@ -27,10 +27,12 @@ struct RawJSONTests {
         #expect(await page.reply(for: "2")["data"] == ["12345678901234567890123"])
     }
 
-    @Test("absent options are null; every JSON kind passes", arguments: [
-        ("", "null"), (#","options":null"#, "null"), (#","options":"text""#, #""text""#), (#","options":[]"#, "[]"),
-        (#","options":-1.5e3"#, "-1.5e3"), (#","options":true"#, "true"),
-    ])
+    @Test(
+        "absent options are null; every JSON kind passes",
+        arguments: [
+            ("", "null"), (#","options":null"#, "null"), (#","options":"text""#, #""text""#), (#","options":[]"#, "[]"),
+            (#","options":-1.5e3"#, "-1.5e3"), (#","options":true"#, "true"),
+        ])
     func kinds(_ member: String, _ expected: String) async throws {
         let page = InMemoryPage(router: try makeRouter([rawEcho]))
         page.post(body: .string(#"{"v":1,"kind":"call","id":"k","task":"raw""# + member + "}"))
@@ -41,12 +43,16 @@ struct RawJSONTests {
     @Test("options that are not JSON settle with an error and never reach the task")
     func invalidOptions() async throws {
         let ran = Counter()
-        let task = ClosureTask(name: "raw") { (options: RawJSON, _: CallContext) in ran.increment(); return options }
+        let task = ClosureTask(name: "raw") { (options: RawJSON, _: CallContext) in
+            ran.increment()
+            return options
+        }
         let page = InMemoryPage(router: try makeRouter([task]))
         for (index, options) in ["01", #""\x""#, "{\"a\"}", "1);alert(1);(", "NaN"].enumerated() {
             page.post(body: Self.body(id: "bad\(index)", task: "raw", options: options))
             let reply = await page.reply(for: "bad\(index)")
-            #expect(["invalid_message", "invalid_options"].contains(reply["error"]?.string("code")), "\(options) \(reply)")
+            #expect(
+                ["invalid_message", "invalid_options"].contains(reply["error"]?.string("code")), "\(options) \(reply)")
         }
         #expect(ran.value == 0)
         // Foundation's parser forgives a trailing comma, but every path checks the body is JSON
@@ -59,7 +65,8 @@ struct RawJSONTests {
 
     @Test("a raw result is escaped for the page: U+2028, U+2029 and </script> stay inside the string")
     func resultEscaped() async throws {
-        let result = try RawJSON(validating: "{\"html\":\"</script><script>alert(1)</script>\",\"sep\":\"\u{2028}\u{2029}\"}")
+        let result = try RawJSON(
+            validating: "{\"html\":\"</script><script>alert(1)</script>\",\"sep\":\"\u{2028}\u{2029}\"}")
         let task = ClosureTask(name: "html") { (_: NoOptions, _: CallContext) in result }
         let page = InMemoryPage(router: try makeRouter([task]))
         let reply = await page.call("html")
@@ -84,7 +91,10 @@ struct RawJSONTests {
 
     @Test("inside other Codable types it round-trips through JSONValue; decode(_:) looks inside")
     func nested() throws {
-        struct Envelope: Codable, Equatable { var name: String; var payload: RawJSON }
+        struct Envelope: Codable, Equatable {
+            var name: String
+            var payload: RawJSON
+        }
         let value = Envelope(name: "n", payload: try RawJSON(validating: #"{"b":[1,true,null],"a":"x"}"#))
         let decoded = try BridgeJSON.decode(Envelope.self, from: BridgeJSON.encode(value))
         #expect(decoded.name == "n")

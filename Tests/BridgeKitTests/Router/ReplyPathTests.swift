@@ -24,8 +24,9 @@ struct ReplyPathTests {
         router.connect(PageChannel { _ in })
         let received = Mutex<[String?]>([])
         let handler = ReplyHandler(carriesFinalReplies: true) { json in received.withLock { $0.append(json) } }
-        router.receive(.string(#"{"v":1,"kind":"call","id":"r","task":"\#(task.name)","options":\#(options)}"#),
-                       from: .mainFrame(appOrigin), replyHandler: handler)
+        router.receive(
+            .string(#"{"v":1,"kind":"call","id":"r","task":"\#(task.name)","options":\#(options)}"#),
+            from: .mainFrame(appOrigin), replyHandler: handler)
         #expect(await eventually { received.withLock { !$0.isEmpty } })
         let replies = received.withLock { $0 }
         #expect(replies.count == 1)
@@ -34,7 +35,8 @@ struct ReplyPathTests {
 
     /// What the page's `JSON.parse` makes of `text`, written back by `JSON.stringify`.
     static func parsedInJavaScript(_ text: String) throws -> String {
-        try NodeJS.run("""
+        try NodeJS.run(
+            """
             const fs = require('fs');
             const m = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
             process.stdout.write(JSON.stringify(m.data));
@@ -44,7 +46,9 @@ struct ReplyPathTests {
     @Test("a typed result: unsafe integers become strings, text survives, the reply is pure ASCII")
     func typedResult() async throws {
         let task = ClosureTask(name: "typed") { (_: NoOptions, _: CallContext) in
-            Result(big: 9_007_199_254_740_993, negative: -9_223_372_036_854_775_808, safe: 9_007_199_254_740_991, text: Self.text)
+            Result(
+                big: 9_007_199_254_740_993, negative: -9_223_372_036_854_775_808, safe: 9_007_199_254_740_991,
+                text: Self.text)
         }
         let reply = try await Self.replyText(task: task, options: "null")
         #expect(reply.utf8.allSatisfy { $0 < 0x80 })

@@ -86,10 +86,11 @@ struct ReplyReleaseTests {
         let key = "script-\(execution)"
         let router = try makeRouter([EchoTracked(execution: execution)])
         let seen = Mutex<[(script: String, live: Int)]>([])
-        router.connect(PageChannel { script in
-            let live = LifeToken.count(key)
-            seen.withLock { $0.append((script, live)) }
-        })
+        router.connect(
+            PageChannel { script in
+                let live = LifeToken.count(key)
+                seen.withLock { $0.append((script, live)) }
+            })
         router.receive(Self.call(key), from: .mainFrame(appOrigin))
         #expect(await eventually { seen.withLock { !$0.isEmpty } })
         let scripts = seen.withLock { $0 }
@@ -104,11 +105,12 @@ struct ReplyReleaseTests {
         let key = "post-\(execution)"
         let router = try makeRouter([EchoTracked(execution: execution)])
         let seen = Mutex<[Int]>([])
-        router.connect(PageChannel { _, completion in
-            let live = LifeToken.count(key)
-            seen.withLock { $0.append(live) }
-            completion(nil)
-        })
+        router.connect(
+            PageChannel { _, completion in
+                let live = LifeToken.count(key)
+                seen.withLock { $0.append(live) }
+                completion(nil)
+            })
         router.receive(Self.call(key), from: .mainFrame(appOrigin))
         #expect(await eventually { seen.withLock { !$0.isEmpty } })
         #expect(seen.withLock { $0 } == [0])

@@ -9,7 +9,10 @@ import Testing
 struct RouterCallTests {
     @Test("A call is decoded, run and answered with its typed result")
     func typedRoundTrip() async throws {
-        struct Options: Decodable, Sendable { let name: String; let count: Int }
+        struct Options: Decodable, Sendable {
+            let name: String
+            let count: Int
+        }
         let task = ClosureTask(name: "greet") { (o: Options, _: CallContext) in "\(o.name) x\(o.count)" }
         let page = InMemoryPage(router: try makeRouter([task]))
         let reply = await page.call("greet", options: ["name": "Ada", "count": 2, "ignored": true])
@@ -53,7 +56,10 @@ struct RouterCallTests {
     @Test("R10 booleans and numbers keep their JSON types")
     func r10() async throws {
         let seen = Mutex<JSONValue?>(nil)
-        let task = ClosureTask(name: "prefs") { (o: JSONValue, _: CallContext) in seen.withLock { $0 = o }; return o }
+        let task = ClosureTask(name: "prefs") { (o: JSONValue, _: CallContext) in
+            seen.withLock { $0 = o }
+            return o
+        }
         let page = InMemoryPage(router: try makeRouter([task]))
         let options: JSONValue = ["optIn": false, "retries": 0, "level": 1, "label": "true"]
         let reply = await page.call("prefs", options: options)
@@ -68,12 +74,17 @@ struct RouterCallTests {
     @Test("R13 absent, null, empty-string and number bodies are invalid without a reply; null fields decode")
     func r13() async throws {
         let seen = Mutex<JSONValue?>(nil)
-        let login = ClosureTask(name: "login") { (o: JSONValue, _: CallContext) in seen.withLock { $0 = o }; return NoResult() }
+        let login = ClosureTask(name: "login") { (o: JSONValue, _: CallContext) in
+            seen.withLock { $0 = o }
+            return NoResult()
+        }
         let router = try makeRouter([login])
         let log = TrafficLog(router)
         let page = InMemoryPage(router: router)
-        for body: MessageBody in [.absent, .json(Data("null".utf8)), .string(""), .json(Data("42".utf8)),
-                                  .json(Data("\"\"".utf8)), MessageBody(foundationObject: nil), MessageBody(foundationObject: NSNull())] {
+        for body: MessageBody in [
+            .absent, .json(Data("null".utf8)), .string(""), .json(Data("42".utf8)),
+            .json(Data("\"\"".utf8)), MessageBody(foundationObject: nil), MessageBody(foundationObject: NSNull()),
+        ] {
             page.post(body: body)
         }
         let reply = await page.call("login", options: ["user": nil, "pin": "0000"], id: "cb_1")
@@ -110,7 +121,9 @@ struct RouterCallTests {
         page.post(body: .string(object.replacingOccurrences(of: "obj", with: "str")))
         let viaJSONString = try BridgeJSON.encode(object.replacingOccurrences(of: "obj", with: "quoted"))
         page.post(body: .json(viaJSONString))
-        let a = await page.reply(for: "obj"), b = await page.reply(for: "str"), c = await page.reply(for: "quoted")
+        let a = await page.reply(for: "obj")
+        let b = await page.reply(for: "str")
+        let c = await page.reply(for: "quoted")
         #expect(a["data"] == b["data"] && b["data"] == c["data"] && a["data"]?.int("qty") == 2)
     }
 
@@ -142,7 +155,8 @@ struct RouterCallTests {
             return "result-\(q)"
         }
         let page = InMemoryPage(router: try makeRouter([lookup]))
-        let a = page.send("geo.lookup", options: ["q": "a"]), b = page.send("geo.lookup", options: ["q": "b"])
+        let a = page.send("geo.lookup", options: ["q": "a"])
+        let b = page.send("geo.lookup", options: ["q": "b"])
         #expect(a != b)
         #expect(await eventually { gates.withLock { $0.count } == 2 })
         gates.withLock { $0.removeValue(forKey: "b") }?.resume()
@@ -169,13 +183,18 @@ struct RouterCallTests {
         let gone = await page.call("share", id: "after")
         #expect(gone["error"]?.string("code") == "unknown_task" && gone["error"]?["details"]?.string("task") == "share")
         #expect(page.messages(for: "after").count == 1)
-        #expect(throws: TaskRegistrationError.emptyName) { try router.register(ClosureTask(name: "") { (_: NoOptions, _: CallContext) in 1 }) }
+        #expect(throws: TaskRegistrationError.emptyName) {
+            try router.register(ClosureTask(name: "") { (_: NoOptions, _: CallContext) in 1 })
+        }
     }
 
     @Test("A call without an id is fire-and-forget: the task runs, nothing is sent back")
     func fireAndForget() async throws {
         let ran = Mutex(0)
-        let task = ClosureTask(name: "log") { (_: NoOptions, _: CallContext) in ran.withLock { $0 += 1 }; return 1 }
+        let task = ClosureTask(name: "log") { (_: NoOptions, _: CallContext) in
+            ran.withLock { $0 += 1 }
+            return 1
+        }
         let page = InMemoryPage(router: try makeRouter([task]))
         page.send("log", fireAndForget: true)
         #expect(await eventually { ran.withLock { $0 } == 1 })

@@ -95,7 +95,8 @@ struct RouterLifecycleTests {
         let page = InMemoryPage(router: try makeRouter([echoTask], limits: BridgeLimits(maxPayloadBytes: 5_000_000)))
         let reply = await page.call("echo", options: ["image": .string(image)])
         #expect(reply["data"]?.string("image") == image)
-        let big = ClosureTask(name: "big") { (_: NoOptions, _: CallContext) in String(repeating: "x", count: 6_000_000) }
+        let big = ClosureTask(name: "big") { (_: NoOptions, _: CallContext) in String(repeating: "x", count: 6_000_000)
+        }
         try page.router.register(big)
         let tooBig = await page.call("big", id: "b")
         #expect(tooBig["error"]?.string("code") == "payload_too_large")

@@ -9,7 +9,9 @@ import Testing
 @Suite("SynchronousBridgeTask: answered before receive returns, exactly once, with every check")
 struct SynchronousTaskTests {
     /// A synchronous echo that counts its runs and reports the thread it ran on.
-    static func probe(_ runs: Counter, thread: Locked<pthread_t?> = Locked(nil)) -> SynchronousClosureTask<JSONValue, JSONValue> {
+    static func probe(_ runs: Counter, thread: Locked<pthread_t?> = Locked(nil)) -> SynchronousClosureTask<
+        JSONValue, JSONValue
+    > {
         SynchronousClosureTask(name: "now") { options, _ in
             runs.increment()
             thread.set(pthread_self())
@@ -28,10 +30,12 @@ struct SynchronousTaskTests {
         }
         #expect(runs.value == 50)
         #expect(thread.value.map { pthread_equal($0, pthread_self()) != 0 } == true)
-        #expect(page.messages(for: "same").last == ["v": 1, "kind": "reply", "id": "same", "ok": true, "data": ["n": 49]])
+        #expect(
+            page.messages(for: "same").last == ["v": 1, "kind": "reply", "id": "same", "ok": true, "data": ["n": 49]])
     }
 
-    @Test("registered with its own type (the synchronous overload) or as any BridgeTask: answered before receive returns")
+    @Test(
+        "registered with its own type (the synchronous overload) or as any BridgeTask: answered before receive returns")
     func bothRegistrations() throws {
         let task = SynchronousClosureTask(name: "now") { (options: JSONValue, _) in options }
         let concrete = BridgeRouter(configuration: BridgeConfiguration(policy: .origins([OriginPattern(appOrigin)])))
@@ -54,24 +58,30 @@ struct SynchronousTaskTests {
         #expect(await page.call("now", options: ["a": [1, "<b>"]])["data"] == ["a": [1, "<b>"]])
     }
 
-    @Test("the script is byte for byte what the same call to an asynchronous task gets",
-          arguments: [#"{"b":1,"a":"<\/script>\u2028"}"#, #"{"__proto__":{"x":1}}"#, "9007199254740993", #""é✓😀""#,
-                      "null", #"[1.5e300,-0,{"":[]}]"#])
+    @Test(
+        "the script is byte for byte what the same call to an asynchronous task gets",
+        arguments: [
+            #"{"b":1,"a":"<\/script>\u2028"}"#, #"{"__proto__":{"x":1}}"#, "9007199254740993", #""é✓😀""#,
+            "null", #"[1.5e300,-0,{"":[]}]"#,
+        ])
     func sameScriptAsAsynchronousTask(optionsText: String) throws {
         for typed in [false, true] {
-            let sync: any BridgeTask = typed
+            let sync: any BridgeTask =
+                typed
                 ? SynchronousClosureTask(name: "echo") { (options: JSONValue, _) in options }
                 : SynchronousClosureTask(name: "echo") { (options: RawJSON, _) in options }
-            let async: any BridgeTask = typed
+            let async: any BridgeTask =
+                typed
                 ? ClosureTask(name: "echo", execution: .immediate) { (options: JSONValue, _: CallContext) in options }
                 : ClosureTask(name: "echo", execution: .immediate) { (options: RawJSON, _: CallContext) in options }
             let scripts = try [sync, async].map { task in
                 let router = try makeRouter([task])
                 let scripts = Locked<[String]>([])
-                router.connect(PageChannel { script, completion in
-                    scripts.set(scripts.value + [script])
-                    completion(nil)
-                })
+                router.connect(
+                    PageChannel { script, completion in
+                        scripts.set(scripts.value + [script])
+                        completion(nil)
+                    })
                 let body = #"{"v":1,"kind":"call","id":"c-1","task":"echo","options":"# + optionsText + "}"
                 router.receive(.string(body), from: .mainFrame(appOrigin))
                 return scripts.value
@@ -85,7 +95,9 @@ struct SynchronousTaskTests {
     func errorCodes() async throws {
         struct Failure: Error {}
         let tasks: [any BridgeTask] = [
-            SynchronousClosureTask(name: "denied") { (_: NoOptions, _) -> Int in throw BridgeError.forbidden(reason: "custom", origin: nil) },
+            SynchronousClosureTask(name: "denied") { (_: NoOptions, _) -> Int in
+                throw BridgeError.forbidden(reason: "custom", origin: nil)
+            },
             SynchronousClosureTask(name: "broken") { (_: NoOptions, _) -> Int in throw Failure() },
             SynchronousClosureTask(name: "nan") { (_: NoOptions, _) in Double.nan },
             SynchronousClosureTask(name: "huge") { (_: NoOptions, _) in String(repeating: "x", count: 2_000) },
@@ -135,12 +147,14 @@ struct SynchronousTaskTests {
 
     @Test("a reply handler that carries final replies gets the reply; a subframe call is answered through its handler")
     func replyHandlerPaths() throws {
-        let router = try makeRouter([Self.probe(Counter())], policy: .origins([OriginPattern(appOrigin)], allowsSubframes: true))
+        let router = try makeRouter(
+            [Self.probe(Counter())], policy: .origins([OriginPattern(appOrigin)], allowsSubframes: true))
         let page = InMemoryPage(router: router)
         let carried = Locked<[String?]>([])
         let handler = ReplyHandler(carriesFinalReplies: true) { json in carried.set(carried.value + [json]) }
-        router.receive(.string(#"{"v":1,"kind":"call","id":"r","task":"now","options":[1]}"#), from: .mainFrame(appOrigin),
-                       replyHandler: handler)
+        router.receive(
+            .string(#"{"v":1,"kind":"call","id":"r","task":"now","options":[1]}"#), from: .mainFrame(appOrigin),
+            replyHandler: handler)
         #expect(page.scripts.isEmpty)
         #expect(carried.value.count == 1)
         #expect(carried.value.first??.contains(#""data":[1]"#) == true)
@@ -235,16 +249,17 @@ struct SynchronousTaskTests {
     func closeWhileRunning() async throws {
         let router = try makeRouter()
         let page = InMemoryPage(router: router)
-        try router.register(SynchronousClosureTask(name: "closing") { (_: NoOptions, _) -> String in
-            // close() runs to the end (channel dropped) while this task is still running.
-            let closed = DispatchSemaphore(value: 0)
-            Task.detached {
-                await router.close()
-                closed.signal()
-            }
-            closed.wait()
-            return "done"
-        })
+        try router.register(
+            SynchronousClosureTask(name: "closing") { (_: NoOptions, _) -> String in
+                // close() runs to the end (channel dropped) while this task is still running.
+                let closed = DispatchSemaphore(value: 0)
+                Task.detached {
+                    await router.close()
+                    closed.signal()
+                }
+                closed.wait()
+                return "done"
+            })
         // From a thread of its own: close() needs Swift's pool (which Dispatch's global queues
         // share on Linux) while this one waits.
         await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in

@@ -59,7 +59,8 @@ struct TaskExecutionTests {
     func cancelBeforeAttach() async throws {
         let sawCancel = Locked(false)
         let pageBox = Locked<InMemoryPage?>(nil)
-        let task = ClosureTask(name: "self-cancel", execution: .immediate) { (_: NoOptions, context: CallContext) -> NoResult in
+        let task = ClosureTask(name: "self-cancel", execution: .immediate) {
+            (_: NoOptions, context: CallContext) -> NoResult in
             // Before the first suspension: the router has admitted the call but holds no work yet.
             pageBox.value?.cancel(context.callID ?? "")
             do { try await Task.sleep(for: .seconds(30)) } catch { sawCancel.set(true) }

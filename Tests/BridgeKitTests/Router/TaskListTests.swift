@@ -14,7 +14,8 @@ struct TaskListTests {
         func run(_ options: NoOptions, context: CallContext) async throws -> NoResult { NoResult() }
     }
 
-    @Test("taskList has every registered task with its version; replace and remove change it; revision grows per change")
+    @Test(
+        "taskList has every registered task with its version; replace and remove change it; revision grows per change")
     func listFollowsRegistrations() throws {
         let router = try makeRouter([echoTask])
         let start = router.taskList
@@ -48,7 +49,9 @@ struct TaskListTests {
         #expect(list.documentStartScript.contains(#""Echo":null"#))
     }
 
-    @Test("The connected page gets the new list when a task is registered, replaced or removed; not for a change that failed")
+    @Test(
+        "The connected page gets the new list when a task is registered, replaced or removed; not for a change that failed"
+    )
     func pageGetsChanges() async throws {
         let router = try makeRouter([echoTask])
         let page = InMemoryPage(router: router)
@@ -87,14 +90,18 @@ struct TaskListTests {
 
     @Test("The user-agent token lists names and versions, sorted, and leaves out what would break it")
     func userAgentToken() throws {
-        let list = BridgeTaskList(tasks: ["Echo": nil, "Alert": "1", "Cart.add": "2.1", "bad name": nil, "x/y": "1",
-                                          "Ünï": nil, "Odd": "1 2", "[b]": nil])
+        let list = BridgeTaskList(tasks: [
+            "Echo": nil, "Alert": "1", "Cart.add": "2.1", "bad name": nil, "x/y": "1",
+            "Ünï": nil, "Odd": "1 2", "[b]": nil,
+        ])
         let token = ApplicationToken.bridgeTasks(list)
         #expect(token.text == "bridge-tasks: [Alert/1 Cart.add/2.1 Echo Odd]")
         #expect(ApplicationToken.bridgeTasks(BridgeTaskList(tasks: [:])).text == "bridge-tasks: []")
         let agent = UserAgent.appending(token, to: "Mozilla/5.0 AppleWebKit/605.1.15")
         #expect(agent == "Mozilla/5.0 AppleWebKit/605.1.15 bridge-tasks: [Alert/1 Cart.add/2.1 Echo Odd]")
         let combined = try ApplicationToken("ShopApp/2.1 " + token.text)
-        #expect(UserAgentPolicy.appending(combined).effectiveUserAgent(standard: "Mozilla/5.0").hasSuffix("ShopApp/2.1 bridge-tasks: [Alert/1 Cart.add/2.1 Echo Odd]"))
+        #expect(
+            UserAgentPolicy.appending(combined).effectiveUserAgent(standard: "Mozilla/5.0").hasSuffix(
+                "ShopApp/2.1 bridge-tasks: [Alert/1 Cart.add/2.1 Echo Odd]"))
     }
 }

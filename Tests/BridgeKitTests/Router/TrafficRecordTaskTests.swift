@@ -17,11 +17,13 @@ struct TrafficRecordTaskTests {
             // No task member: invalid_message, answered under its id.
             page.post(["v": 1, "kind": "call", "id": .string("none\(suffix)")], replyHandler: replyHandler)
             // Not JSON, with a readable id.
-            page.post(body: .string(#"{"v":1,"kind":"call","id":"bad\#(suffix)","task":"echo","options":tru}"#),
-                      replyHandler: replyHandler)
+            page.post(
+                body: .string(#"{"v":1,"kind":"call","id":"bad\#(suffix)","task":"echo","options":tru}"#),
+                replyHandler: replyHandler)
             // A task the policy refuses (a subframe), and an unknown task: the name is known.
-            page.post(["v": 1, "kind": "call", "id": .string("sub\(suffix)"), "task": "echo"],
-                      from: .subframe(appOrigin), replyHandler: true)
+            page.post(
+                ["v": 1, "kind": "call", "id": .string("sub\(suffix)"), "task": "echo"],
+                from: .subframe(appOrigin), replyHandler: true)
             _ = await page.call("missing", id: "missing\(suffix)", replyHandler: replyHandler)
             for id in ["none", "bad", "sub", "missing"].map({ $0 + suffix }) {
                 #expect(await eventually { log.all.filter { $0.id == id }.count == 2 }, "\(id) \(log.all)")
@@ -31,7 +33,9 @@ struct TrafficRecordTaskTests {
                 #expect(inbound.task == reply.task, "\(id): \(inbound) vs \(reply)")
                 #expect(reply.task != "", "\(id)")
                 // A body that is not JSON names no task, even when a task member is readable.
-                let expected: String? = id.hasPrefix("none") || id.hasPrefix("bad") ? nil
+                let expected: String? =
+                    id.hasPrefix("none") || id.hasPrefix("bad")
+                    ? nil
                     : id.hasPrefix("missing") ? "missing" : "echo"
                 #expect(reply.task == expected, "\(id)")
             }

@@ -1,6 +1,7 @@
-@testable import BridgeKit
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 /// Kind of fault: the reply written in ASCII in one pass (`OutboundJSON.replyText`,
 /// `JavaScriptEmbedding.appendASCIIJSON`) drops or mangles a character, miscounts its own length,
@@ -10,7 +11,9 @@ struct ASCIIReplyTextTests {
     static func ascii(_ json: String) -> String {
         var out = [UInt8]()
         var bytes = Array(json.utf8)
-        bytes.withUnsafeMutableBufferPointer { JavaScriptEmbedding.appendASCIIJSON(fromJSON: UnsafeBufferPointer($0), to: &out) }
+        bytes.withUnsafeMutableBufferPointer {
+            JavaScriptEmbedding.appendASCIIJSON(fromJSON: UnsafeBufferPointer($0), to: &out)
+        }
         return String(decoding: out, as: UTF8.self)
     }
 
@@ -27,9 +30,12 @@ struct ASCIIReplyTextTests {
 
     @Test("keeps the script builder's escapes: < and unsafe integers as strings; safe numbers and escapes untouched")
     func scriptEscapes() {
-        let json = #"{"a":"</script> \"q\" \\ \u00e9","big":12345678901234567890,"neg":-9007199254740992,"ok":9007199254740991,"f":1.5e300}"#
-        #expect(Self.ascii(json)
-            == #"{"a":"\u003c/script> \"q\" \\ \u00e9","big":"12345678901234567890","neg":"-9007199254740992","ok":9007199254740991,"f":1.5e300}"#)
+        let json =
+            #"{"a":"</script> \"q\" \\ \u00e9","big":12345678901234567890,"neg":-9007199254740992,"ok":9007199254740991,"f":1.5e300}"#
+        #expect(
+            Self.ascii(json)
+                == #"{"a":"\u003c/script> \"q\" \\ \u00e9","big":"12345678901234567890","neg":"-9007199254740992","ok":9007199254740991,"f":1.5e300}"#
+        )
     }
 
     @Test("ASCII input is copied unchanged")
@@ -40,13 +46,16 @@ struct ASCIIReplyTextTests {
 
     @Test("replyText: the counted and the written pass agree, across pieces, for every kind of character")
     func replyTextMatchesGrowingBuffer() throws {
-        let samples = ["", "plain", "é", "✓<", "😀", "\u{2028}", "a\u{0}b", String(repeating: "Grüße ✓ 😀 <", count: 500)]
+        let samples = [
+            "", "plain", "é", "✓<", "😀", "\u{2028}", "a\u{0}b", String(repeating: "Grüße ✓ 😀 <", count: 500),
+        ]
         for sample in samples {
             let encoded = try JSONEncoder().encode(["t": sample])
             // Pieces start and end outside strings in real replies; here: the head `{` and the rest.
             let pieces = OutboundJSON(parts: [encoded.prefix(1), encoded.dropFirst()])
             let reply = pieces.replyText
-            #expect(reply == Self.ascii(String(decoding: encoded, as: UTF8.self)), "sample of \(sample.count) characters")
+            #expect(
+                reply == Self.ascii(String(decoding: encoded, as: UTF8.self)), "sample of \(sample.count) characters")
             #expect(reply.utf8.allSatisfy { $0 < 0x80 })
             #expect(try JSONDecoder().decode([String: String].self, from: Data(reply.utf8)) == ["t": sample])
         }

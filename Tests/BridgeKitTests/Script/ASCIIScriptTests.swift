@@ -1,6 +1,7 @@
-@testable import BridgeKit
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 /// Kind of fault: a large script with a handful of non-ASCII characters makes the engine hold
 /// it at two bytes per character (WebKit keeps a string with any character above U+00FF in
@@ -29,12 +30,17 @@ struct ASCIIScriptTests {
         let result = try BridgeJSON.encode(texts)
         let built = try #require(PageScript.successReply(id: "big", result: result, limit: .max))
         #expect(Self.isASCII(built.script))
-        #expect(built.script.contains(#"\u2713"#) && built.script.contains(#"\ud83d\ude00"#) && built.script.contains(#"\u003ctail>"#))
+        #expect(
+            built.script.contains(#"\u2713"#) && built.script.contains(#"\ud83d\ude00"#)
+                && built.script.contains(#"\u003ctail>"#))
         #expect(built.script == (try SuccessReplyScriptTests.generalScript(id: "big", result: result)))
         let reply = try JSONDecoder().decode(Reply.self, from: try Self.argument(of: built.script))
         #expect(reply == Reply(id: "big", data: texts))
         // The message length is the JSON's, not the script's.
-        #expect(built.messageBytes == (try OutboundMessage.reply(id: "big", result: .success(RawJSON(checked: result))).encodedParts().count))
+        #expect(
+            built.messageBytes
+                == (try OutboundMessage.reply(id: "big", result: .success(RawJSON(checked: result))).encodedParts()
+                    .count))
     }
 
     @Test("mostly non-Latin text (CJK) keeps its characters: escapes would triple it")
@@ -45,7 +51,9 @@ struct ASCIIScriptTests {
         #expect(!Self.isASCII(built.script))
         #expect(built.script.utf8.count < result.count + 200)
         #expect(built.script == (try SuccessReplyScriptTests.generalScript(id: "cjk", result: result)))
-        #expect(try JSONDecoder().decode(Reply.self, from: try Self.argument(of: built.script)) == Reply(id: "cjk", data: texts))
+        #expect(
+            try JSONDecoder().decode(Reply.self, from: try Self.argument(of: built.script))
+                == Reply(id: "cjk", data: texts))
     }
 
     @Test("small messages keep their characters, whatever their share of non-ASCII")
@@ -75,7 +83,9 @@ struct ASCIIScriptTests {
                 if length > 0 { bytes[position] = 0xE2 }
                 if length > 3 { bytes[length - 1] = 0x80 }
                 let expected = bytes.filter { $0 >= 0x80 }.count
-                #expect(bytes.withUnsafeBufferPointer { JavaScriptEmbedding.countNonASCII($0) } == expected, "\(length) @ \(position)")
+                #expect(
+                    bytes.withUnsafeBufferPointer { JavaScriptEmbedding.countNonASCII($0) } == expected,
+                    "\(length) @ \(position)")
             }
         }
     }

@@ -1,7 +1,8 @@
-@testable import BridgeKit
 import BridgeKitTesting
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 /// Random JSON texts written by hand, so that every spelling JSON allows occurs: escaped keys
 /// (`"\u005f_proto__"`, `"__pr\u006fto__"`, every character escaped, upper-case hex), `__proto__`
@@ -22,11 +23,14 @@ struct RandomJSONText {
         #""<!--""#, #""\"q\"""#, #""\\""#, #""""#, #""1""#, "\"\u{1F600}\"", #""\ud83d\ude00""#, #""toString""#,
     ]
     static let strings = [
-        #""""#, #""x""#, #""__proto__""#, #""\u005f_proto__""#, "\"line\u{2028}sep\u{2029}\"", #""</script><script>alert(1)</script>""#,
+        #""""#, #""x""#, #""__proto__""#, #""\u005f_proto__""#, "\"line\u{2028}sep\u{2029}\"",
+        #""</script><script>alert(1)</script>""#,
         #""<!-- -->""#, #""\n\r\t\b\f\/""#, #""\u0000\u001f""#, "\"日本語 ü\"", #""\ud800""#, #""`${x}`""#, #""\\\"""#,
         "\"\u{1F600}\"",
     ]
-    static let numbers = ["0", "-0", "1", "-1", "1.5", "-2.25e3", "1E-7", "9007199254740991", "-9007199254740991", "123456789"]
+    static let numbers = [
+        "0", "-0", "1", "-1", "1.5", "-2.25e3", "1E-7", "9007199254740991", "-9007199254740991", "123456789",
+    ]
 
     init(seed: UInt64) { rng = SplitMix64(seed: seed) }
 
@@ -48,7 +52,9 @@ struct RandomJSONText {
             return "[" + items.joined(separator: ",") + space() + "]"
         default:
             let count = Int(rng.next() % 5)
-            let members = (0..<count).map { _ in space() + key() + space() + ":" + space() + value(depth: depth + 1) + space() }
+            let members = (0..<count).map { _ in
+                space() + key() + space() + ":" + space() + value(depth: depth + 1) + space()
+            }
             return "{" + members.joined(separator: ",") + space() + "}"
         }
     }
@@ -78,45 +84,45 @@ struct EmbeddedJSONPropertyTests {
     /// Compares each case in node: `exprs` are evaluated as expressions, `scripts` as reply
     /// scripts whose message's `data` is compared; prints the failures as JSON.
     static let program = #"""
-    const fs = require('fs');
-    const cases = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-    const failures = [];
-    function same(a, b, path) {
-      if (typeof a !== typeof b) return `${path}: type ${typeof a} vs ${typeof b}`;
-      if (a === null || b === null || typeof a !== 'object') {
-        return Object.is(a, b) ? null : `${path}: ${String(a)} vs ${String(b)}`;
-      }
-      if (Array.isArray(a) !== Array.isArray(b)) return `${path}: array vs not`;
-      const proto = Array.isArray(b) ? Array.prototype : Object.prototype;
-      if (Object.getPrototypeOf(a) !== proto) return `${path}: prototype replaced`;
-      const ka = Reflect.ownKeys(a), kb = Reflect.ownKeys(b);
-      if (JSON.stringify(ka) !== JSON.stringify(kb)) return `${path}: keys ${JSON.stringify(ka)} vs ${JSON.stringify(kb)}`;
-      for (const k of kb) {
-        const da = Object.getOwnPropertyDescriptor(a, k), db = Object.getOwnPropertyDescriptor(b, k);
-        if (!('value' in da)) return `${path}.${k}: accessor`;
-        const problem = same(da.value, db.value, `${path}.${k}`);
-        if (problem) return problem;
-      }
-      return null;
-    }
-    let received;
-    globalThis.window = { WebBridge: { _receive(m) { received = m; } } };
-    for (const c of cases) {
-      const expected = JSON.parse(c.json);
-      const check = (label, f) => {
-        let problem;
-        try { problem = same(f(), expected, '$'); } catch (e) { problem = `threw ${e}`; }
-        if (problem) failures.push({ json: c.json, label, problem });
-      };
-      c.exprs.forEach((e, i) => check(`expr ${i}`, () => (0, eval)('(' + e + ')')));
-      c.scripts.forEach((s, i) => check(`script ${i}`, () => {
-        received = undefined;
-        (0, eval)(s);
-        return received.data;
-      }));
-    }
-    process.stdout.write(JSON.stringify(failures.slice(0, 20)));
-    """#
+        const fs = require('fs');
+        const cases = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+        const failures = [];
+        function same(a, b, path) {
+          if (typeof a !== typeof b) return `${path}: type ${typeof a} vs ${typeof b}`;
+          if (a === null || b === null || typeof a !== 'object') {
+            return Object.is(a, b) ? null : `${path}: ${String(a)} vs ${String(b)}`;
+          }
+          if (Array.isArray(a) !== Array.isArray(b)) return `${path}: array vs not`;
+          const proto = Array.isArray(b) ? Array.prototype : Object.prototype;
+          if (Object.getPrototypeOf(a) !== proto) return `${path}: prototype replaced`;
+          const ka = Reflect.ownKeys(a), kb = Reflect.ownKeys(b);
+          if (JSON.stringify(ka) !== JSON.stringify(kb)) return `${path}: keys ${JSON.stringify(ka)} vs ${JSON.stringify(kb)}`;
+          for (const k of kb) {
+            const da = Object.getOwnPropertyDescriptor(a, k), db = Object.getOwnPropertyDescriptor(b, k);
+            if (!('value' in da)) return `${path}.${k}: accessor`;
+            const problem = same(da.value, db.value, `${path}.${k}`);
+            if (problem) return problem;
+          }
+          return null;
+        }
+        let received;
+        globalThis.window = { WebBridge: { _receive(m) { received = m; } } };
+        for (const c of cases) {
+          const expected = JSON.parse(c.json);
+          const check = (label, f) => {
+            let problem;
+            try { problem = same(f(), expected, '$'); } catch (e) { problem = `threw ${e}`; }
+            if (problem) failures.push({ json: c.json, label, problem });
+          };
+          c.exprs.forEach((e, i) => check(`expr ${i}`, () => (0, eval)('(' + e + ')')));
+          c.scripts.forEach((s, i) => check(`script ${i}`, () => {
+            received = undefined;
+            (0, eval)(s);
+            return received.data;
+          }));
+        }
+        process.stdout.write(JSON.stringify(failures.slice(0, 20)));
+        """#
 
     struct Case: Encodable {
         let json: String
@@ -128,12 +134,16 @@ struct EmbeddedJSONPropertyTests {
     static func embeddings(of json: String) -> Case {
         let data = Data(json.utf8)
         var ascii = [UInt8]()
-        data.withUnsafeBytes { JavaScriptEmbedding.appendExpression(fromJSON: $0.bindMemory(to: UInt8.self), to: &ascii, asciiOnly: true) }
+        data.withUnsafeBytes {
+            JavaScriptEmbedding.appendExpression(fromJSON: $0.bindMemory(to: UInt8.self), to: &ascii, asciiOnly: true)
+        }
         // Padding past the single-pass limit makes the in-place writer count first.
         let padded = Data(("[" + String(repeating: " ", count: PageScript.singlePassLimit) + json + "]").utf8)
         var scripts: [String] = []
         for asciiOnly in [false, true] {
-            if let script = PageScript.successReplyInPlace(id: "p-1", result: data, asciiOnly: asciiOnly) { scripts.append(script) }
+            if let script = PageScript.successReplyInPlace(id: "p-1", result: data, asciiOnly: asciiOnly) {
+                scripts.append(script)
+            }
             scripts.append(PageScript.successReplyInBuffer(id: "p-1", result: data, asciiOnly: asciiOnly))
         }
         if let built = PageScript.successReply(id: "p-1", result: data, limit: .max) { scripts.append(built.script) }
@@ -163,8 +173,10 @@ struct EmbeddedJSONPropertyTests {
         }
         // The spellings themselves, alone, nested and next to another key.
         for spelling in RandomJSONText.protoSpellings {
-            for text in ["{\(spelling):{\"x\":1}}", "{\"a\":[{\(spelling) :null}]}", "{\(spelling):1,\(spelling):2}",
-                         "{\"k\":\(spelling),\(spelling):\"</script>\u{2028}\"}"] {
+            for text in [
+                "{\(spelling):{\"x\":1}}", "{\"a\":[{\(spelling) :null}]}", "{\(spelling):1,\(spelling):2}",
+                "{\"k\":\(spelling),\(spelling):\"</script>\u{2028}\"}",
+            ] {
                 cases.append(Self.embeddings(of: text))
             }
         }
@@ -187,17 +199,20 @@ struct EmbeddedJSONPropertyTests {
         let scripts = page.scripts
         #expect(scripts.count == 3)
         let program = #"""
-        const fs = require('fs');
-        const scripts = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
-        const out = [];
-        globalThis.window = { WebBridge: { _receive(m) {
-          const v = m.data;
-          out.push([m.kind, Object.getPrototypeOf(v) === Object.prototype, Object.keys(v).join(','), v.polluted === undefined]);
-        } } };
-        for (const s of scripts) (0, eval)(s);
-        process.stdout.write(JSON.stringify(out));
-        """#
+            const fs = require('fs');
+            const scripts = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+            const out = [];
+            globalThis.window = { WebBridge: { _receive(m) {
+              const v = m.data;
+              out.push([m.kind, Object.getPrototypeOf(v) === Object.prototype, Object.keys(v).join(','), v.polluted === undefined]);
+            } } };
+            for (const s of scripts) (0, eval)(s);
+            process.stdout.write(JSON.stringify(out));
+            """#
         let output = try NodeJS.run(program, stdin: String(decoding: try BridgeJSON.encode(scripts), as: UTF8.self))
-        #expect(output == #"[["progress",true,"__proto__",true],["reply",true,"__proto__",true],["event",true,"__proto__",true]]"#)
+        #expect(
+            output
+                == #"[["progress",true,"__proto__",true],["reply",true,"__proto__",true],["event",true,"__proto__",true]]"#
+        )
     }
 }

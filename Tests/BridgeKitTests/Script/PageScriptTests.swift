@@ -29,7 +29,9 @@ struct PageScriptTests {
         #expect(received.count == 1)
         #expect(received.first?["id"] == "cb_7")
         let text = try #require(received.first?["data"]?.string("text"))
-        #expect(text.filter { $0 == "\n" }.count == 1 && text.filter { $0 == "'" }.count == 1 && text.filter { $0 == "\"" }.count == 2)
+        #expect(
+            text.filter { $0 == "\n" }.count == 1 && text.filter { $0 == "'" }.count == 1
+                && text.filter { $0 == "\"" }.count == 2)
         #expect(received.first?["data"]?.string("path")?.filter { $0 == "\\" }.count == 1)
         let bare = try evaluated(try replyScript("12'3"))
         #expect(bare.first?["data"] == "12'3")
@@ -87,8 +89,12 @@ struct PageScriptTests {
 
     @Test("R11 integers beyond 2^53-1 become strings; safe integers stay numbers; inbound stays exact")
     func r11() throws {
-        struct Ids: Encodable { let id: Int64 = 9_007_199_254_740_993; let small = 42; let neg: Int64 = -9_007_199_254_740_993
-            let edge: Int64 = 9_007_199_254_740_991 }
+        struct Ids: Encodable {
+            let id: Int64 = 9_007_199_254_740_993
+            let small = 42
+            let neg: Int64 = -9_007_199_254_740_993
+            let edge: Int64 = 9_007_199_254_740_991
+        }
         let script = try PageScript.build(calling: .receive, encoding: Ids())
         #expect(script.contains(#""id":"9007199254740993""#) && script.contains(#""neg":"-9007199254740993""#))
         #expect(script.contains(#""small":42"#) && script.contains(#""edge":9007199254740991"#))
@@ -102,12 +108,12 @@ struct PageScriptTests {
         let script = try replyScript(data)
         #expect(script.contains("JSON.parse("))
         let program = #"""
-        const fs = require('fs'); const vm = require('vm');
-        const script = fs.readFileSync(process.argv[2], 'utf8');
-        let got; const window = { WebBridge: { _receive(m) { got = m; } } };
-        vm.runInContext(script, vm.createContext({ window, JSON }));
-        process.stdout.write(JSON.stringify([Object.keys(got.data), got.data.polluted === undefined]));
-        """#
+            const fs = require('fs'); const vm = require('vm');
+            const script = fs.readFileSync(process.argv[2], 'utf8');
+            let got; const window = { WebBridge: { _receive(m) { got = m; } } };
+            vm.runInContext(script, vm.createContext({ window, JSON }));
+            process.stdout.write(JSON.stringify([Object.keys(got.data), got.data.polluted === undefined]));
+            """#
         #expect(try NodeJS.run(program, stdin: script) == #"[["__proto__","x"],true]"#)
     }
 

@@ -1,6 +1,7 @@
-@testable import BridgeKit
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 /// Kind of fault: the success-reply script written straight into a string's storage
 /// (`PageScript.successReplyInPlace`, a counting pass then a writing pass) miscounts its length,
@@ -20,15 +21,16 @@ struct SuccessReplyScriptTests {
 
     /// Texts with every kind of byte the escaper treats specially, and runs around its
     /// eight-byte scanning step.
-    static let texts: [String] = [
-        "",
-        "plain",
-        "</script><!-- <<< a<b",
-        "line\u{2028}para\u{2029}end \u{2028}\u{2029}",
-        "é ✓ 😀 Grüße \u{7F} \u{80} \u{FFFF} \u{10FFFF} \u{E2}\u{80}",
-        #"quote " backslash \ newline \#n tab \#t nul \#u{0} ctrl \#u{1F}"#,
-        "${x} `tick` '",
-    ] + (0..<20).map { String(repeating: "a", count: $0) + "<" + String(repeating: "\u{2028}", count: $0 % 3) }
+    static let texts: [String] =
+        [
+            "",
+            "plain",
+            "</script><!-- <<< a<b",
+            "line\u{2028}para\u{2029}end \u{2028}\u{2029}",
+            "é ✓ 😀 Grüße \u{7F} \u{80} \u{FFFF} \u{10FFFF} \u{E2}\u{80}",
+            #"quote " backslash \ newline \#n tab \#t nul \#u{0} ctrl \#u{1F}"#,
+            "${x} `tick` '",
+        ] + (0..<20).map { String(repeating: "a", count: $0) + "<" + String(repeating: "\u{2028}", count: $0 % 3) }
 
     @Test("strings, arrays and objects: identical bytes, exact length", arguments: 0..<texts.count)
     func identical(index: Int) throws {
@@ -37,7 +39,9 @@ struct SuccessReplyScriptTests {
             try Self.json(text),
             try Self.json([text, text]),
             try Self.json(["k<": text, "n": "1"]),
-            Data(#"{"big":123456789012345678901,"safe":9007199254740991,"neg":-9223372036854775808,"t":"\#(text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\u{0}", with: "\\u0000").replacingOccurrences(of: "\u{1F}", with: "\\u001f"))"}"#.utf8),
+            Data(
+                #"{"big":123456789012345678901,"safe":9007199254740991,"neg":-9223372036854775808,"t":"\#(text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n").replacingOccurrences(of: "\t", with: "\\t").replacingOccurrences(of: "\u{0}", with: "\\u0000").replacingOccurrences(of: "\u{1F}", with: "\\u001f"))"}"#
+                    .utf8),
         ]
         for result in results {
             let inPlace = try #require(PageScript.successReplyInPlace(id: "cb_7", result: result))
@@ -45,7 +49,10 @@ struct SuccessReplyScriptTests {
             #expect(inPlace == PageScript.successReplyInBuffer(id: "cb_7", result: result))
             let built = try #require(PageScript.successReply(id: "cb_7", result: result, limit: .max))
             #expect(built.script == inPlace)
-            #expect(built.messageBytes == (try OutboundMessage.reply(id: "cb_7", result: .success(RawJSON(checked: result))).encodedParts().count))
+            #expect(
+                built.messageBytes
+                    == (try OutboundMessage.reply(id: "cb_7", result: .success(RawJSON(checked: result))).encodedParts()
+                        .count))
         }
     }
 
@@ -56,12 +63,15 @@ struct SuccessReplyScriptTests {
                 let text = String(repeating: filler, count: length)
                 let result = try Self.json(text)
                 let inPlace = try #require(PageScript.successReplyInPlace(id: "id-\(length)", result: result))
-                #expect(inPlace == (try Self.generalScript(id: "id-\(length)", result: result)), "\(length) × \(filler)")
+                #expect(
+                    inPlace == (try Self.generalScript(id: "id-\(length)", result: result)), "\(length) × \(filler)")
             }
         }
         for scalar in ["null", "true", "0", "-1.5e3", "12345678901234567890", "\"\""] {
             let result = Data(scalar.utf8)
-            #expect(PageScript.successReplyInPlace(id: "s", result: result) == (try Self.generalScript(id: "s", result: result)))
+            #expect(
+                PageScript.successReplyInPlace(id: "s", result: result)
+                    == (try Self.generalScript(id: "s", result: result)))
         }
     }
 
@@ -89,7 +99,9 @@ struct SuccessReplyScriptTests {
         }
         let proto = Data((#"{"__proto__":{"a":""# + String(repeating: "<", count: limit) + #""}}"#).utf8)
         #expect(PageScript.successReplyInPlace(id: "p", result: proto) == nil)
-        #expect(PageScript.successReply(id: "p", result: proto, limit: .max)?.script == (try Self.generalScript(id: "p", result: proto)))
+        #expect(
+            PageScript.successReply(id: "p", result: proto, limit: .max)?.script
+                == (try Self.generalScript(id: "p", result: proto)))
     }
 
     @Test("a __proto__ key: not in place; successReply still matches the general path (JSON.parse)")

@@ -12,7 +12,8 @@ enum NodeJS {
     /// Runs `program` with node and returns its standard output.
     /// - Parameter stdin: text given to the program on standard input.
     static func run(_ program: String, stdin: String = "") throws -> String {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bridgekit-node-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bridgekit-node-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let programURL = directory.appendingPathComponent("program.js")
@@ -43,17 +44,17 @@ enum NodeJS {
     /// `window.probe` is a getter that throws, so any accidental template interpolation fails.
     static func receivedMessages(evaluating script: String) throws -> String {
         let program = #"""
-        const fs = require('fs');
-        const vm = require('vm');
-        const script = fs.readFileSync(process.argv[2], 'utf8');
-        const received = [];
-        const window = { WebBridge: { _receive(m) { received.push(m); } } };
-        Object.defineProperty(window, 'probe', { get() { throw new Error('interpolated'); } });
-        const context = vm.createContext({ window, JSON });
-        const completion = vm.runInContext(script, context);
-        if (completion !== undefined) { throw new Error('completion value is not undefined'); }
-        process.stdout.write(JSON.stringify(received));
-        """#
+            const fs = require('fs');
+            const vm = require('vm');
+            const script = fs.readFileSync(process.argv[2], 'utf8');
+            const received = [];
+            const window = { WebBridge: { _receive(m) { received.push(m); } } };
+            Object.defineProperty(window, 'probe', { get() { throw new Error('interpolated'); } });
+            const context = vm.createContext({ window, JSON });
+            const completion = vm.runInContext(script, context);
+            if (completion !== undefined) { throw new Error('completion value is not undefined'); }
+            process.stdout.write(JSON.stringify(received));
+            """#
         return try run(program, stdin: script)
     }
 }

@@ -1,14 +1,18 @@
 import BridgeKit
 import BridgeKitTesting
 import Foundation
+import Synchronization
 
 /// The origin every test page uses unless a test says otherwise.
 let appOrigin = "https://app.example"
 
 /// A router that allows `appOrigin` in the main frame, with the given tasks registered.
-func makeRouter(_ tasks: [any BridgeTask] = [], limits: BridgeLimits = BridgeLimits(), defaultTimeout: Duration? = nil,
-                policy: AccessPolicy = .origins([OriginPattern(appOrigin)])) throws -> BridgeRouter {
-    let router = BridgeRouter(configuration: BridgeConfiguration(policy: policy, limits: limits, defaultTimeout: defaultTimeout))
+func makeRouter(
+    _ tasks: [any BridgeTask] = [], limits: BridgeLimits = BridgeLimits(), defaultTimeout: Duration? = nil,
+    policy: AccessPolicy = .origins([OriginPattern(appOrigin)])
+) throws -> BridgeRouter {
+    let router = BridgeRouter(
+        configuration: BridgeConfiguration(policy: policy, limits: limits, defaultTimeout: defaultTimeout))
     for task in tasks { try router.register(task) }
     return router
 }
@@ -33,8 +37,6 @@ final class TrafficLog: Sendable {
     }
     var all: [TrafficRecord] { records.withLock { $0 } }
 }
-
-import Synchronization
 
 /// A value shared between a test and the tasks it registers.
 final class Locked<Value: Sendable>: Sendable {

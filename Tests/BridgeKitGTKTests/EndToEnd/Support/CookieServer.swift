@@ -18,7 +18,8 @@ final class CookieServer {
     /// Starts the server and waits for it to print its port.
     /// - Throws: ``E2EError/unexpectedValue(_:)`` when Python is missing or the server does not start.
     init() throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("cookie_server.py")
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "cookie_server.py")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", "-u", script.path]

@@ -53,9 +53,12 @@ final class E2EHarness {
     }
 
     /// A harness whose router allows the main frame of `origins` only (the default policy shape).
-    convenience init(allowing origins: [String], configuration: GTKWebViewConfiguration = GTKWebViewConfiguration(),
-                     extraTasks: (BridgeRouter, TaskProbe) throws -> Void = { _, _ in }) throws {
-        try self.init(policy: .origins(origins.map { OriginPattern($0) }), configuration: configuration, extraTasks: extraTasks)
+    convenience init(
+        allowing origins: [String], configuration: GTKWebViewConfiguration = GTKWebViewConfiguration(),
+        extraTasks: (BridgeRouter, TaskProbe) throws -> Void = { _, _ in }
+    ) throws {
+        try self.init(
+            policy: .origins(origins.map { OriginPattern($0) }), configuration: configuration, extraTasks: extraTasks)
     }
 
     /// Closes the host (router and view) and ends the notice reader. Idempotent.
@@ -132,7 +135,9 @@ final class E2EHarness {
 
     /// Polls the page until `expression` is true, sleeping `interval` between evaluations.
     /// - Throws: ``E2EError/timedOut(_:)`` after `timeout`.
-    func waitFor(_ expression: String, timeout: Duration = e2eDeadline, interval: Duration = .milliseconds(5)) async throws {
+    func waitFor(_ expression: String, timeout: Duration = e2eDeadline, interval: Duration = .milliseconds(5))
+        async throws
+    {
         let clock = ContinuousClock()
         let deadline = clock.now.advanced(by: timeout)
         while !(try await isTrue(expression)) {

@@ -24,45 +24,45 @@ enum E2EPage {
     ///   (`{ok, data}` or `{ok:false, code, isBridgeError, details}`); `__settleCount[key]` counts outcomes.
     /// - `e2eEqual(a, b)`: deep equality with `===` on every leaf.
     static let helpers = #"""
-    window.__rx = []; window.__events = []; window.__settled = {}; window.__settleCount = {}; window.__log = [];
-    window.__hasBridge = typeof window.WebBridge === 'object' && window.WebBridge !== null;
-    function e2eShape(m) {
-      try { var o = typeof m === 'string' ? JSON.parse(m) : m;
-        return { kind: String(o.kind), id: typeof o.id === 'string' ? o.id : null, name: typeof o.name === 'string' ? o.name : null };
-      } catch (e) { return { kind: 'unparsable', id: null, name: null }; }
-    }
-    (function () {
-      var real = window.WebBridge;
-      if (!window.__hasBridge) { return; }
-      var spy = Object.assign({}, real);
-      spy._receive = function (m) { window.__rx.push(e2eShape(m)); return real._receive(m); };
-      Object.defineProperty(window, 'WebBridge', { value: Object.freeze(spy), configurable: true });
-    })();
-    window.addEventListener('webbridge:message', function (e) { window.__events.push(e2eShape(e.detail)); });
-    function e2eOutcome(key, outcome) {
-      window.__settleCount[key] = (window.__settleCount[key] || 0) + 1;
-      window.__settled[key] = outcome;
-    }
-    function e2eCall(key, task, options, settings) {
-      window.__settled[key] = null;
-      var p = WebBridge.call(task, options, settings);
-      p.then(function (v) { e2eOutcome(key, { ok: true, data: v === undefined ? '__undefined__' : v }); },
-        function (e) { e2eOutcome(key, { ok: false, code: e && e.code, name: e && e.name,
-          isBridgeError: e instanceof WebBridge.WebBridgeError, details: (e && e.details !== undefined) ? e.details : null }); });
-      return p;
-    }
-    function e2eEqual(a, b) {
-      if (a === b) { return true; }
-      if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') { return false; }
-      if (Array.isArray(a) !== Array.isArray(b)) { return false; }
-      var ka = Object.keys(a), kb = Object.keys(b);
-      if (ka.length !== kb.length) { return false; }
-      for (var i = 0; i < ka.length; i++) {
-        if (!Object.prototype.hasOwnProperty.call(b, ka[i]) || !e2eEqual(a[ka[i]], b[ka[i]])) { return false; }
-      }
-      return true;
-    }
-    """#
+        window.__rx = []; window.__events = []; window.__settled = {}; window.__settleCount = {}; window.__log = [];
+        window.__hasBridge = typeof window.WebBridge === 'object' && window.WebBridge !== null;
+        function e2eShape(m) {
+          try { var o = typeof m === 'string' ? JSON.parse(m) : m;
+            return { kind: String(o.kind), id: typeof o.id === 'string' ? o.id : null, name: typeof o.name === 'string' ? o.name : null };
+          } catch (e) { return { kind: 'unparsable', id: null, name: null }; }
+        }
+        (function () {
+          var real = window.WebBridge;
+          if (!window.__hasBridge) { return; }
+          var spy = Object.assign({}, real);
+          spy._receive = function (m) { window.__rx.push(e2eShape(m)); return real._receive(m); };
+          Object.defineProperty(window, 'WebBridge', { value: Object.freeze(spy), configurable: true });
+        })();
+        window.addEventListener('webbridge:message', function (e) { window.__events.push(e2eShape(e.detail)); });
+        function e2eOutcome(key, outcome) {
+          window.__settleCount[key] = (window.__settleCount[key] || 0) + 1;
+          window.__settled[key] = outcome;
+        }
+        function e2eCall(key, task, options, settings) {
+          window.__settled[key] = null;
+          var p = WebBridge.call(task, options, settings);
+          p.then(function (v) { e2eOutcome(key, { ok: true, data: v === undefined ? '__undefined__' : v }); },
+            function (e) { e2eOutcome(key, { ok: false, code: e && e.code, name: e && e.name,
+              isBridgeError: e instanceof WebBridge.WebBridgeError, details: (e && e.details !== undefined) ? e.details : null }); });
+          return p;
+        }
+        function e2eEqual(a, b) {
+          if (a === b) { return true; }
+          if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') { return false; }
+          if (Array.isArray(a) !== Array.isArray(b)) { return false; }
+          var ka = Object.keys(a), kb = Object.keys(b);
+          if (ka.length !== kb.length) { return false; }
+          for (var i = 0; i < ka.length; i++) {
+            if (!Object.prototype.hasOwnProperty.call(b, ka[i]) || !e2eEqual(a[ka[i]], b[ka[i]])) { return false; }
+          }
+          return true;
+        }
+        """#
 
     /// A JavaScript string literal for `text` that is independent of BridgeKit's encoder: every
     /// UTF-16 code unit other than ASCII letters, digits and space is written as `\uXXXX`.
@@ -70,7 +70,8 @@ enum E2EPage {
         var out = "'"
         out.reserveCapacity(text.utf16.count * 2)
         for unit in text.utf16 {
-            let isPlain = (unit >= 0x30 && unit <= 0x39) || (unit >= 0x41 && unit <= 0x5A)
+            let isPlain =
+                (unit >= 0x30 && unit <= 0x39) || (unit >= 0x41 && unit <= 0x5A)
                 || (unit >= 0x61 && unit <= 0x7A) || unit == 0x20
             if isPlain, let scalar = Unicode.Scalar(unit) {
                 out.unicodeScalars.append(scalar)

@@ -73,7 +73,8 @@ enum E2ETasks {
 
     /// `WhoAmI`: any origin, subframes too; replies with the sender the router was told about.
     static func whoAmI(_ probe: TaskProbe) -> some BridgeTask {
-        ClosureTask(name: "WhoAmI", policy: .anyOrigin(allowsSubframes: true)) { (options: JSONValue, context: CallContext) -> JSONValue in
+        ClosureTask(name: "WhoAmI", policy: .anyOrigin(allowsSubframes: true)) {
+            (options: JSONValue, context: CallContext) -> JSONValue in
             probe.recordRun("WhoAmI", options, context)
             return [
                 "origin": context.source.origin.map { .string($0.description) } ?? .null,

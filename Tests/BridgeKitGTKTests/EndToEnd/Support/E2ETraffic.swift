@@ -14,7 +14,9 @@ final class TrafficLog: Sendable {
     var all: [TrafficRecord] { records.value }
 
     /// The records of one kind and direction, optionally of one call id and/or task.
-    func matching(_ direction: TrafficRecord.Direction, _ kind: String, id: String? = nil, task: String? = nil) -> [TrafficRecord] {
+    func matching(_ direction: TrafficRecord.Direction, _ kind: String, id: String? = nil, task: String? = nil)
+        -> [TrafficRecord]
+    {
         all.filter { record in
             record.direction == direction && record.kind == kind
                 && (id == nil || record.id == id) && (task == nil || record.task == task)

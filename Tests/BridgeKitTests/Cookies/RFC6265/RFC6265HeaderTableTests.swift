@@ -1,6 +1,7 @@
-@testable import BridgeKit
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 /// RFC 6265 §5.4, one named row per rule of each step, and the persistence file keeping the
 /// cookies of these tables byte-exact.
@@ -37,29 +38,41 @@ struct RFC6265HeaderTableTests {
         }
     }
 
-    @Test("RFC 6265 5.4 the Cookie header, every step", arguments: [
-        // Step 1: selection.
-        Row("1 host-only: exact host", Request("https://www.a.example/"),
-            "host=1; dom=2; sec=4; http=5; raw=\"a b\\054c\""),
-        Row("1 host-only: not a subdomain; domain cookie: yes", Request("https://x.www.a.example/"), "dom=2"),
-        Row("1 domain cookie: the domain itself", Request("https://a.example/"), "dom=2"),
-        Row("1 other hosts get nothing", Request("https://b.example/"), nil),
-        Row("1 path-match", Request("https://www.a.example/docs/page"),
-            "docs=3; host=1; dom=2; sec=4; http=5; raw=\"a b\\054c\""),
-        Row("1 not a path-match", Request("https://www.a.example/docsx"),
-            "host=1; dom=2; sec=4; http=5; raw=\"a b\\054c\""),
-        Row("1 Secure only over a secure channel", Request("http://www.a.example/"), "host=1; dom=2; http=5; raw=\"a b\\054c\""),
-        Row("1 HttpOnly only for the HTTP API", Request("https://www.a.example/", httpAPI: false),
-            "host=1; dom=2; sec=4; raw=\"a b\\054c\""),
-        Row("1 an expired cookie is not sent", Request("https://www.a.example/", later: 0),
-            "host=1; dom=2; sec=4; http=5; raw=\"a b\\054c\""),
-        // Step 2: longer paths first, then earlier creation (the order of arrival for equal times).
-        Row("2 longer path first, then creation order", Request("https://www.a.example/docs/"),
-            "docs=3; host=1; dom=2; sec=4; http=5; raw=\"a b\\054c\""),
-        // Step 4: name=value joined by "; ", values as stored.
-        Row("4 stored octets, '; ' separator, no trailing separator", Request("https://www.a.example/", httpAPI: false),
-            "host=1; dom=2; sec=4; raw=\"a b\\054c\""),
-    ] as [Row<Request, String?>])
+    @Test(
+        "RFC 6265 5.4 the Cookie header, every step",
+        arguments: [
+            // Step 1: selection.
+            Row(
+                "1 host-only: exact host", Request("https://www.a.example/"),
+                "host=1; dom=2; sec=4; http=5; raw=\"a b\\054c\""),
+            Row("1 host-only: not a subdomain; domain cookie: yes", Request("https://x.www.a.example/"), "dom=2"),
+            Row("1 domain cookie: the domain itself", Request("https://a.example/"), "dom=2"),
+            Row("1 other hosts get nothing", Request("https://b.example/"), nil),
+            Row(
+                "1 path-match", Request("https://www.a.example/docs/page"),
+                "docs=3; host=1; dom=2; sec=4; http=5; raw=\"a b\\054c\""),
+            Row(
+                "1 not a path-match", Request("https://www.a.example/docsx"),
+                "host=1; dom=2; sec=4; http=5; raw=\"a b\\054c\""),
+            Row(
+                "1 Secure only over a secure channel", Request("http://www.a.example/"),
+                "host=1; dom=2; http=5; raw=\"a b\\054c\""),
+            Row(
+                "1 HttpOnly only for the HTTP API", Request("https://www.a.example/", httpAPI: false),
+                "host=1; dom=2; sec=4; raw=\"a b\\054c\""),
+            Row(
+                "1 an expired cookie is not sent", Request("https://www.a.example/", later: 0),
+                "host=1; dom=2; sec=4; http=5; raw=\"a b\\054c\""),
+            // Step 2: longer paths first, then earlier creation (the order of arrival for equal times).
+            Row(
+                "2 longer path first, then creation order", Request("https://www.a.example/docs/"),
+                "docs=3; host=1; dom=2; sec=4; http=5; raw=\"a b\\054c\""),
+            // Step 4: name=value joined by "; ", values as stored.
+            Row(
+                "4 stored octets, '; ' separator, no trailing separator",
+                Request("https://www.a.example/", httpAPI: false),
+                "host=1; dom=2; sec=4; raw=\"a b\\054c\""),
+        ] as [Row<Request, String?>])
     func header(_ row: Row<Request, String?>) {
         let (jar, clock) = Self.makeJar()
         clock.advance(by: row.input.later)
@@ -82,26 +95,29 @@ struct RFC6265HeaderTableTests {
         let (jar, clock) = Self.makeJar()
         clock.advance(by: 100)
         _ = jar.cookieHeader(for: url("https://a.example/"))
-        let accessed = jar.storage.withLock { storage in storage.entries.values.map { ($0.cookie.name, $0.lastAccess) } }
+        let accessed = jar.storage.withLock { storage in storage.entries.values.map { ($0.cookie.name, $0.lastAccess) }
+        }
         let byName = Dictionary(uniqueKeysWithValues: accessed)
         #expect(byName["dom"] == clock.now)
         #expect(byName["host"] == cookieEpoch)
     }
 
-    @Test("The persistence file keeps every stored octet of such cookies across save and load", arguments: [
-        Row("quoted with octal escapes", "prefs=\"a b\\054c\"", "\"a b\\054c\""),
-        Row("JSON in quotes with escaped quotes", "j=\"{\\\"a\\\": 1}\"", "\"{\\\"a\\\": 1}\""),
-        Row("unbalanced quote", "u=\"zz", "\"zz"),
-        Row("inner quote", "i=A\"B", "A\"B"),
-        Row("space and comma", "s=y, a=b", "y, a=b"),
-        Row("backslash at the end", "b=a\\", "a\\"),
-        Row("HTAB inside", "t=a\tb", "a\tb"),
-        Row("UTF-8 text", "c=春节", "春节"),
-        Row("combining mark kept unnormalised", "e=e\u{301}", "e\u{301}"),
-        Row("precomposed kept unnormalised", "p=\u{E9}", "\u{E9}"),
-        Row("line separators", "l=\u{2028}\u{2029}", "\u{2028}\u{2029}"),
-        Row("slash and '<'", "h=</script>", "</script>"),
-    ])
+    @Test(
+        "The persistence file keeps every stored octet of such cookies across save and load",
+        arguments: [
+            Row("quoted with octal escapes", "prefs=\"a b\\054c\"", "\"a b\\054c\""),
+            Row("JSON in quotes with escaped quotes", "j=\"{\\\"a\\\": 1}\"", "\"{\\\"a\\\": 1}\""),
+            Row("unbalanced quote", "u=\"zz", "\"zz"),
+            Row("inner quote", "i=A\"B", "A\"B"),
+            Row("space and comma", "s=y, a=b", "y, a=b"),
+            Row("backslash at the end", "b=a\\", "a\\"),
+            Row("HTAB inside", "t=a\tb", "a\tb"),
+            Row("UTF-8 text", "c=春节", "春节"),
+            Row("combining mark kept unnormalised", "e=e\u{301}", "e\u{301}"),
+            Row("precomposed kept unnormalised", "p=\u{E9}", "\u{E9}"),
+            Row("line separators", "l=\u{2028}\u{2029}", "\u{2028}\u{2029}"),
+            Row("slash and '<'", "h=</script>", "</script>"),
+        ])
     func persistenceByteExact(_ row: Row<String, String>) throws {
         let jar = makeFixedJar()
         try jar.setCookie(row.input + "; Max-Age=3600", from: url("https://a.example/"))

@@ -1,6 +1,7 @@
-@testable import BridgeKit
 import Foundation
 import Testing
+
+@testable import BridgeKit
 
 /// One named row of an RFC 6265 table test; the name is what the test report shows.
 struct Row<Input: Sendable, Output: Sendable>: Sendable, CustomTestStringConvertible {
