@@ -135,6 +135,45 @@
           if (CustomEventCtor) { Reflect.apply(dispatchEventFn, win, [new CustomEventCtor(name, { detail: detail })]); }
         } catch (e) { /* never throw into the engine */ }
       };
+      var initCustomEventFn = null;
+      try {
+        var customEventProto = CustomEventCtor && CustomEventCtor.prototype;
+        if (customEventProto && typeof customEventProto.initCustomEvent === 'function') { initCustomEventFn = customEventProto.initCustomEvent; }
+      } catch (e) { initCustomEventFn = null; }
+      var messageType = channel + ':message';
+      var replyEvent = null;         // the one CustomEvent every reply re-uses
+      var replyEventBusy = false;    // true while it is being dispatched
+      /**
+       * Hands a native reply (a non-empty string) to the shim as `<channel>:message`. Like the
+       * shim's posts, every reply re-uses one CustomEvent (`initCustomEvent`, dispatch, detail
+       * emptied again), which spares WebKit a new event and its wrapper in both worlds per reply;
+       * a reply while it is being dispatched, or without `initCustomEvent`, gets a new event. The
+       * page may keep or re-dispatch that event: the relay re-initialises it before each use and
+       * never reads it, so the page learns nothing it does not get anyway. Made once, with
+       * `ignoreRejection`, so that a post allocates no functions.
+       */
+      var deliverReply = function (reply) {
+        if (typeof reply !== 'string' || reply.length === 0) { return; }
+        if (!initCustomEventFn || replyEventBusy) {
+          dispatch(messageType, reply);
+          return;
+        }
+        replyEventBusy = true;
+        try {
+          if (replyEvent === null) {
+            replyEvent = new CustomEventCtor(messageType, { detail: reply });
+          } else {
+            Reflect.apply(initCustomEventFn, replyEvent, [messageType, false, false, reply]);
+          }
+          Reflect.apply(dispatchEventFn, win, [replyEvent]);
+        } catch (e) { /* never throw into the engine */ } finally {
+          replyEventBusy = false;
+          if (replyEvent !== null) {
+            try { Reflect.apply(initCustomEventFn, replyEvent, [messageType, false, false, null]); } catch (e) { replyEvent = null; }
+          }
+        }
+      };
+      var ignoreRejection = function () { /* a rejected post settles nothing by itself */ };
       var handler = function () {
         try {
           var mh = win.webkit && win.webkit.messageHandlers;
@@ -159,11 +198,7 @@
           var text = maxBodyUnits > 0 && overLimit(body, maxBodyUnits) ? null : narrow(body, encoder, decoder);
           if (text !== null && maxBodyUnits > 0 && text !== body && text.length > maxBodyUnits) { text = null; }
           var result = h.postMessage(text === null ? oversized(origin, frame, body) : envelope(origin, frame, text));
-          if (result && typeof result.then === 'function') {
-            result.then(function (reply) {
-              if (typeof reply === 'string' && reply.length > 0) { dispatch(channel + ':message', reply); }
-            }, function () { /* a rejected post settles nothing by itself */ });
-          }
+          if (result && typeof result.then === 'function') { result.then(deliverReply, ignoreRejection); }
         } catch (e) { /* never throw into the engine */ }
       };
 

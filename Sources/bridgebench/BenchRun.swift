@@ -24,6 +24,7 @@ struct BenchRun {
             }
         }
         if let profile = settings.endToEndProfile { return await runEndToEndProfile(profile) }
+        if let count = settings.stepsProfile { return await runStepsProfile(count: count) }
         var table = ResultTable(judges: !settings.smoke)
         do {
             if settings.runs("native") {

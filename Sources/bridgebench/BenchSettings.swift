@@ -12,6 +12,9 @@ struct BenchSettings: Sendable {
     /// end-to-end side only (a ``BenchPage`` router mode or a ``PeerPage`` mode), for
     /// `perf record` (no table).
     var endToEndProfile: (mode: String, bytes: Int, count: Int)?
+    /// `--profile-steps COUNT`: times the steps of a 100 B call in the web process, in the page's
+    /// world and in the relay's, COUNT repetitions each (``StepsProfile``; no table).
+    var stepsProfile: Int?
     /// The pairs measured in the WebKitGTK parts: BridgeKit's side (the page's call mode, see
     /// ``BenchPage``), the bare side that does the same work without BridgeKit, and the words
     /// that name the pair in the table.
@@ -39,7 +42,7 @@ struct BenchSettings: Sendable {
 
     static let usage = """
         usage: bridgebench [--smoke] [--only native|e2e|large|peers|startup] [--profile SIDE BYTES COUNT]
-                   [--profile-e2e MODE BYTES COUNT]
+                   [--profile-e2e MODE BYTES COUNT] [--profile-steps COUNT]
           --smoke   a few seconds in total: tiny counts and small payloads; checks the benchmark runs
                     and prints its table (targets are not judged)
           --only    run one part: native (router vs bare codec), e2e (round trips in WebKitGTK),
@@ -54,6 +57,9 @@ struct BenchSettings: Sendable {
           --profile-e2e run COUNT round trips of BYTES one at a time through one end-to-end side,
                     for perf record. MODE: router-sync, router-raw (BridgeKit) or a peer page mode
                     (reply, reply-typed, eval-typed, wvjb, dsbridge, dsbridge-sync, capacitor, cordova)
+          --profile-steps time each step of a 100 B call in the web process (events between the
+                    page's world and the relay's, the relay's reads, the post and its reply), COUNT
+                    repetitions per step and round, 5 rounds; prints microseconds per step
         """
 
     enum ParseError: Error {
@@ -87,6 +93,9 @@ struct BenchSettings: Sendable {
                     throw .usage(usage)
                 }
                 settings.endToEndProfile = (mode, bytes, count)
+            case "--profile-steps":
+                guard let count = rest.popFirst().flatMap({ Int($0) }), count > 0 else { throw .usage(usage) }
+                settings.stepsProfile = count
             default:
                 throw .usage(usage)
             }

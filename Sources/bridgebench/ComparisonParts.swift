@@ -39,6 +39,10 @@ extension BenchRun {
             return 1
         }
     }
+
+    /// `--profile-steps`: see ``StepsProfile``.
+    @MainActor
+    func runStepsProfile(count: Int) async -> Int32 { await StepsProfile.run(count: count) }
 }
 #else
 extension BenchRun {
@@ -50,6 +54,12 @@ extension BenchRun {
                 "bench: peer and startup parts skipped: built without the WebKitGTK trait (swift build --traits WebKitGTK)"
             )
         }
+    }
+
+    /// `--profile-steps` needs an engine.
+    func runStepsProfile(count: Int) async -> Int32 {
+        FileHandle.standardError.write(Data("bridgebench: --profile-steps needs the WebKitGTK trait\n".utf8))
+        return 1
     }
 
     /// `--profile-e2e` needs an engine.

@@ -75,15 +75,15 @@ final class PeerWebView {
         )
     }
 
-    /// Registers a page-world script message handler `name`; with `withReply`, the page's Promise
-    /// is settled by the reply the handler gets.
-    func register(_ name: String, withReply: Bool, _ handler: @escaping Handler) {
+    /// Registers a script message handler `name` in the page world (or in the script world
+    /// `world`); with `withReply`, the page's Promise is settled by the reply the handler gets.
+    func register(_ name: String, world: String? = nil, withReply: Bool, _ handler: @escaping Handler) {
         handlers[name] = handler
         if withReply {
             connect(
                 UnsafeMutableRawPointer(manager), "script-message-with-reply-received::\(name)",
                 unsafeBitCast(peerMessageWithReply, to: GCallback.self), tag: name)
-            _ = webkit_user_content_manager_register_script_message_handler_with_reply(manager, name, nil)
+            _ = webkit_user_content_manager_register_script_message_handler_with_reply(manager, name, world)
         } else {
             connect(
                 UnsafeMutableRawPointer(manager), "script-message-received::\(name)",
@@ -92,11 +92,18 @@ final class PeerWebView {
         }
     }
 
-    /// Adds `source` as a user script run at document start in the main frame's page world.
-    func addUserScript(_ source: String) {
-        let script = webkit_user_script_new(
-            source, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME,
-            WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
+    /// Adds `source` as a user script run at document start in the main frame's page world (or in
+    /// the script world `world`).
+    func addUserScript(_ source: String, world: String? = nil) {
+        let script =
+            if let world {
+                webkit_user_script_new_for_world(
+                    source, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, world,
+                    nil, nil)
+            } else {
+                webkit_user_script_new(
+                    source, WEBKIT_USER_CONTENT_INJECT_TOP_FRAME, WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START, nil, nil)
+            }
         webkit_user_content_manager_add_script(manager, script)
         webkit_user_script_unref(script)
     }
@@ -117,24 +124,26 @@ final class PeerWebView {
         }
     }
 
-    /// Runs `script` in the main frame; `completion` gets its value's JSON text (a string's
-    /// JSON text is quoted), or nil when it failed or is undefined.
-    func evaluate(_ script: String, completion: @escaping (String?) -> Void) {
+    /// Runs `script` in the main frame (in the page world, or in the script world `world`);
+    /// `completion` gets its value's JSON text (a string's JSON text is quoted), or nil when it
+    /// failed or is undefined.
+    func evaluate(_ script: String, world: String? = nil, completion: @escaping (String?) -> Void) {
         let box = Unmanaged.passRetained(EvaluationBox(completion)).toOpaque()
         var source = script
         source.withUTF8 { buffer in
             buffer.withMemoryRebound(to: CChar.self) { chars in
                 webkit_web_view_evaluate_javascript(
-                    view, chars.baseAddress, gssize(chars.count), nil, nil, nil,
+                    view, chars.baseAddress, gssize(chars.count), world, nil, nil,
                     peerEvaluated, box)
             }
         }
     }
 
-    /// Runs `script` and returns its value's JSON text.
-    func evaluateReturningJSON(_ script: String) async -> String? {
+    /// Runs `script` (in the page world, or in the script world `world`) and returns its value's
+    /// JSON text.
+    func evaluateReturningJSON(_ script: String, world: String? = nil) async -> String? {
         await withCheckedContinuation { continuation in
-            evaluate(script) { continuation.resume(returning: $0) }
+            evaluate(script, world: world) { continuation.resume(returning: $0) }
         }
     }
 

@@ -79,6 +79,26 @@ function recordingConsole() {
 }
 
 /**
+ * A browser's CustomEvent: Node's, plus the legacy `initCustomEvent(type, bubbles, cancelable,
+ * detail)` that browsers (WebKit included) have and Node lacks. As in the DOM standard it does
+ * nothing while the event is being dispatched; this fake keeps the type (the shim and relay never
+ * change it) and throws when asked to change it.
+ */
+class BrowserCustomEvent extends CustomEvent {
+  #detail;
+  constructor(type, init) {
+    super(type, init);
+    this.#detail = init && init.detail !== undefined ? init.detail : null;
+  }
+  get detail() { return this.#detail; }
+  initCustomEvent(type, bubbles, cancelable, detail) {
+    if (this.eventPhase !== 0) { return; }
+    if (type !== this.type) { throw new Error('BrowserCustomEvent: the fake cannot change an event type'); }
+    this.#detail = detail === undefined ? null : detail;
+  }
+}
+
+/**
  * A fake window. `listenerCounts` counts live listeners per event type, so tests can prove that a
  * second install adds none. Pass `target` to share one EventTarget between two worlds.
  */
@@ -92,7 +112,8 @@ function makeWindow(options = {}) {
   const win = {
     document: { readyState: options.readyState || 'loading' },
     location: new FakeLocation(options.href || 'https://app.example/'),
-    CustomEvent, Event, AbortController, Uint32Array,
+    // A browser's CustomEvent (with initCustomEvent) unless `options.CustomEvent` gives another.
+    CustomEvent: options.CustomEvent || BrowserCustomEvent, Event, AbortController, Uint32Array,
     crypto: globalThis.crypto,
     console: recordingConsole(),
     setTimeout: (fn, ms) => clock.setTimeout(fn, ms),
@@ -180,10 +201,11 @@ function recordingTransport(reply) {
 function makeWorlds(options = {}) {
   const target = new EventTarget();
   const clock = new FakeClock();
-  const page = makeWindow({ target, clock, href: options.href });
+  const events = options.CustomEvent ? { CustomEvent: options.CustomEvent } : {};
+  const page = makeWindow({ target, clock, href: options.href, ...events });
   const handler = options.handler || relayHandler();
   const origin = hasOwnProperty.call(options, 'origin') ? { origin: options.origin } : {};
-  const relay = makeWindow({ target, clock, href: options.href, history: false, handler, ...origin });
+  const relay = makeWindow({ target, clock, href: options.href, history: false, handler, ...origin, ...events });
   if (options.subframe) { relay.top = {}; }
   return { page, relay, handler, clock, target };
 }
@@ -212,7 +234,7 @@ function readFixtures() {
 }
 
 module.exports = {
-  FakeClock, FakeHistory, FakeLocation, makeWindow, makeWorlds, finishLoading, recordingHandler, relayHandler, relayEnvelope,
+  BrowserCustomEvent, FakeClock, FakeHistory, FakeLocation, makeWindow, makeWorlds, finishLoading, recordingHandler, relayHandler, relayEnvelope,
   recordingTransport, recordingConsole, loadShim, loadRelay, shimSource, relaySource, evaluateIn,
   settleMicrotasks, readFixtures, SHIM_PATH, RELAY_PATH, FIXTURE_DIR,
 };

@@ -261,6 +261,11 @@ public enum WebBridgeShim {
     var winSetTimeout = win && typeof win.setTimeout === 'function' ? win.setTimeout : null;
     var winClearTimeout = win && typeof win.clearTimeout === 'function' ? win.clearTimeout : null;
     var winCustomEvent = (win && typeof win.CustomEvent === 'function' && win.CustomEvent) || hostCustomEvent;
+    var winInitCustomEvent = null;  // its `initCustomEvent`, for the one reused post event (postToRelay)
+    try {
+      var customEventProto = winCustomEvent && winCustomEvent.prototype;
+      if (customEventProto && typeof customEventProto.initCustomEvent === 'function') { winInitCustomEvent = customEventProto.initCustomEvent; }
+    } catch (e) { winInitCustomEvent = null; }
     var winDispatchEvent = win && typeof win.dispatchEvent === 'function' ? win.dispatchEvent : null;
     var winAddEventListener = win && typeof win.addEventListener === 'function' ? win.addEventListener : null;
     var winMutationObserver = win && typeof win.MutationObserver === 'function' ? win.MutationObserver : null;
@@ -293,12 +298,51 @@ public enum WebBridgeShim {
         return h && typeof h.postMessage === 'function' ? h : null;
       } catch (e) { return null; }
     }
+    // The three native channels as functions made once, so that choosing one per post allocates
+    // nothing (docs/performance.md, "Where the 100 B time goes").
+    var directTarget = null;  // the handler `directHandler()` found for the post being made
+    function postToTransport(text) { return transport.post(text); }
+    function postToDirectHandler(text) { return directTarget.postMessage(text); }
+    var postType = channel + ':post';
+    var postEvent = null;         // the one CustomEvent every post to the relay re-uses
+    var postEventBusy = false;    // true while it is being dispatched
+    /**
+     * Posts one message text to the relay as `<channel>:post`. One CustomEvent serves every post:
+     * re-initialised with the text (`initCustomEvent`), dispatched, then emptied (detail null, so
+     * the text is not kept alive), which spares WebKit a new event and a new wrapper for it in each
+     * of the two worlds per post. A post made while that event is being dispatched (a page
+     * listener of `<channel>:post` that calls again) gets a new event, as does every post where
+     * `initCustomEvent` is missing. The relay reads the detail during the dispatch only.
+     */
+    function postToRelay(text) {
+      if (!winInitCustomEvent || postEventBusy) {
+        dispatch(postType, text);
+        return;
+      }
+      postEventBusy = true;
+      try {
+        if (postEvent === null) {
+          postEvent = new winCustomEvent(postType, { detail: text });
+        } else {
+          apply(winInitCustomEvent, postEvent, [postType, false, false, text]);
+        }
+        apply(winDispatchEvent, win, [postEvent]);
+      } finally {
+        postEventBusy = false;
+        if (postEvent !== null) {
+          try { apply(winInitCustomEvent, postEvent, [postType, false, false, null]); } catch (e) { postEvent = null; }
+        }
+      }
+    }
     /** The native channel to post through now (spec order: injected, direct, relay), or null. */
     function nativeChannel() {
-      if (transport) { return function (text) { return transport.post(text); }; }
+      if (transport) { return postToTransport; }
       var h = directHandler();
-      if (h) { return function (text) { return h.postMessage(text); }; }
-      if (relayReady && win) { return function (text) { dispatch(channel + ':post', text); }; }
+      if (h) {
+        directTarget = h;
+        return postToDirectHandler;
+      }
+      if (relayReady && win) { return postToRelay; }
       return null;
     }
     /** The channel to post through now: a native one, else the mocks once `mock` installed some, else null. */
