@@ -1,14 +1,6 @@
 import BridgeKit
 public import Foundation
 
-/// Where a cookie comes from, for RFC 6265 §5.3 steps 10 and 11.
-public enum CookieSource: Sendable, Hashable {
-    /// An HTTP response or the host app (the "HTTP API"): may set and replace HttpOnly cookies.
-    case http
-    /// A script (`document.cookie`, the "non-HTTP API"): may neither set nor replace HttpOnly cookies.
-    case nonHTTP
-}
-
 /// A cookie jar that follows RFC 6265 §5: it parses `Set-Cookie`, stores by name + domain +
 /// path, expires against an injectable clock, and answers the `Cookie` header for any URL.
 ///
