@@ -17,7 +17,7 @@ public import Foundation
 ///                            request: URLRequest(url: startURL))
 /// let webView = try await launch.start(with: WebKitViewConfigurator(configuration)) { webView in
 ///     bridge = try WebViewBridge.attach(router: router, to: webView)
-///     try await CookieSync(jar: jar, store: WebKitCookieStore(webView.configuration.websiteDataStore)).pushJarToStore()
+///     try await CookieSync(jar: jar, webView: webView).pushJarToStore()   // BridgeCookies
 /// }
 /// ```
 public struct WebViewLaunch: Sendable {
@@ -58,7 +58,7 @@ public struct WebViewLaunch: Sendable {
     /// - Parameters:
     ///   - configurator: the engine's configurator.
     ///   - beforeFirstLoad: work that must finish before the first request, such as attaching
-    ///     the bridge and `CookieSync.pushJarToStore()`; runs on the main actor.
+    ///     the bridge and `CookieSync.pushJarToStore()` (BridgeCookies); runs on the main actor.
     /// - Returns: the web view, loading ``request``.
     /// - Throws: what `beforeFirstLoad` throws; then nothing is loaded (the view is created
     ///   but idle).
