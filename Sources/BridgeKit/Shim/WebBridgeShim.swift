@@ -280,8 +280,7 @@ public enum WebBridgeShim {
       var size = kind === 'blob' ? value.size : value.byteLength;
       var fields = { token: token, size: size };
       if (kind === 'blob' && typeof value.type === 'string' && value.type) { fields.type = value.type; }
-      var body = kind === 'view' ? new Uint8ArrayCtor(value.buffer, value.byteOffset, value.byteLength)
-        : kind === 'blob' && value.type ? value.slice(0, value.size, '') : value;
+      var body = kind === 'view' ? new Uint8ArrayCtor(value.buffer, value.byteOffset, value.byteLength) : value;
       arrayPush(parts, { token: token, body: body, size: size });
       var placeholder = {};
       setOwn(placeholder, BINARY_KEY, fields);
@@ -700,25 +699,29 @@ public enum WebBridgeShim {
       if (!entry.transfers) { entry.transfers = []; }
       arrayPush(entry.transfers, controller);
     }
-    /** Sends each binary value of a posted call as the body of its own request (`POST`, no Content-Type, so no preflight). */
+    /**
+     * Sends each binary value of a posted call as the body of its own request (`POST`, no
+     * Content-Type, so no CORS preflight). A Blob is read into an ArrayBuffer first: WebKitGTK
+     * 2.50 crashes reading a Blob request body in the UI process (webkit_uri_scheme_request_get_http_body).
+     */
     function startUploads(entry) {
       var parts = entry.uploads;
       entry.uploads = null;
       var total = 0;
       var loaded = 0;
       arrayForEach(parts, function (part) { total += part.size; });
-      arrayForEach(parts, function (part) {
+      function unavailable(err) {
+        if (!entry.done) { stop(entry, 'unavailable', 'The byte transport is not available', { reason: reasonOf(err) }); }
+      }
+      function send(part, body) {
         if (entry.done) { return; }
         var controller = makeController(controllerWindow);
         track(entry, controller);
         var request;
         try {
-          request = binaryFetch(part.token, { method: 'POST', body: part.body, signal: controller.signal,
+          request = binaryFetch(part.token, { method: 'POST', body: body, signal: controller.signal,
             cache: 'no-store', credentials: 'omit' });
-        } catch (err) {
-          stop(entry, 'unavailable', 'The byte transport is not available', { reason: reasonOf(err) });
-          return;
-        }
+        } catch (err) { unavailable(err); return; }
         whenSettled(request, function () {
           loaded += part.size;
           if (!entry.done && entry.onUploadProgress) {
@@ -726,10 +729,14 @@ public enum WebBridgeShim {
           }
         }, function (err) {
           // Native answers the call for a refused body; only a transport that is not there settles it here.
-          if (!controller.signal.aborted && !entry.done) {
-            stop(entry, 'unavailable', 'The byte transport is not available', { reason: reasonOf(err) });
-          }
+          if (!controller.signal.aborted) { unavailable(err); }
         });
+      }
+      arrayForEach(parts, function (part) {
+        if (binaryKind(part.body) !== 'blob') { send(part, part.body); return; }
+        var reading;
+        try { reading = part.body.arrayBuffer(); } catch (err) { unavailable(err); return; }
+        whenSettled(reading, function (buffer) { send(part, buffer); }, unavailable);
       });
     }
     function onAnnouncement(data) {
