@@ -1,4 +1,4 @@
-/// How one transfer ended: reported once per transfer to ``BinaryTransfers/onTransferEnd``.
+/// How one transfer ended: reported once per transfer to ``BinaryTransfers/setTransferObserver(_:)``.
 public struct BinaryTransferRecord: Sendable, Hashable {
     /// Which way the bytes went.
     public enum Direction: String, Sendable, Hashable {

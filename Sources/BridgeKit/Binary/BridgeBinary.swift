@@ -25,7 +25,7 @@ public struct BridgeBinary: Codable, Sendable, Hashable {
 
     /// Creates a placeholder value. Tasks get theirs from decoding or from ``BinaryTransfers``.
     /// - Parameters:
-    ///   - token: the transfer's token (``BinaryToken``'s shape).
+    ///   - token: the transfer's token (`BinaryToken`'s shape).
     ///   - size: the byte count, when known.
     ///   - type: the MIME type, or `nil`.
     public init(token: String, size: Int?, type: String?) {

@@ -5,7 +5,7 @@ import BridgeKit
 /// directory is always the app's; the page only names a file in it.
 enum FileName {
     /// `name` when it follows the rule.
-    /// - Throws: ``BridgeError`` `invalid_options` (path `name`) otherwise.
+    /// - Throws: `BridgeError` `invalid_options` (path `name`) otherwise.
     static func checked(_ name: String) throws(BridgeError) -> String {
         let bad =
             name.isEmpty || name.utf8.count > 255 || name.hasPrefix(".")

@@ -6,7 +6,7 @@ public import Foundation
 /// `const {file} = await WebBridge.call("File.open", {name: "report.pdf"})` gives `file` as a
 /// `Uint8Array` (`new Blob([file])` for a Blob).
 ///
-/// The page names the file, never its directory (``FileName``'s rule).
+/// The page names the file, never its directory (`FileName`'s rule).
 public struct FileOpenTask: BridgeTask {
     /// The options: the file name.
     public struct Options: Decodable, Sendable {
@@ -45,8 +45,8 @@ public struct FileOpenTask: BridgeTask {
     }
 
     /// Offers the file as a stream of chunks.
-    /// - Throws: ``BridgeError`` `invalid_options` for a name against the rule or a file that is
-    ///   not there (path `name`); the offer's errors (``BinaryTransfers/send(chunks:size:type:context:)``).
+    /// - Throws: `BridgeError` `invalid_options` for a name against the rule or a file that is
+    ///   not there (path `name`); the offer's errors (`BinaryTransfers/send(chunks:size:type:context:)`).
     public func run(_ options: Options, context: CallContext) async throws -> Opened {
         let fileName = try FileName.checked(options.name)
         let url = directory.appendingPathComponent(fileName)

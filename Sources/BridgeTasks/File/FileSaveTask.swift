@@ -6,7 +6,7 @@ public import Foundation
 /// (it is never held whole). Page: `WebBridge.call("File.save", {name: "photo.jpg", file: blob})`
 /// answers `{name, bytes}`.
 ///
-/// The page names the file, never its directory (``FileName``'s rule: one path component, no
+/// The page names the file, never its directory (`FileName`'s rule: one path component, no
 /// hidden files). The bytes go to a temporary file in the directory first, moved over the name
 /// when complete, so a cancelled, failed or navigated-away upload leaves no partial file.
 public struct FileSaveTask: BridgeTask {
@@ -45,8 +45,8 @@ public struct FileSaveTask: BridgeTask {
     }
 
     /// Streams the bytes to a temporary file and moves it over `options.name`.
-    /// - Throws: ``BridgeError`` `invalid_options` for a name against the rule; the upload's
-    ///   errors (``BinaryTransfers/upload(of:context:)``); `task_failed` when the file cannot be written.
+    /// - Throws: `BridgeError` `invalid_options` for a name against the rule; the upload's
+    ///   errors (`BinaryTransfers/upload(of:context:)`); `task_failed` when the file cannot be written.
     public func run(_ options: Options, context: CallContext) async throws -> Saved {
         let fileName = try FileName.checked(options.name)
         let target = directory.appendingPathComponent(fileName)
