@@ -190,15 +190,13 @@ extension BridgeRouter {
             replyHandler: replyHandler, source: source, hasChannel: hasChannel,
             refused: error.code == "forbidden")
         if case .script = route { replyHandler?.reply(nil) }
-        let call = PendingCall(
-            id: id, taskName: task ?? "", generation: generation, source: source, route: route,
-            router: self)
-        let message = OutboundMessage.reply(id: id, result: .failure(error))
-        // Answered before `receive` returns where no suspension is needed (a reply handler, or a
-        // channel with the completion-handler form), so the refusal cannot wait behind a busy
-        // cooperative pool, nor be overtaken by `close()`; only an `async`-only channel hops.
-        if let pending = deliverFinalNow(message, call: call, generation: call.generation) {
-            Task { [self] in await deliver(pending) }
+        // Answered before `receive` returns where no suspension is needed (a reply handler), so
+        // the refusal cannot wait behind a busy cooperative pool, nor be overtaken by `close()`;
+        // a script is sent from a new task.
+        if let outgoing = writeFinalReply(
+            json: .failure(error), id: id, task: task ?? "", route: route, generation: generation)
+        {
+            Task { [self] in await send(outgoing) }
         }
     }
 
@@ -331,13 +329,13 @@ extension BridgeRouter {
         } catch {
             outcome = .failure(Self.bridgeError(error))
         }
-        // Settled without a further `async` frame; only a channel with just the `async` form waits.
-        if let pending = settleFromWork(call, consume outcome) {
-            // The reply script waits for the engine: held, whatever the budget, until delivered.
+        // Settled without a further `async` frame; only a reply that goes by script waits.
+        if let outgoing = settleFromWork(call, consume outcome) {
+            // The reply script waits for the engine: held, whatever the budget, until sent.
             let router = call.router
-            router?.budget.charge(pending.bytes)
-            await router?.deliver(pending)
-            router?.budget.release(pending.bytes)
+            router?.budget.charge(outgoing.bytes)
+            await router?.send(outgoing)
+            router?.budget.release(outgoing.bytes)
         }
         // The body, the options and the result are gone.
         call.router?.budget.release(call.heldBytes)
@@ -382,7 +380,7 @@ extension BridgeRouter {
     private static func settleFromWork(
         _ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>
     )
-        -> PendingScript?
+        -> OutgoingScript?
     {
         call.router?.settle(call, consume outcome, by: .workFinished)
     }

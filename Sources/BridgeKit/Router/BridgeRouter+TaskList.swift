@@ -38,7 +38,10 @@ extension BridgeRouter {
         guard state.withLock({ $0.channel != nil && !$0.isClosed }) else { return }
         let generation = pageGeneration
         let message = list.message
-        Task { await self.deliver(message, kind: .tasks, id: nil, task: nil, generation: generation) }
+        let outgoing = OutgoingScript(
+            script: PageScript.build(calling: .receive, json: message), bytes: message.count, kind: .tasks, id: nil,
+            task: nil, generation: generation)
+        Task { await self.send(outgoing) }
     }
 }
 

@@ -61,9 +61,10 @@ public final class BridgeRouter: Sendable {
             // A kept reply path must still be answered once (WebKit expects every reply handler
             // to be called); main-frame calls have no path left once the router is gone.
             if let replyHandler = call.replyHandler {
-                let message = OutboundMessage.reply(
-                    id: call.id, result: .failure(.unavailable("The router was released.")))
-                replyHandler.reply((try? BridgeJSON.encode(message)).map { String(decoding: $0, as: UTF8.self) })
+                let reply = Self.finalReplyJSON(
+                    .failure(.unavailable("The router was released.")), id: call.id,
+                    limit: configuration.limits.maxPayloadBytes)
+                replyHandler.reply(reply.json.replyText)
             }
         }
         for call in pageCalls {
@@ -201,10 +202,8 @@ public final class BridgeRouter: Sendable {
     /// start), the channel is dropped, and later messages are answered with `unavailable`.
     /// Idempotent.
     public func close() async {
-        let (calls, pageCalls, channel, generation) = state.withLock { state in
-            let result = (
-                state.settleAllCalls(.routerClosed), state.takeAllPageCalls(), state.channel, state.generation
-            )
+        let (calls, pageCalls, channel) = state.withLock { state in
+            let result = (state.settleAllCalls(.routerClosed), state.takeAllPageCalls(), state.channel)
             state.isClosed = true
             state.channel = nil
             return result
@@ -218,8 +217,7 @@ public final class BridgeRouter: Sendable {
             guard case .settle(let work, let timer) = action else { continue }
             work?.cancel()
             timer?.cancel()
-            let message = OutboundMessage.reply(id: call.id, result: .failure(.unavailable("The router was closed.")))
-            await deliverFinal(message, call: call, via: channel, generation: generation)
+            await sendFinalReply(.failure(.unavailable("The router was closed.")), of: call, channel: channel)
         }
     }
 
