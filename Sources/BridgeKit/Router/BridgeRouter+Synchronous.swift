@@ -8,18 +8,17 @@ extension BridgeRouter {
     }
 
     /// Runs a plain call of a ``SynchronousBridgeTask`` at once, on the calling thread, and
-    /// hands its final reply to the engine before returning (see ``SynchronousBridgeTask`` for
-    /// what differs from an asynchronous call). The caller has checked the access policy.
+    /// writes its final reply before returning (see ``SynchronousBridgeTask`` for what differs
+    /// from an asynchronous call). The caller has checked the access policy.
     ///
     /// No pending-call entry is made: the call settles here, exactly once, so no cancel,
     /// timeout, navigation or ``close()`` can reach it; its reply goes through the channel that
     /// was connected when it was admitted, so a ``close()`` while the task runs does not lose it.
     /// The admission still refuses a call after ``close()`` (`unavailable`) and an id a pending
-    /// call uses (`invalid_message`), under the lock `close()` takes. The reply takes the same path as an asynchronous call's final reply
-    /// (``deliverFinal(_:call:via:generation:snapshot:)``): the reply handler when it carries
-    /// final replies, the call is from a subframe or no channel is connected; otherwise a script,
-    /// handed over directly when the channel has the completion-handler form
-    /// (``PageChannel/init(post:)``), else from a new Swift task.
+    /// call uses (`invalid_message`), under the lock `close()` takes. The reply takes the same
+    /// route as an asynchronous call's final reply (``writeFinalReply(json:id:task:route:generation:channel:)``):
+    /// the reply handler when it carries final replies (answered before this returns), the call
+    /// is from a subframe or no channel is connected; otherwise a script, sent from a new Swift task.
     ///
     /// - Parameters:
     ///   - text: the body; `owner`, when given, is the `Data` holding it (see `handle`).

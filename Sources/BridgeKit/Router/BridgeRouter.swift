@@ -20,7 +20,7 @@ import Foundation
 /// Thread safety: all methods may be called from any thread; everything the router changes is
 /// guarded by one lock, and each call's life is one small state machine changed under it.
 /// Tasks start where they ask (``TaskExecution``); a ``SynchronousBridgeTask`` runs on the
-/// calling thread and is answered before ``receive(_:from:replyHandler:)`` returns.
+/// calling thread before ``receive(_:from:replyHandler:)`` returns.
 public final class BridgeRouter: Sendable {
     /// The settings this router was created with.
     public let configuration: BridgeConfiguration
