@@ -164,8 +164,55 @@ enum ReplyPipeline {
     /// rather than send a damaged reply). The id must be plain (``isPlain(_:)``). `asciiOnly`:
     /// write non-ASCII characters as `\u` escapes.
     static func successScriptInPlace(id: String, result: Data, asciiOnly: Bool = false) -> String? {
-        let fixed =
-            replyStart.count + replyIDStart.count + id.utf8.count + 1 + replyTail.count + PageScript.ending.count
+        successInPlace(
+            id: id, result: result, framing: .script(asciiOnly: asciiOnly), prefix: replyStart,
+            suffix: PageScript.ending)
+    }
+
+    /// The reply-handler text of a successful final reply (``OutboundJSON/replyText`` of
+    /// ``success(id:result:)``), written straight into the string's storage like
+    /// ``successScriptInPlace(id:result:asciiOnly:)``.
+    /// - Returns: the text and the length of the reply message in bytes; `nil` when the id is not
+    ///   plain (``isPlain(_:)``), the message is over `limit`, or the two passes disagree (the
+    ///   caller then writes it from the pieces).
+    static func successText(id: String, result: Data, limit: Int) -> (text: String, messageBytes: Int)? {
+        let messageBytes = replyHead.count + result.count + replyIDStart.count + id.utf8.count + 1 + replyTail.count
+        guard messageBytes <= limit, isPlain(id),
+            let text = successInPlace(id: id, result: result, framing: .replyText, prefix: replyHead, suffix: [])
+        else { return nil }
+        return (text, messageBytes)
+    }
+
+    /// The two framings of a message.
+    enum Framing {
+        /// A page script; `asciiOnly` as in ``successScriptInPlace(id:result:asciiOnly:)``.
+        case script(asciiOnly: Bool)
+        /// Reply-handler text (``OutboundJSON/replyText``).
+        case replyText
+    }
+
+    /// Writes the JSON text `json` with the escapes of `framing` to `sink`.
+    /// - Returns: whether a script saw a `"__proto__"` key (the text written must then be discarded).
+    private static func escape<Sink: EscapeSink>(
+        _ json: UnsafeBufferPointer<UInt8>, framing: Framing, to sink: inout Sink
+    ) -> Bool {
+        switch framing {
+        case .script(let asciiOnly):
+            return JavaScriptEmbedding.appendExpressionUnlessProtoKey(fromJSON: json, to: &sink, asciiOnly: asciiOnly)
+        case .replyText:
+            JavaScriptEmbedding.appendASCIIJSON(fromJSON: json, to: &sink)
+            return false
+        }
+    }
+
+    /// `prefix`, the result escaped for `framing`, the id member and the rest of a successful
+    /// reply, and `suffix`, written into a string of the right size (see
+    /// ``successScriptInPlace(id:result:asciiOnly:)``); `nil` when a script's result has a
+    /// `"__proto__"` key or the passes disagree.
+    private static func successInPlace(
+        id: String, result: Data, framing: Framing, prefix: [UInt8], suffix: [UInt8]
+    ) -> String? {
+        let fixed = prefix.count + replyIDStart.count + id.utf8.count + 1 + replyTail.count + suffix.count
         let counted = result.count > singlePassLimit
         let length: Int
         if !counted {
@@ -175,8 +222,7 @@ enum ReplyPipeline {
         } else {
             var counter = EscapeCounter()
             let sawProtoKey = result.withUnsafeBytes { raw in
-                JavaScriptEmbedding.appendExpressionUnlessProtoKey(
-                    fromJSON: raw.bindMemory(to: UInt8.self), to: &counter, asciiOnly: asciiOnly)
+                escape(raw.bindMemory(to: UInt8.self), framing: framing, to: &counter)
             }
             guard !sawProtoKey else { return nil }
             length = fixed + counter.count
@@ -184,10 +230,9 @@ enum ReplyPipeline {
         var written = -1
         let script = String(unsafeUninitializedCapacity: length) { buffer in
             var writer = EscapeBufferWriter(buffer)
-            replyStart.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
+            prefix.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
             let sawProtoKey = result.withUnsafeBytes { raw in
-                JavaScriptEmbedding.appendExpressionUnlessProtoKey(
-                    fromJSON: raw.bindMemory(to: UInt8.self), to: &writer, asciiOnly: asciiOnly)
+                escape(raw.bindMemory(to: UInt8.self), framing: framing, to: &writer)
             }
             guard !sawProtoKey else { return 0 }
             replyIDStart.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
@@ -195,7 +240,7 @@ enum ReplyPipeline {
             id.withUTF8 { writer.append(contentsOf: $0) }
             writer.append(UInt8(ascii: "\""))
             replyTail.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
-            PageScript.ending.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
+            suffix.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
             if !writer.overflowed { written = writer.count }
             return writer.count
         }
@@ -427,6 +472,17 @@ extension BridgeRouter {
                 task: task, outcome: message.outcome, internalError: message.internalError, generation: generation,
                 channel: channel)
         case .replyHandler(let replyHandler):
+            // The common final reply: its result written straight into the text.
+            if case .success(let result) = reply,
+                let fast = ReplyPipeline.successText(id: id, result: result, limit: limit)
+            {
+                _ = consume reply  // the result's JSON is not needed once the text exists
+                let answered = replyHandler.reply(fast.text)
+                record(
+                    .outbound, .reply, id: id, task: task, outcome: "ok", reason: answered ? nil : .noReplyPath,
+                    bytes: answered ? fast.messageBytes : 0)
+                return nil
+            }
             let message = Self.finalReplyJSON(consume reply, id: id, limit: limit)
             let bytes = message.json.count
             let answered = replyHandler.reply(message.json.replyText)

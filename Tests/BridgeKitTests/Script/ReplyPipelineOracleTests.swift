@@ -78,7 +78,7 @@ struct ReplyPipelineOracleTests {
         }
     }
 
-    @Test("a success reply's script written in place: the script of the oracle's text, for plain ids")
+    @Test("a success reply written in place (script and reply-handler text): the oracle's, for plain ids")
     func successScriptInPlace() throws {
         for id in Self.ids {
             for value in Self.values {
@@ -89,6 +89,9 @@ struct ReplyPipelineOracleTests {
                 guard let fast else { continue }
                 #expect(fast.messageBytes == (try Self.oracle(message)).count)
                 #expect(fast.script == ReplyPipeline.script(try ReplyPipeline.json(message)))
+                let text = try #require(ReplyPipeline.successText(id: id, result: result, limit: .max))
+                #expect(text.messageBytes == fast.messageBytes)
+                #expect(text.text == OutboundJSON(try Self.oracle(message)).replyText)
             }
         }
     }
@@ -112,6 +115,9 @@ struct ReplyPipelineOracleTests {
                 #expect(script == PageScript.build(calling: .receive, json: oracle))
                 if let fast = ReplyPipeline.successScript(id: id, result: try BridgeJSON.encode(value), limit: .max) {
                     #expect(fast.script == script)
+                }
+                if let fast = ReplyPipeline.successText(id: id, result: try BridgeJSON.encode(value), limit: .max) {
+                    #expect(fast.text == written.replyText)
                 }
             }
         }
