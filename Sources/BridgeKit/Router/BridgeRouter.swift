@@ -238,8 +238,8 @@ public final class BridgeRouter: Sendable {
         // One rule for every record: the task name when known, else nil (never "").
         observer(
             TrafficRecord(
-                direction: direction, kind: kind.rawValue, id: id,
-                task: task.flatMap { $0.isEmpty ? nil : $0 }, outcome: outcome, reason: reason?.text,
+                direction: direction, kind: kind, id: id,
+                task: task.flatMap { $0.isEmpty ? nil : $0 }, outcome: outcome, reason: reason,
                 bytes: bytes, internalError: internalError))
     }
 }
@@ -528,7 +528,7 @@ extension BridgeRouter {
             if admitted.replyHandler == nil { replyHandler?.reply(nil) }
             observer?(
                 TrafficRecord(
-                    direction: .inbound, kind: TrafficKind.call.rawValue, id: id, task: taskName, outcome: nil,
+                    direction: .inbound, kind: .call, id: id, task: taskName, outcome: nil,
                     reason: nil, bytes: bytes))
         }
         // Started outside the lock: an immediate task runs (and may settle) before it returns.
@@ -750,7 +750,7 @@ extension BridgeRouter {
             guard refusal == nil else { return nil }
             observer?(
                 TrafficRecord(
-                    direction: .inbound, kind: TrafficKind.call.rawValue, id: id, task: taskName, outcome: nil,
+                    direction: .inbound, kind: .call, id: id, task: taskName, outcome: nil,
                     reason: nil,
                     bytes: bytes))
             return CallContext(

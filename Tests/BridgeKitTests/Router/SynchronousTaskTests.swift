@@ -195,7 +195,7 @@ struct SynchronousTaskTests {
         page.send("navigates", id: "n")
         #expect(await eventually { log.all.contains { $0.id == "n" && $0.direction == .outbound } })
         #expect(page.deliveries.isEmpty)
-        #expect(log.all.contains { $0.id == "n" && $0.direction == .outbound && $0.reason == "navigated" })
+        #expect(log.all.contains { $0.id == "n" && $0.direction == .outbound && $0.reason == .navigated })
     }
 
     @Test("progress throws cancelled; the traffic log has the call and its reply")
