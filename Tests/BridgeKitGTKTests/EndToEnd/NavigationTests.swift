@@ -55,7 +55,7 @@ extension GTKWrapperTests.EndToEnd {
             await idle(.milliseconds(200))
             let received = try await harness.value("window.__rx.concat(window.__events)", as: [ReceivedMessage].self)
             #expect(!received.contains { $0.id == id }, "the old call's id never reaches the new page")
-            #expect(received.filter { $0.kind == .reply }.count == 1, "only the new call's reply arrives")
+            #expect(received.filter { $0.kind == "reply" }.count == 1, "only the new call's reply arrives")
             #expect(try await harness.value("WebBridge.pendingCount()", as: Int.self) == 0)
             #expect(harness.traffic.matching(.outbound, "reply", id: id).count == 1, "settled exactly once")
             await harness.close()

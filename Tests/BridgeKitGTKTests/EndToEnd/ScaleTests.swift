@@ -48,7 +48,7 @@ extension GTKWrapperTests.EndToEnd {
 
             // In the page: one reply per id, 1,000 distinct ids.
             let received = try await harness.value("window.__rx.concat(window.__events)", as: [ReceivedMessage].self)
-            let pageReplies = Dictionary(grouping: received.filter { $0.kind == .reply }.compactMap(\.id), by: { $0 })
+            let pageReplies = Dictionary(grouping: received.filter { $0.kind == "reply" }.compactMap(\.id), by: { $0 })
             #expect(pageReplies.count == 1000)
             #expect(pageReplies.values.allSatisfy { $0.count == 1 })
             // In the traffic log: 1,000 accepted calls, each answered once, ok.
