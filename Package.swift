@@ -45,6 +45,7 @@ let package = Package(
     platforms: [.macOS(.v12), .iOS(.v15), .macCatalyst(.v15), .visionOS(.v1)],
     products: [
         .library(name: "BridgeKit", targets: ["BridgeKit"]),
+        .library(name: "BridgeCookies", targets: ["BridgeCookies"]),
         .library(name: "BridgeTasks", targets: ["BridgeTasks"]),
         .library(name: "BridgeKitTesting", targets: ["BridgeKitTesting"]),
         .library(name: "BridgeKitGTK", targets: ["BridgeKitGTK"]),
@@ -59,6 +60,10 @@ let package = Package(
     ],
     targets: [
         .target(name: "BridgeKit", swiftSettings: strictSettings),
+        // Cookies: the RFC 6265 jar, its persistence, the `document.cookie` script and the sync with
+        // a web engine's store (and, on Apple platforms, `WKHTTPCookieStore`). Uses BridgeKit's
+        // script builder; the router core never imports it (docs/architecture.md).
+        .target(name: "BridgeCookies", dependencies: ["BridgeKit"], swiftSettings: strictSettings),
         .target(name: "BridgeTasks", dependencies: ["BridgeKit"], swiftSettings: strictSettings),
         .target(name: "BridgeKitTesting", dependencies: ["BridgeKit"], swiftSettings: strictSettings),
         .systemLibrary(
@@ -69,7 +74,7 @@ let package = Package(
         .target(
             name: "BridgeKitGTK",
             dependencies: [
-                "BridgeKit",
+                "BridgeKit", "BridgeCookies",
                 .target(name: "CWebKitGTK", condition: .when(platforms: [.linux], traits: ["WebKitGTK"])),
             ],
             swiftSettings: strictSettings
@@ -96,9 +101,16 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // Helpers shared by the test targets (running node); no product.
+        .target(name: "BridgeTestSupport", path: "Tests/BridgeTestSupport", swiftSettings: strictSettings),
         .testTarget(
             name: "BridgeKitTests",
-            dependencies: ["BridgeKit", "BridgeKitTesting"],
+            dependencies: ["BridgeKit", "BridgeKitTesting", "BridgeTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "BridgeCookiesTests",
+            dependencies: ["BridgeCookies", "BridgeKit", "BridgeTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -108,7 +120,7 @@ let package = Package(
         ),
         .testTarget(
             name: "BridgeKitGTKTests",
-            dependencies: ["BridgeKitGTK", "BridgeKit", "BridgeTasks"],
+            dependencies: ["BridgeKitGTK", "BridgeKit", "BridgeCookies", "BridgeTasks"],
             exclude: ["EndToEnd/Support/cookie_server.py"],
             swiftSettings: strictSettings
         ),

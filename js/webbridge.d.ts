@@ -47,6 +47,13 @@ export interface WebBridgeCallSettings<T = unknown> {
   signal?: AbortSignal;
   /** Runs for each non-final progress message of this call, in order. */
   onProgress?: (data: unknown) => void;
+  /**
+   * Binary values in the options (ArrayBuffer, typed arrays, DataView, Blob, File) travel through
+   * the byte transport; runs when each has been sent, with the bytes sent so far and in all.
+   */
+  onUploadProgress?: (progress: { loaded: number; total: number }) => void;
+  /** Binary values in the reply arrive as `Uint8Array`; runs for each chunk read (`total` null when a size is unknown). */
+  onDownloadProgress?: (progress: { loaded: number; total: number | null }) => void;
   /** Callback form: runs exactly once with the reply; `call` then returns undefined. */
   callback?: (reply: WebBridgeReply<T>) => void;
 }

@@ -10,6 +10,8 @@
 
 #include <webkit2/webkit2.h>
 #include <glib-unix.h>
+#include <gio/gunixinputstream.h> /* the byte transport's streamed responses (issue 26) */
+#include <sys/socket.h>
 #include <errno.h>
 #include <stdint.h>
 #include <sys/syscall.h>

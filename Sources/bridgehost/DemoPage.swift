@@ -68,7 +68,14 @@ enum DemoPage {
     results.ticks = ticks;
     log("Native read the title: " + results.nativeCall + "; events: " + JSON.stringify(ticks));
 
-    // 6. Throughput: sequential echo round trips.
+    // 6. Binary values: a Blob saved to a file in the app's folder, then opened as a Uint8Array.
+    var blob = new Blob([new Uint8Array([104, 105, 33])], { type: "text/plain" });
+    results.saved = await WebBridge.call("File.save", { name: "demo.txt", file: blob });
+    var opened = await WebBridge.call("File.open", { name: "demo.txt" });
+    results.opened = new TextDecoder().decode(opened.file);
+    log("File.save wrote " + results.saved.bytes + " bytes; File.open read \"" + results.opened + "\"");
+
+    // 7. Throughput: sequential echo round trips.
     var n = 500, t0 = performance.now();
     for (var i = 0; i < n; i++) { await WebBridge.call("Echo", { i: i, text: "It's \"quoted\" <\/script> \u2028" }); }
     var seconds = (performance.now() - t0) / 1000;

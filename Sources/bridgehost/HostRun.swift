@@ -86,6 +86,15 @@ struct HostRun {
         host.onMessage = { [printer] message in
             printer.message(inbound: message.direction == .inbound, json: message.json)
         }
+        // Binary values (issue 26): the byte transport and the File tasks, in a folder of this run.
+        let transfers = BinaryTransfers(router: router)
+        let files = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bridgehost-files-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: files) }
+        _ = try? router.register(FileSaveTask(transfers: transfers, directory: files))  // a mock of that name wins
+        _ = try? router.register(FileOpenTask(transfers: transfers, directory: files))
+        host.binaryTransfers = transfers
         try host.attach()
 
         let loadWatch = Task { [printer, tracker = host.page.tracker] in

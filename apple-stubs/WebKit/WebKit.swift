@@ -234,6 +234,45 @@ open class WKWebViewConfiguration: NSObject {
     /// SDK: `open var limitsNavigationsToAppBoundDomains: Bool` (iOS 14, macOS 11).
     @available(iOS 14.0, macOS 11.0, *)
     open var limitsNavigationsToAppBoundDomains: Bool = false
+    /// SDK: `open func setURLSchemeHandler(_ urlSchemeHandler: (any WKURLSchemeHandler)?,
+    /// forURLScheme urlScheme: String)` (iOS 11, macOS 10.13).
+    @available(iOS 11.0, macOS 10.13, *)
+    open func setURLSchemeHandler(_ urlSchemeHandler: (any WKURLSchemeHandler)?, forURLScheme urlScheme: String) {}
+    /// SDK: `open func urlSchemeHandler(forURLScheme urlScheme: String) -> (any WKURLSchemeHandler)?`
+    /// (iOS 11, macOS 10.13).
+    @available(iOS 11.0, macOS 10.13, *)
+    open func urlSchemeHandler(forURLScheme urlScheme: String) -> (any WKURLSchemeHandler)? { nil }
+}
+
+// MARK: WKURLSchemeHandler.h, WKURLSchemeTask.h
+
+/// SDK: `@MainActor public protocol WKURLSchemeTask: NSObjectProtocol` (WKURLSchemeTask.h; iOS 11,
+/// macOS 10.13; `WK_SWIFT_UI_ACTOR`). Each answer method raises an Objective-C exception when
+/// called after the task was stopped or finished.
+@available(iOS 11.0, macOS 10.13, *)
+@MainActor
+public protocol WKURLSchemeTask: NSObjectProtocol {
+    /// SDK: `var request: URLRequest { get }`.
+    var request: URLRequest { get }
+    /// SDK: `func didReceive(_ response: URLResponse)`.
+    func didReceive(_ response: URLResponse)
+    /// SDK: `func didReceive(_ data: Data)`.
+    func didReceive(_ data: Data)
+    /// SDK: `func didFinish()`.
+    func didFinish()
+    /// SDK: `func didFailWithError(_ error: any Error)`.
+    func didFailWithError(_ error: any Error)
+}
+
+/// SDK: `@MainActor public protocol WKURLSchemeHandler: NSObjectProtocol` (WKURLSchemeHandler.h;
+/// iOS 11, macOS 10.13; `WK_SWIFT_UI_ACTOR`).
+@available(iOS 11.0, macOS 10.13, *)
+@MainActor
+public protocol WKURLSchemeHandler: NSObjectProtocol {
+    /// SDK: `func webView(_ webView: WKWebView, start urlSchemeTask: any WKURLSchemeTask)`.
+    func webView(_ webView: WKWebView, start urlSchemeTask: any WKURLSchemeTask)
+    /// SDK: `func webView(_ webView: WKWebView, stop urlSchemeTask: any WKURLSchemeTask)`.
+    func webView(_ webView: WKWebView, stop urlSchemeTask: any WKURLSchemeTask)
 }
 
 // MARK: WKNavigation.h, WKNavigationResponse.h, WKNavigationDelegate.h, WKUIDelegate.h

@@ -4,40 +4,6 @@ public import FoundationNetworking
 public import Foundation
 #endif
 
-/// The steps of bringing up a web view, as ``WebViewLaunch`` drives them.
-///
-/// Implementations: `WebKitViewConfigurator` on Apple platforms (wraps a
-/// `WKWebViewConfiguration`); tests use a recording fake. The protocol exists so the *order*
-/// of the steps is BridgeKit code, tested on Linux (field case R47: a user agent set after
-/// loading started, or after an asynchronous read of `navigator.userAgent`, leaves the first
-/// request with the default user agent).
-///
-/// ## Implementation requirements
-/// - ``applicationNameForUserAgent`` reads and writes the configuration value the engine
-///   appends to its user agent (`WKWebViewConfiguration.applicationNameForUserAgent`).
-/// - ``makeWebView()`` creates the web view from the configuration; engines copy the
-///   configuration at that moment, so later configuration changes do not reach the view.
-/// - ``setCustomUserAgent(_:on:)`` replaces the whole user agent of a created view
-///   (`WKWebView.customUserAgent`).
-/// - ``load(_:in:)`` starts loading.
-@MainActor
-public protocol WebViewConfigurator: AnyObject {
-    /// The engine's web view type.
-    associatedtype WebView
-
-    /// The application name the engine appends to its standard user agent; `nil` for none.
-    var applicationNameForUserAgent: String? { get set }
-
-    /// Creates the web view from the configuration.
-    func makeWebView() -> WebView
-
-    /// Replaces the whole user agent of `webView`.
-    func setCustomUserAgent(_ userAgent: String, on webView: WebView)
-
-    /// Starts loading `request` in `webView`.
-    func load(_ request: URLRequest, in webView: WebView)
-}
-
 /// How a web view is brought up so that its very first request already carries the right user
 /// agent (field case R47), and whatever must precede the first load (attaching the bridge,
 /// filling the cookie store) happens before it.
@@ -51,7 +17,7 @@ public protocol WebViewConfigurator: AnyObject {
 ///                            request: URLRequest(url: startURL))
 /// let webView = try await launch.start(with: WebKitViewConfigurator(configuration)) { webView in
 ///     bridge = try WebViewBridge.attach(router: router, to: webView)
-///     try await CookieSync(jar: jar, store: WebKitCookieStore(webView.configuration.websiteDataStore)).pushJarToStore()
+///     try await CookieSync(jar: jar, webView: webView).pushJarToStore()   // BridgeCookies
 /// }
 /// ```
 public struct WebViewLaunch: Sendable {
@@ -92,7 +58,7 @@ public struct WebViewLaunch: Sendable {
     /// - Parameters:
     ///   - configurator: the engine's configurator.
     ///   - beforeFirstLoad: work that must finish before the first request, such as attaching
-    ///     the bridge and `CookieSync.pushJarToStore()`; runs on the main actor.
+    ///     the bridge and `CookieSync.pushJarToStore()` (BridgeCookies); runs on the main actor.
     /// - Returns: the web view, loading ``request``.
     /// - Throws: what `beforeFirstLoad` throws; then nothing is loaded (the view is created
     ///   but idle).

@@ -10,12 +10,19 @@
 /// nothing above U+10FFFF). Rejected: everything else, including control characters inside
 /// strings, a byte order mark, `NaN`, leading zeros, trailing commas and a second value. Escaped
 /// lone surrogates (`"\ud800"`) are accepted, as `JSON.parse` accepts them.
+///
+/// Also rejected: an object with two members of the same name, however they are escaped
+/// (`"a"` and `"\u0061"` are one name). RFC 8259 section 4 leaves such objects to each parser,
+/// and parsers disagree (`JSON.parse` keeps the last member; the envelope scan and Foundation on
+/// Linux keep the first), so a body that means two things to two readers is no body. Text that
+/// only the page reads (a task's ``RawJSON``) may repeat names: `JSON.parse` is its one reader.
 @usableFromInline
 enum JSONValidator {
-    /// Whether `bytes` are one JSON value, nested no deeper than `maxDepth` arrays and objects.
+    /// Whether `bytes` are one JSON value, nested no deeper than `maxDepth` arrays and objects,
+    /// with no object that names a member twice unless `allowsRepeatedNames`.
     @usableFromInline
-    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) -> Bool {
-        var reader = Reader(bytes: bytes, maxDepth: maxDepth)
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, allowsRepeatedNames: Bool = false) -> Bool {
+        var reader = Reader(bytes: bytes, maxDepth: maxDepth, allowsRepeatedNames: allowsRepeatedNames)
         guard reader.value(depth: 0) else { return false }
         reader.skipSpace()
         return reader.index == bytes.count
@@ -25,10 +32,15 @@ enum JSONValidator {
         let bytes: UnsafeBufferPointer<UInt8>
         let maxDepth: Int
         var index = 0
+        /// The names of the members of the objects being read, innermost object last.
+        var names = MemberNames()
 
-        init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+        let allowsRepeatedNames: Bool
+
+        init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, allowsRepeatedNames: Bool) {
             self.bytes = bytes
             self.maxDepth = maxDepth
+            self.allowsRepeatedNames = allowsRepeatedNames
         }
 
         var current: UInt8? { index < bytes.count ? bytes[index] : nil }
@@ -63,10 +75,18 @@ enum JSONValidator {
                 index += 1
                 return true
             }
+            let firstName = names.count
+            let checksNames = keyed && !allowsRepeatedNames
+            defer { if checksNames { names.removeFrom(firstName) } }
             while true {
                 if keyed {
                     skipSpace()
+                    let nameStart = index
                     guard current == UInt8(ascii: "\""), string() else { return false }
+                    guard
+                        !checksNames
+                            || names.insert(bytes: bytes, from: nameStart + 1, to: index - 1, objectStart: firstName)
+                    else { return false }
                     skipSpace()
                     guard current == UInt8(ascii: ":") else { return false }
                     index += 1

@@ -33,7 +33,9 @@ public struct RawJSON: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The UTF-8 JSON text of exactly one value.
     public let data: Data
 
-    /// Wraps `data` after checking that it is one JSON value (RFC 8259) in valid UTF-8.
+    /// Wraps `data` after checking that it is one JSON value (RFC 8259) in valid UTF-8. An object
+    /// may name a member twice here (the page's `JSON.parse` keeps the last); a page's options
+    /// that do are refused before any task sees them.
     /// - Parameters:
     ///   - data: the JSON text.
     ///   - maxDepth: the deepest nesting of arrays and objects allowed; default 64, as
@@ -41,7 +43,7 @@ public struct RawJSON: Sendable, Hashable, Codable, CustomStringConvertible {
     /// - Throws: ``BridgeError`` `invalid_result` when `data` is not one JSON value.
     public init(validating data: Data, maxDepth: Int = 64) throws(BridgeError) {
         let valid = data.withUnsafeBytes { raw in
-            JSONValidator.isValid(raw.bindMemory(to: UInt8.self), maxDepth: maxDepth)
+            JSONValidator.isValid(raw.bindMemory(to: UInt8.self), maxDepth: maxDepth, allowsRepeatedNames: true)
         }
         guard valid else {
             throw BridgeError.invalidResult("The text is not one JSON value (RFC 8259) of at most \(maxDepth) levels.")

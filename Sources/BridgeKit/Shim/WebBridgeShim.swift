@@ -82,6 +82,17 @@ public enum WebBridgeShim {
   var hostClearTimeout = typeof clearTimeout === 'function' ? clearTimeout : null;
   var hostCustomEvent = typeof CustomEvent === 'function' ? CustomEvent : null;
   var hostAbortController = typeof AbortController === 'function' ? AbortController : null;
+  // Binary values (issue 26; docs/protocol.md, "Binary values").
+  var BINARY_KEY = '$bridgeBinary';
+  var BINARY_URL = 'webbridge-binary://transfer/';
+  var BINARY_ANNOUNCEMENT = 'webbridge.binary';
+  var MAX_ANNOUNCED = 4096;
+  var MAX_BINARY_DEPTH = 64;
+  var objectToString = uncurry(Object.prototype.toString);
+  var isArrayBufferView = typeof ArrayBuffer === 'function' ? ArrayBuffer.isView : function () { return false; };
+  var Uint8ArrayCtor = typeof Uint8Array === 'function' ? Uint8Array : null;
+  var uint8Set = Uint8ArrayCtor ? uncurry(Uint8ArrayCtor.prototype.set) : null;
+  var hostFetch = typeof fetch === 'function' ? fetch : null;
 
   /** A `constructor` for promises of ours: its species is the captured `Promise`, so `then` never consults the page's `Promise[Symbol.species]` or `Promise.prototype.constructor`. */
   var ownConstructor = {};
@@ -235,6 +246,108 @@ public enum WebBridgeShim {
     return AC ? new AC() : { signal: { aborted: false }, abort: function () { this.signal.aborted = true; } };
   }
 
+  // ---- binary values: placeholders (issue 26) ----
+  /** 'buffer', 'view' or 'blob' for a binary value (checked by its tag, so values of other realms count), else null. */
+  function binaryKind(x) {
+    if (x === null || typeof x !== 'object') { return null; }
+    var tag = objectToString(x);
+    if (tag === '[object ArrayBuffer]') { return 'buffer'; }
+    if (tag === '[object Blob]' || tag === '[object File]') { return 'blob'; }
+    return isArrayBufferView(x) ? 'view' : null;
+  }
+  /** 32 lower-case hex digits from `crypto.getRandomValues`; throws where there is no secure random source. */
+  function makeToken(win) {
+    var c = (win && win.crypto) || (typeof crypto !== 'undefined' ? crypto : null);
+    var bytes = new Uint8ArrayCtor(16);
+    c.getRandomValues(bytes);
+    var hex = '';
+    for (var i = 0; i < 16; i++) { hex += (bytes[i] < 16 ? '0' : '') + bytes[i].toString(16); }
+    return hex;
+  }
+  function setOwn(object, key, value) {
+    defineProperty(object, key, { value: value, enumerable: true, writable: true, configurable: true });
+  }
+  /**
+   * `value` with every binary value (ArrayBuffer, typed array, DataView, Blob, File) in plain
+   * objects and arrays replaced by a placeholder `{"$bridgeBinary": {token, size, type?}}`; each
+   * is pushed to `parts` as {token, body, size}. Only the objects on the way to a binary value are
+   * copied; the page's own objects are never changed and keep every key, `"$bridgeBinary"` too.
+   */
+  function extractBinaries(value, parts, win, depth) {
+    var kind = binaryKind(value);
+    if (kind) {
+      var token = makeToken(win);
+      var size = kind === 'blob' ? value.size : value.byteLength;
+      var fields = { token: token, size: size };
+      if (kind === 'blob' && typeof value.type === 'string' && value.type) { fields.type = value.type; }
+      var body = kind === 'view' ? new Uint8ArrayCtor(value.buffer, value.byteOffset, value.byteLength) : value;
+      arrayPush(parts, { token: token, body: body, size: size });
+      var placeholder = {};
+      setOwn(placeholder, BINARY_KEY, fields);
+      return placeholder;
+    }
+    if (value === null || typeof value !== 'object' || depth > MAX_BINARY_DEPTH || typeof value.toJSON === 'function') { return value; }
+    var copy = null;
+    if (isArray(value)) {
+      for (var i = 0; i < value.length; i++) {
+        var item = extractBinaries(value[i], parts, win, depth + 1);
+        if (item !== value[i] && !copy) { copy = arraySlice(value); }
+        if (copy) { copy[i] = item; }
+      }
+      return copy || value;
+    }
+    var keys = objectKeys(value);
+    for (var k = 0; k < keys.length; k++) {
+      var member = value[keys[k]];
+      var replaced = extractBinaries(member, parts, win, depth + 1);
+      if (replaced !== member && !copy) {
+        copy = {};
+        for (var j = 0; j < keys.length; j++) { setOwn(copy, keys[j], value[keys[j]]); }
+      }
+      if (copy) { setOwn(copy, keys[k], replaced); }
+    }
+    return copy || value;
+  }
+  /** The token of `x` when it is a placeholder whose token native announced, else null. */
+  function announcedToken(x, announced) {
+    if (!isObject(x)) { return null; }
+    var keys = objectKeys(x);
+    if (keys.length !== 1 || keys[0] !== BINARY_KEY) { return null; }
+    var fields = x[BINARY_KEY];
+    var token = isObject(fields) ? fields.token : null;
+    return typeof token === 'string' && mapHas(announced, token) ? token : null;
+  }
+  /** Collects the announced placeholders in `value` into `found` (token -> size or null). */
+  function findPlaceholders(value, announced, found, depth) {
+    if (value === null || typeof value !== 'object' || depth > MAX_BINARY_DEPTH) { return; }
+    var token = announcedToken(value, announced);
+    if (token !== null) {
+      var size = value[BINARY_KEY].size;
+      mapSet(found, token, typeof size === 'number' && size >= 0 ? size : null);
+      return;
+    }
+    var keys = objectKeys(value);
+    for (var i = 0; i < keys.length; i++) { findPlaceholders(value[keys[i]], announced, found, depth + 1); }
+  }
+  /** `value` with each announced placeholder replaced by its bytes from `bytes` (token -> Uint8Array); copies only what changes. */
+  function replacePlaceholders(value, announced, bytes, depth) {
+    if (value === null || typeof value !== 'object' || depth > MAX_BINARY_DEPTH) { return value; }
+    var token = announcedToken(value, announced);
+    if (token !== null && mapHas(bytes, token)) { return mapGet(bytes, token); }
+    var keys = objectKeys(value);
+    var copy = null;
+    for (var i = 0; i < keys.length; i++) {
+      var member = value[keys[i]];
+      var replaced = replacePlaceholders(member, announced, bytes, depth + 1);
+      if (replaced !== member && !copy) {
+        copy = isArray(value) ? arraySlice(value) : {};
+        if (!isArray(value)) { for (var j = 0; j < keys.length; j++) { setOwn(copy, keys[j], value[keys[j]]); } }
+      }
+      if (copy) { if (isArray(copy)) { copy[keys[i]] = replaced; } else { setOwn(copy, keys[i], replaced); } }
+    }
+    return copy || value;
+  }
+
   /**
    * Creates a bridge bound to `opts.window` (optional), `opts.transport` (optional {post(text)}),
    * `opts.channel` (handler name, default "webbridge") and `opts.history` (wrap history, default false).
@@ -265,6 +378,8 @@ public enum WebBridgeShim {
     var winAddEventListener = win && typeof win.addEventListener === 'function' ? win.addEventListener : null;
     var winMutationObserver = win && typeof win.MutationObserver === 'function' ? win.MutationObserver : null;
     var controllerWindow = { AbortController: win && win.AbortController };
+    var announced = new M();     // download tokens native announced (webbridge.binary), until fetched
+    var winFetch = win && typeof win.fetch === 'function' ? win.fetch : hostFetch;
 
     function report(err) {
       try {
@@ -321,6 +436,8 @@ public enum WebBridgeShim {
           if (typeof reply === 'string' ? reply.length > 0 : isObject(reply)) { receive(reply); }
         }, function () { /* a rejection settles nothing by itself (spec) */ });
       }
+      // Binary values (issue 26): their bytes follow the call, through the byte transport.
+      if (item.entry && item.entry.uploads && post !== mockPost) { startUploads(item.entry); }
       return true;
     }
     /** Sends the queue in order if a channel is ready; after load without one, fails it "unavailable". */
@@ -370,6 +487,7 @@ public enum WebBridgeShim {
         entry.queued = null;
       }
       entry.onProgress = null;
+      if (entry.transfers) { abortTransfers(entry); }
       // A call that fails inside call() itself still answers asynchronously, like every other reply.
       if (entry.starting) { soon(function () { deliver(entry, reply); }); } else { deliver(entry, reply); }
     }
@@ -403,7 +521,11 @@ public enum WebBridgeShim {
       }
       var id = prefix + '-' + (++counter);
       var text;
-      try { text = encodeCall(id, task, options); } catch (err) {
+      var parts = [];
+      try {
+        text = encodeCall(id, task, extractBinaries(options, parts, win, 0));
+        if (parts.length) { entry.uploads = parts; }
+      } catch (err) {
         settle(entry, failure('invalid_options', 'options are not JSON-serialisable', { reason: reasonOf(err) }));
         return;
       }
@@ -425,7 +547,8 @@ public enum WebBridgeShim {
     }
     function call(task, options, callbackOrSettings) {
       var entry = { id: null, callback: null, resolve: null, reject: null, onProgress: null, timer: null,
-        signal: null, onAbort: null, queued: null, done: false, starting: true };
+        signal: null, onAbort: null, queued: null, done: false, starting: true,
+        uploads: null, transfers: null, resolving: false, onUploadProgress: null, onDownloadProgress: null };
       var settings = {};
       var promise;
       if (typeof options === 'function' && callbackOrSettings === undefined) {
@@ -439,6 +562,8 @@ public enum WebBridgeShim {
           settings = callbackOrSettings;
           entry.callback = typeof settings.callback === 'function' ? settings.callback : null;
           entry.onProgress = typeof settings.onProgress === 'function' ? settings.onProgress : null;
+          entry.onUploadProgress = typeof settings.onUploadProgress === 'function' ? settings.onUploadProgress : null;
+          entry.onDownloadProgress = typeof settings.onDownloadProgress === 'function' ? settings.onDownloadProgress : null;
         }
       } catch (err) { settings = {}; }
       if (!entry.callback) {
@@ -460,20 +585,42 @@ public enum WebBridgeShim {
     // ---- native -> page ----
     function onReply(m) {
       var entry = typeof m.id === 'string' ? mapGet(pending, m.id) : undefined;
-      if (!entry) { return; }
+      if (!entry || entry.resolving) { return; }
+      var found = m.ok === true ? binariesIn(m.data) : null;
+      if (found) {
+        // The reply is final; the call settles once its binary values arrived (or failed).
+        entry.resolving = true;
+        resolveBinaries(m.data, found, entry, function (data) { settle(entry, { ok: true, data: orNull(data) }); },
+          function (code, message) { settle(entry, failure(code, message, null)); });
+        return;
+      }
       settle(entry, m.ok === true ? { ok: true, data: orNull(m.data) }
         : m.ok === false ? wireError(m.error, 'task_failed')
           : failure('invalid_message', 'The reply has no boolean "ok"', null));
     }
     function onProgress(m) {
       var entry = typeof m.id === 'string' ? mapGet(pending, m.id) : undefined;
-      if (entry && entry.onProgress) {
+      var found = entry && entry.onProgress && !entry.resolving ? binariesIn(m.data) : null;
+      if (found) {
+        resolveBinaries(m.data, found, entry, function (data) {
+          if (!entry.done && entry.onProgress) { onProgress({ id: m.id, data: data }); }
+        }, function () { /* a progress value whose bytes failed is dropped */ });
+        return;
+      }
+      if (entry && entry.onProgress && !entry.resolving) {
         try { entry.onProgress(orNull(m.data)); } catch (err) { report(err); }
       }
     }
     function onEvent(m) {
+      if (m.name === BINARY_ANNOUNCEMENT) { onAnnouncement(m.data); return; }
       var list = typeof m.name === 'string' ? mapGet(listeners, m.name) : undefined;
       if (!list) { return; }
+      var found = binariesIn(m.data);
+      if (found) {
+        resolveBinaries(m.data, found, null, function (data) { onEvent({ name: m.name, data: data }); },
+          function (code) { report('WebBridge: the binary values of event ' + m.name + ' failed: ' + code); });
+        return;
+      }
       var data = orNull(m.data);
       arrayForEach(arraySlice(list), function (fn) {
         try { fn(data); } catch (err) { report(err); }
@@ -535,6 +682,162 @@ public enum WebBridgeShim {
       } catch (err) {
         report(err);
       }
+    }
+
+    // ---- binary values through the byte transport (issue 26; docs/protocol.md, "Binary values") ----
+    function binaryFetch(token, init) {
+      if (!winFetch) { throw new ErrorCtor('fetch is not available'); }
+      return apply(winFetch, win || undefined, [BINARY_URL + token, init]);
+    }
+    function abortTransfers(entry) {
+      var controllers = entry.transfers;
+      entry.transfers = null;
+      arrayForEach(controllers, function (c) { try { c.abort(); } catch (e) { /* already done */ } });
+    }
+    function track(entry, controller) {
+      if (!entry) { return; }
+      if (!entry.transfers) { entry.transfers = []; }
+      arrayPush(entry.transfers, controller);
+    }
+    /**
+     * Sends each binary value of a posted call as the body of its own request (`POST`, no
+     * Content-Type, so no CORS preflight). A Blob is read into an ArrayBuffer first: WebKitGTK
+     * 2.50 crashes reading a Blob request body in the UI process (webkit_uri_scheme_request_get_http_body).
+     */
+    function startUploads(entry) {
+      var parts = entry.uploads;
+      entry.uploads = null;
+      var total = 0;
+      var loaded = 0;
+      arrayForEach(parts, function (part) { total += part.size; });
+      function unavailable(err) {
+        if (!entry.done) { stop(entry, 'unavailable', 'The byte transport is not available', { reason: reasonOf(err) }); }
+      }
+      function send(part, body) {
+        if (entry.done) { return; }
+        var controller = makeController(controllerWindow);
+        track(entry, controller);
+        var request;
+        try {
+          request = binaryFetch(part.token, { method: 'POST', body: body, signal: controller.signal,
+            cache: 'no-store', credentials: 'omit' });
+        } catch (err) { unavailable(err); return; }
+        whenSettled(request, function () {
+          loaded += part.size;
+          if (!entry.done && entry.onUploadProgress) {
+            try { entry.onUploadProgress({ loaded: loaded, total: total }); } catch (err) { report(err); }
+          }
+        }, function (err) {
+          // Native answers the call for a refused body; only a transport that is not there settles it here.
+          if (!controller.signal.aborted) { unavailable(err); }
+        });
+      }
+      arrayForEach(parts, function (part) {
+        if (binaryKind(part.body) !== 'blob') { send(part, part.body); return; }
+        var reading;
+        try { reading = part.body.arrayBuffer(); } catch (err) { unavailable(err); return; }
+        whenSettled(reading, function (buffer) { send(part, buffer); }, unavailable);
+      });
+    }
+    function onAnnouncement(data) {
+      var tokens = isObject(data) && isArray(data.tokens) ? data.tokens : [];
+      arrayForEach(tokens, function (token) { if (typeof token === 'string') { mapSet(announced, token, true); } });
+      while (mapSize(announced) > MAX_ANNOUNCED) {
+        var oldest = null;
+        mapForEach(announced, function (v, token) { if (oldest === null) { oldest = token; } });
+        mapDelete(announced, oldest);
+      }
+    }
+    /** The announced placeholders in `data` (token -> size or null), or null when there are none. */
+    function binariesIn(data) {
+      if (!mapSize(announced) || data === null || typeof data !== 'object') { return null; }
+      var found = new M();
+      findPlaceholders(data, announced, found, 0);
+      return mapSize(found) ? found : null;
+    }
+    /** Fetches every binary value in `found`, then calls `done` with `data` where each placeholder is a `Uint8Array`. */
+    function resolveBinaries(data, found, entry, done, failed) {
+      var bytes = new M();
+      var remaining = mapSize(found);
+      var total = 0;
+      var loaded = 0;
+      var over = false;
+      mapForEach(found, function (size) { total = total === null || size === null ? null : total + size; });
+      function fail(code, message) {
+        if (over) { return; }
+        over = true;
+        failed(code, message || 'A binary value could not be read');
+      }
+      mapForEach(found, function (size, token) {
+        download(token, size, entry, function (n) {
+          loaded += n;
+          if (entry && !entry.done && entry.onDownloadProgress) {
+            try { entry.onDownloadProgress({ loaded: loaded, total: total }); } catch (err) { report(err); }
+          }
+        }, function (value) {
+          mapSet(bytes, token, value);
+          if (--remaining === 0 && !over) {
+            over = true;
+            var result = replacePlaceholders(data, announced, bytes, 0);
+            mapForEach(found, function (s, t) { mapDelete(announced, t); });
+            done(result);
+          }
+        }, fail);
+      });
+    }
+    /** Reads one download (`GET`) into a `Uint8Array`, in chunks. */
+    function download(token, size, entry, onChunk, onBytes, onError) {
+      var controller = makeController(controllerWindow);
+      track(entry, controller);
+      var request;
+      try {
+        request = binaryFetch(token, { method: 'GET', signal: controller.signal, cache: 'no-store', credentials: 'omit' });
+      } catch (err) { onError('unavailable', reasonOf(err)); return; }
+      whenSettled(request, function (response) {
+        if (!response || !response.ok) {
+          whenSettled(response && response.json(), function (j) {
+            onError(isObject(j) && typeof j.code === 'string' ? j.code : 'unavailable');
+          }, function () { onError('unavailable'); });
+          return;
+        }
+        var reader = response.body && typeof response.body.getReader === 'function' ? response.body.getReader() : null;
+        if (!reader) {
+          whenSettled(response.arrayBuffer(), function (b) {
+            var all = new Uint8ArrayCtor(b);
+            onChunk(all.length);
+            onBytes(all);
+          }, function (err) { onError('unavailable', reasonOf(err)); });
+          return;
+        }
+        var buffer = size !== null ? new Uint8ArrayCtor(size) : null;
+        var chunks = [];
+        var offset = 0;
+        var pump = function () {
+          whenSettled(reader.read(), function (step) {
+            if (step.done) {
+              if (buffer && offset !== size) { onError('invalid_result', 'The binary value ended early'); return; }
+              if (!buffer) {
+                buffer = new Uint8ArrayCtor(offset);
+                var at = 0;
+                arrayForEach(chunks, function (c) { uint8Set(buffer, c, at); at += c.length; });
+              }
+              onBytes(buffer);
+              return;
+            }
+            var chunk = step.value;
+            if (buffer) {
+              if (offset + chunk.length > size) { onError('invalid_result', 'The binary value is longer than announced'); return; }
+              uint8Set(buffer, chunk, offset);
+            } else {
+              arrayPush(chunks, chunk);
+            }
+            offset += chunk.length;
+            onChunk(chunk.length);
+            pump();
+          }, function (err) { onError(controller.signal.aborted ? 'cancelled' : 'unavailable', reasonOf(err)); });
+        };
+        pump();
+      }, function (err) { onError(controller.signal.aborted ? 'cancelled' : 'unavailable', reasonOf(err)); });
     }
 
     // ---- mock mode (no native channel: a normal browser) ----

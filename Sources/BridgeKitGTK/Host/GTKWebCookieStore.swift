@@ -1,8 +1,8 @@
 #if WebKitGTK
-public import BridgeKit
+public import BridgeCookies
 import Foundation
 
-/// BridgeKit's `WebCookieStore` over WebKitGTK's cookie manager (``GTKCookieStore``), so
+/// BridgeCookies' `WebCookieStore` over WebKitGTK's cookie manager (``GTKCookieStore``), so
 /// `CookieSync` works the same on Linux as on Apple platforms. HttpOnly cookies are read and
 /// written too: the cookie manager is not a script API.
 ///

@@ -58,6 +58,11 @@ public final class WebKitGTKBridgeHost {
     public var onMessage: (@Sendable (GTKBridgeMessage) -> Void)?
     /// ``BridgeRouter/addTaskListObserver(_:)``'s id, while attached.
     private var taskListObserver: Int?
+    /// The byte transport's transfers for binary values (issue 26; docs/protocol.md, "Binary
+    /// values"): set it before ``attach()`` to serve the `webbridge-binary:` scheme for this view;
+    /// the host tells it about commits and closes it with the view. `nil` (the default): the
+    /// scheme is not served for this view and the page's binary values fail with `unavailable`.
+    public var binaryTransfers: BinaryTransfers?
 
     /// The weak message-handler proxy installed by ``attach()``, `nil` before it and after
     /// ``close()``. For checks that tearing down frees everything: hold it weakly.
@@ -100,6 +105,8 @@ public final class WebKitGTKBridgeHost {
                 Task { @MainActor in try? self?.injectTaskList(list) }
             }
         }
+        // Issue 26 hook: the byte transport for binary values.
+        if let binaryTransfers { GTKBinaryScheme.install(binaryTransfers, on: webView) }
         let registry = GTKMessageHandlerRegistry(webView: webView, world: world)
         registry.tap = onMessage
         let attachment = BridgeAttachment(router: router)
@@ -120,11 +127,15 @@ public final class WebKitGTKBridgeHost {
         let observedLoad = webView.onLoadEvent
         webView.onLoadEvent = { [weak self] event in
             // The document changes at commit, not at start: a load may never commit.
-            if event == .committed { self?.router?.pageDidCommitNavigation() }
+            if event == .committed {
+                self?.router?.pageDidCommitNavigation()
+                self?.binaryTransfers?.pageDidCommitNavigation()
+            }
             observedLoad?(event)
         }
         webView.onWebProcessTerminated = { [weak self] reason in
             self?.router?.pageDidCommitNavigation()
+            self?.binaryTransfers?.pageDidCommitNavigation()
             self?.page.tracker.send(.loadFailed(.webContentProcessTerminated(reason: reason)))
         }
         return outcome
@@ -148,6 +159,8 @@ public final class WebKitGTKBridgeHost {
         attachment?.detach()
         attachment = nil
         registry = nil
+        binaryTransfers?.close()
+        if let webView { GTKBinaryScheme.uninstall(webView) }
         let router = self.router
         self.router = nil
         await router?.close()

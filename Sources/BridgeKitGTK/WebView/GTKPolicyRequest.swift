@@ -70,31 +70,4 @@ public struct GTKPolicyRequest: Sendable, Equatable {
         headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
     }
 }
-
-/// One HTTP header field as WebKit reports it.
-public struct GTKHTTPHeader: Sendable, Equatable {
-    /// The field name as received.
-    public let name: String
-    /// The field value.
-    public let value: String
-
-    /// Creates a header value.
-    public init(name: String, value: String) {
-        self.name = name
-        self.value = value
-    }
-}
-
-/// The answer of ``GTKWebView/onPolicyDecision`` to a `decide-policy` signal.
-public enum GTKPolicyVerdict: Sendable, Equatable {
-    /// Let WebKit do what it does by default (the handler returns FALSE).
-    case useDefault
-    /// Allow: `webkit_policy_decision_use`.
-    case use
-    /// Block: `webkit_policy_decision_ignore` (a blocked navigation produces no load events).
-    case ignore
-    /// Decide later through the ``GTKPolicyDecision`` passed to the handler, which the handler must
-    /// keep; if it is deallocated undecided, the decision is `ignore` (fail closed).
-    case deferred
-}
 #endif

@@ -1,22 +1,6 @@
 #if WebKitGTK
 import CWebKitGTK
 
-/// Which frames a user script is injected into (`WebKitUserContentInjectedFrames`).
-public enum GTKUserScriptFrames: Sendable, Equatable {
-    /// Every frame, iframes of any origin included (`WEBKIT_USER_CONTENT_INJECT_ALL_FRAMES`).
-    case allFrames
-    /// Only the top-level frame (`WEBKIT_USER_CONTENT_INJECT_TOP_FRAME`).
-    case mainFrameOnly
-}
-
-/// When a user script runs (`WebKitUserScriptInjectionTime`).
-public enum GTKUserScriptInjectionTime: Sendable, Equatable {
-    /// Before any of the document's own scripts (`WEBKIT_USER_SCRIPT_INJECT_AT_DOCUMENT_START`).
-    case documentStart
-    /// After the document is parsed, before subresources finish (`..._AT_DOCUMENT_END`).
-    case documentEnd
-}
-
 extension GTKWebView {
     /// Adds a script that WebKit runs in every matching document loaded from now on (not in the
     /// current one) (`webkit_user_script_new` / `webkit_user_script_new_for_world`).

@@ -230,6 +230,7 @@ extension GTKWrapperTests.EndToEnd {
             #expect(text.contains { $0.contains("more lines of Echo") })
             #expect(text.contains { $0.hasPrefix("Summary: the page finished and reported ok") })
             #expect(text.contains { $0.contains("page: Countdown progress 3,2,1") })
+            #expect(text.contains { $0.contains("page: File.save wrote 3 bytes; File.open read \"hi!\"") })
         }
 
         @Test(

@@ -1,4 +1,5 @@
 #if WebKitGTK
+import BridgeCookies
 import BridgeKit
 import BridgeKitGTK
 import Foundation

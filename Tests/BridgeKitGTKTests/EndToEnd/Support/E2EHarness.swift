@@ -13,6 +13,8 @@ final class E2EHarness {
     let view: GTKWebView
     let router: BridgeRouter
     let host: WebKitGTKBridgeHost
+    /// The byte transport's transfers (issue 26), when the harness was made with `binaryLimits`.
+    let transfers: BinaryTransfers?
     let traffic = TrafficLog()
     let probe = TaskProbe()
     let history = HistoryTask()
@@ -30,6 +32,7 @@ final class E2EHarness {
     ///   - extraTasks: registers more tasks on the router.
     init(
         policy: AccessPolicy, configuration: GTKWebViewConfiguration = GTKWebViewConfiguration(),
+        binaryLimits: BinaryLimits? = nil,
         extraTasks: (BridgeRouter, TaskProbe) throws -> Void = { _, _ in }
     ) throws {
         view = try GTKWebView(configuration: configuration)
@@ -44,6 +47,12 @@ final class E2EHarness {
         try router.register(E2ETasks.whoAmI(probe))
         try extraTasks(router, probe)
         host = WebKitGTKBridgeHost(router: router, webView: view)
+        if let binaryLimits {
+            transfers = BinaryTransfers(router: router, limits: binaryLimits)
+        } else {
+            transfers = nil
+        }
+        host.binaryTransfers = transfers
         try host.attach()
         host.page.onLoadEvent = { [weak self] event in self?.loadEvents.append(event) }
         let stream = history.notices

@@ -1,0 +1,55 @@
+#if canImport(WebKit)
+public import Foundation
+public import WebKit
+
+/// The byte transport on Apple platforms (issue 26): a `WKURLSchemeHandler` for
+/// `webbridge-binary:` that hands each `WKURLSchemeTask` to a ``BinarySchemeDriver`` (the logic,
+/// tested on Linux) over ``BinaryTransfers``.
+///
+/// Register it before the web view is created:
+/// `configuration.setURLSchemeHandler(handler, forURLScheme: BinaryTransfers.scheme)`.
+/// `WKURLSchemeHandler` and `WKURLSchemeTask` are main-actor (`WK_SWIFT_UI_ACTOR`); WebKit raises
+/// an exception when a task is answered after `webView(_:stop:)`, which the driver never does.
+/// The request body is `URLRequest.httpBody` (the shim sends an `ArrayBuffer`, never a `Blob`).
+public final class WebKitBinarySchemeHandler: NSObject, WKURLSchemeHandler {
+    private let driver: BinarySchemeDriver
+    private var tasks: [ObjectIdentifier: SchemeTask] = [:]
+
+    /// Creates the handler for `transfers`.
+    public init(transfers: BinaryTransfers) {
+        driver = BinarySchemeDriver(transfers: transfers)
+    }
+
+    /// Starts a request.
+    public func webView(_ webView: WKWebView, start urlSchemeTask: any WKURLSchemeTask) {
+        let task = SchemeTask(urlSchemeTask)
+        tasks[ObjectIdentifier(urlSchemeTask)] = task
+        driver.start(task)
+    }
+
+    /// Stops a request: nothing more is sent to it.
+    public func webView(_ webView: WKWebView, stop urlSchemeTask: any WKURLSchemeTask) {
+        guard let task = tasks.removeValue(forKey: ObjectIdentifier(urlSchemeTask)) else { return }
+        driver.stop(task)
+    }
+
+    /// A `WKURLSchemeTask` as a ``BinarySchemeTask``.
+    private final class SchemeTask: BinarySchemeTask {
+        let task: any WKURLSchemeTask
+        init(_ task: any WKURLSchemeTask) { self.task = task }
+        var method: String { task.request.httpMethod ?? "GET" }
+        var url: String { task.request.url?.absoluteString ?? "" }
+        var origin: String? { task.request.value(forHTTPHeaderField: "Origin") }
+        var body: Data? { task.request.httpBody }
+        func respond(status: Int, headers: [String: String]) {
+            guard let url = task.request.url,
+                let response = HTTPURLResponse(
+                    url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+            else { return }
+            task.didReceive(response)
+        }
+        func send(_ data: Data) { task.didReceive(data) }
+        func finish() { task.didFinish() }
+    }
+}
+#endif

@@ -1,0 +1,37 @@
+/// Limits of the byte transport (``BinaryTransfers``), in bytes and seconds.
+///
+/// Kept apart from `BridgeLimits`, which bounds JSON messages: a binary value never crosses in a
+/// message, only its placeholder does.
+public struct BinaryLimits: Sendable, Hashable {
+    /// The largest transfer, either way, in bytes; a page body over it is cut off and refused
+    /// with `payload_too_large` (HTTP 413 to the page's request). Default 1 GiB.
+    public var maxTransferBytes: Int
+    /// The largest chunk handed to a task or read from a native stream, in bytes. Default 1 MiB.
+    public var chunkBytes: Int
+    /// The bytes native may hold for downloads the page has not fetched yet
+    /// (``BinaryTransfers/send(_:type:context:)`` with `Data`); over it `send` throws
+    /// `memory_budget_exceeded`. Default 256 MiB.
+    public var maxHeldBytes: Int
+    /// How many page requests may wait for their call to claim them. Default 32.
+    public var maxWaitingRequests: Int
+    /// How long a page request waits for its call's task to claim the token, in seconds. Default 10.
+    public var requestWait: Double
+    /// How long a task waits for the page's request after it claimed a token, in seconds. Default 30.
+    public var claimWait: Double
+    /// How long a download offer lives unfetched, in seconds. Default 60.
+    public var offerLifetime: Double
+
+    /// Creates limits; every argument has the default documented on its property.
+    public init(
+        maxTransferBytes: Int = 1 << 30, chunkBytes: Int = 1 << 20, maxHeldBytes: Int = 256 << 20,
+        maxWaitingRequests: Int = 32, requestWait: Double = 10, claimWait: Double = 30, offerLifetime: Double = 60
+    ) {
+        self.maxTransferBytes = maxTransferBytes
+        self.chunkBytes = max(1, chunkBytes)
+        self.maxHeldBytes = maxHeldBytes
+        self.maxWaitingRequests = maxWaitingRequests
+        self.requestWait = requestWait
+        self.claimWait = claimWait
+        self.offerLifetime = offerLifetime
+    }
+}

@@ -1,0 +1,225 @@
+public import Foundation
+
+extension BinaryTransfers {
+    /// Hands `data` to the page of the call `context` runs: returns the placeholder to put in the
+    /// call's result or progress, which the page gets as a `Uint8Array`. The page's shim fetches
+    /// the bytes once, in chunks, from the byte transport; they are held here until then (against
+    /// ``BinaryLimits/maxHeldBytes``) or until ``BinaryLimits/offerLifetime`` passes, the page
+    /// generation ends or the transfers close.
+    ///
+    /// - Parameters:
+    ///   - data: the bytes.
+    ///   - type: a MIME type the page may read (`Blob` type), or `nil`.
+    ///   - context: the running call's context.
+    /// - Returns: the placeholder.
+    /// - Throws: ``BridgeError``: `forbidden`, `navigated`, `unavailable` as for
+    ///   ``upload(of:context:)``; `payload_too_large` over ``BinaryLimits/maxTransferBytes``;
+    ///   `memory_budget_exceeded` over ``BinaryLimits/maxHeldBytes``; what announcing the token
+    ///   to the page throws (`unavailable` when the page is gone).
+    public func send(_ data: Data, type: String? = nil, context: CallContext) async throws -> BridgeBinary {
+        try await offer(.data(data), size: data.count, type: type, context: context)
+    }
+
+    /// Hands a stream of chunks to the page of the call `context` runs, as ``send(_:type:context:)``
+    /// does with `Data`, without holding it: the stream is read as the page reads the response,
+    /// so native holds about one chunk at a time. Iterating ends the stream exactly once: at its
+    /// end (finished), when it throws (the page's read fails), or when the page aborts or goes
+    /// away (the stream is cancelled: its `onTermination` runs).
+    ///
+    /// - Parameters:
+    ///   - chunks: the bytes, in chunks.
+    ///   - size: the total byte count when known (the page gets it as `size` and for its progress).
+    ///   - type: a MIME type, or `nil`.
+    ///   - context: the running call's context.
+    /// - Returns: the placeholder.
+    /// - Throws: as ``send(_:type:context:)``.
+    public func send(
+        chunks: AsyncThrowingStream<Data, any Error>, size: Int?, type: String? = nil, context: CallContext
+    ) async throws -> BridgeBinary {
+        try await offer(.stream(chunks), size: size, type: type, context: context)
+    }
+
+    private func offer(_ source: OfferSource, size: Int?, type: String?, context: CallContext) async throws
+        -> BridgeBinary
+    {
+        let origin = try checkCall(context)
+        if let size, size > limits.maxTransferBytes {
+            throw BridgeError.payloadTooLarge(bytes: size, limit: limits.maxTransferBytes)
+        }
+        let held: Int
+        if case .data(let data) = source { held = data.count } else { held = 0 }
+        let token = BinaryToken.make()
+        let offer = Offer(
+            origin: origin, generation: context.pageGeneration, callID: context.callID, source: source, size: size,
+            type: type, expires: Self.now() + limits.offerLifetime, held: held)
+        try state.withLock { (s) throws(BridgeError) in
+            guard s.heldBytes + held <= limits.maxHeldBytes else {
+                throw .memoryBudgetExceeded(bytes: s.heldBytes + held, limit: limits.maxHeldBytes)
+            }
+            s.heldBytes += held
+            s.offers[token] = offer
+        }
+        do {
+            guard let router else { throw BridgeError.unavailable("The router was released.") }
+            try await router.emit(Self.announcementEvent, data: Announcement(tokens: [token]))
+        } catch {
+            endOffer(token, .cancelled, bytes: 0)
+            throw error
+        }
+        return BridgeBinary(token: token, size: size, type: type)
+    }
+
+    /// The announcement event's data.
+    private struct Announcement: Encodable, Sendable {
+        var tokens: [String]
+    }
+
+    /// A page request for a download: checks the token, origin and generation, takes the offer
+    /// (once) and streams it.
+    func handleDownload(_ request: BinaryRequest) -> BinaryResponse {
+        guard let token = request.token else { return .plain(404, code: "unknown_transfer", origin: request.origin) }
+        enum Step {
+            case refuse(Int, String)
+            case serve(Offer)
+        }
+        let step = state.withLock { s -> Step in
+            guard var offer = s.offers[token] else { return .refuse(404, "unknown_transfer") }
+            guard let origin = request.origin, origin == offer.origin else { return .refuse(403, "forbidden") }
+            guard !offer.taken else { return .refuse(409, "already_used") }
+            offer.taken = true
+            s.offers[token] = offer
+            return .serve(offer)
+        }
+        switch step {
+        case .refuse(let status, let code):
+            return .plain(status, code: code, origin: request.origin)
+        case .serve(let offer):
+            guard isCurrent(offer.generation) else {
+                endOffer(token, .failed("navigated"), bytes: 0)
+                return .plain(410, code: "navigated", origin: request.origin)
+            }
+            var headers = [
+                "Access-Control-Allow-Origin": offer.origin,
+                "Access-Control-Expose-Headers": "Content-Length",
+                "Content-Type": offer.type ?? "application/octet-stream",
+                "Cache-Control": "no-store",
+            ]
+            if let size = offer.size { headers["Content-Length"] = String(size) }
+            return BinaryResponse(
+                status: 200, headers: headers,
+                body: OfferBodyReader(transfers: self, token: token, offer: offer), contentLength: offer.size)
+        }
+    }
+
+    /// Ends download `token` once: removes it, releases its held bytes, reports the record.
+    func endOffer(_ token: String, _ outcome: BinaryTransferRecord.Outcome, bytes: Int) {
+        guard
+            let offer = state.withLock({ s -> Offer? in
+                guard let offer = s.offers.removeValue(forKey: token) else { return nil }
+                s.heldBytes -= offer.held
+                return offer
+            })
+        else { return }
+        report(
+            BinaryTransferRecord(
+                token: token, direction: .download, bytes: bytes, outcome: outcome, callID: offer.callID))
+    }
+}
+
+/// A download's body as the transport reads it: the offer's bytes in chunks, checking the page
+/// generation on every chunk. One reader at a time (``BinaryBodyReader``).
+final class OfferBodyReader: BinaryBodyReader, @unchecked Sendable {
+    private let transfers: BinaryTransfers
+    private let token: String
+    private let generation: UInt64
+    private let size: Int?
+    // Only `read` touches these, one call at a time (the protocol's rule); `ended` under its lock.
+    private var data: Data?
+    private var offset = 0
+    private var iterator: AsyncThrowingStream<Data, any Error>.Iterator?
+    private var sent = 0
+    private var pendingChunk: Data?
+    private let ended = Locked(false)
+
+    init(transfers: BinaryTransfers, token: String, offer: BinaryTransfers.Offer) {
+        self.transfers = transfers
+        self.token = token
+        generation = offer.generation
+        size = offer.size
+        switch offer.source {
+        case .data(let data): self.data = data
+        case .stream(let stream): iterator = stream.makeAsyncIterator()
+        }
+    }
+
+    deinit {
+        end(.cancelled)
+    }
+
+    func read(maxBytes: Int) async throws -> Data? {
+        guard !ended.withLock({ $0 }) else { throw BridgeError.cancelled() }
+        guard transfers.isCurrent(generation) else {
+            end(.failed("navigated"))
+            throw BridgeError.navigated()
+        }
+        let limit = max(1, maxBytes)
+        let chunk: Data?
+        if let data {
+            if offset >= data.count {
+                chunk = nil
+            } else {
+                let end = min(data.count, offset + limit)
+                chunk = data.subdata(in: (data.startIndex + offset)..<(data.startIndex + end))
+                offset = end
+            }
+        } else if let pending = pendingChunk {
+            let piece = pending.prefix(limit)
+            pendingChunk = pending.count > limit ? Data(pending.dropFirst(limit)) : nil
+            chunk = Data(piece)
+        } else {
+            do {
+                var next: Data? = Data()
+                while let got = next, got.isEmpty { next = try await iterator?.next() }
+                if let got = next, got.count > limit {
+                    pendingChunk = Data(got.dropFirst(limit))
+                    chunk = Data(got.prefix(limit))
+                } else {
+                    chunk = next
+                }
+            } catch {
+                end(.failed((error as? BridgeError)?.code ?? "task_failed"))
+                throw error
+            }
+        }
+        guard let chunk else {
+            if let size, size != sent {
+                end(.failed("invalid_result"))
+                throw BridgeError.invalidResult("The stream ended before its declared size.")
+            }
+            end(.finished)
+            return nil
+        }
+        sent += chunk.count
+        if sent > transfers.limits.maxTransferBytes || (size.map { sent > $0 } ?? false) {
+            end(.failed("payload_too_large"))
+            throw BridgeError.payloadTooLarge(bytes: sent, limit: size ?? transfers.limits.maxTransferBytes)
+        }
+        return chunk
+    }
+
+    func cancel() {
+        end(.cancelled)
+    }
+
+    private func end(_ outcome: BinaryTransferRecord.Outcome) {
+        guard
+            ended.withLock({ e -> Bool in
+                defer { e = true }
+                return !e
+            })
+        else { return }
+        // The stream is dropped with this reader (its onTermination runs then): `cancel` may come
+        // from another thread while `read` uses it.
+        transfers.endOffer(token, outcome, bytes: sent)
+    }
+}

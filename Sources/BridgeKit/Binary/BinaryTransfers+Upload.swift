@@ -1,0 +1,210 @@
+public import Foundation
+
+extension BinaryTransfers {
+    /// Claims the bytes the page passed as `binary` in the options of the call `context` runs,
+    /// and returns them as a stream of chunks (at most ``BinaryLimits/chunkBytes`` each), read
+    /// from the page's request as the task iterates: a large body is never held whole.
+    ///
+    /// - Parameters:
+    ///   - binary: the placeholder the task's options decoded.
+    ///   - context: the running call's context (origin, frame, page generation).
+    /// - Returns: the upload; iterate it once.
+    /// - Throws: ``BridgeError``: `forbidden` for a call from a subframe or without an origin;
+    ///   `navigated` when the page generation already ended; `payload_too_large` when the
+    ///   declared size is over ``BinaryLimits/maxTransferBytes``; `invalid_options` when the
+    ///   token was already claimed; `unavailable` after ``close()``.
+    public func upload(of binary: BridgeBinary, context: CallContext) throws(BridgeError) -> BinaryUpload {
+        let origin = try checkCall(context)
+        if let size = binary.size, size > limits.maxTransferBytes {
+            throw .payloadTooLarge(bytes: size, limit: limits.maxTransferBytes)
+        }
+        let waiters = try state.withLock { (s) throws(BridgeError) -> [CheckedContinuation<Void, Never>] in
+            guard s.uploads[binary.token] == nil, s.offers[binary.token] == nil else {
+                throw .invalidOptions("The binary value was already used.", path: "")
+            }
+            s.uploads[binary.token] = UploadSlot(
+                origin: origin, generation: context.pageGeneration, declaredSize: binary.size, callID: context.callID)
+            let waiters = s.waiting.removeValue(forKey: binary.token).map { Array($0.values) } ?? []
+            s.waitingCount -= waiters.count
+            return waiters
+        }
+        for waiter in waiters { waiter.resume() }
+        return BinaryUpload(transfers: self, token: binary.token, declaredSize: binary.size)
+    }
+
+    /// All the bytes of `binary` at once (``upload(of:context:)``, collected): for small values.
+    /// - Parameters:
+    ///   - binary: the placeholder the task's options decoded.
+    ///   - context: the running call's context.
+    /// - Returns: the bytes.
+    /// - Throws: as ``upload(of:context:)`` and ``BinaryUpload``'s iteration.
+    public func data(of binary: BridgeBinary, context: CallContext) async throws -> Data {
+        var data = Data()
+        if let size = binary.size { data.reserveCapacity(size) }
+        for try await chunk in try upload(of: binary, context: context) { data.append(chunk) }
+        return data
+    }
+
+    /// A page request with a body: waits (bounded) for the call's task to claim the token, checks
+    /// the origin and the generation, hands the body to the task and waits for the outcome.
+    func handleUpload(_ request: BinaryRequest) async -> BinaryResponse {
+        guard let token = request.token, let body = request.body else {
+            request.body?.cancel()
+            return .plain(404, code: "unknown_transfer", origin: request.origin)
+        }
+        if state.withLock({ $0.uploads[token] == nil }) {
+            guard await waitForClaim(token) else {
+                body.cancel()
+                return .plain(404, code: "unknown_transfer", origin: request.origin)
+            }
+        }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<BinaryResponse, Never>) in
+            enum Step {
+                case refuse(Int, String)
+                case attach(CheckedContinuation<(any BinaryBodyReader)?, Never>?)
+            }
+            let step = state.withLock { s -> Step in
+                guard var slot = s.uploads[token] else { return .refuse(404, "unknown_transfer") }
+                guard let origin = request.origin, origin == slot.origin else { return .refuse(403, "forbidden") }
+                guard slot.body == nil else { return .refuse(409, "already_used") }
+                slot.body = body
+                slot.requestWaiter = continuation
+                let waiter = slot.bodyWaiter
+                slot.bodyWaiter = nil
+                s.uploads[token] = slot
+                return .attach(waiter)
+            }
+            switch step {
+            case .refuse(let status, let code):
+                body.cancel()
+                continuation.resume(returning: .plain(status, code: code, origin: request.origin))
+            case .attach(let waiter):
+                waiter?.resume(returning: body)
+                // An earlier generation's slot is swept (410 through endUpload).
+                sweep(now: Self.now())
+            }
+        }
+    }
+
+    /// Waits up to ``BinaryLimits/requestWait`` for a task to claim `token`; false when none did,
+    /// too many requests wait already, or the transfers closed.
+    private func waitForClaim(_ token: String) async -> Bool {
+        let admitted = state.withLock { s -> Int? in
+            guard !s.closed, s.waitingCount < limits.maxWaitingRequests else { return nil }
+            s.nextWaiter += 1
+            return s.nextWaiter
+        }
+        guard let key = admitted else { return false }
+        let wait = limits.requestWait
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let claimed = state.withLock { s -> Bool in
+                if s.uploads[token] != nil { return true }
+                s.waiting[token, default: [:]][key] = continuation
+                s.waitingCount += 1
+                return false
+            }
+            if claimed {
+                continuation.resume()
+                return
+            }
+            Task.detached { [weak self] in
+                try? await Task.sleep(nanoseconds: UInt64(max(0, wait) * 1e9))
+                self?.resumeWaiter(token: token, key: key)
+            }
+        }
+        return state.withLock { $0.uploads[token] != nil }
+    }
+
+    private func resumeWaiter(token: String, key: Int) {
+        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            guard let waiter = s.waiting[token]?.removeValue(forKey: key) else { return nil }
+            if s.waiting[token]?.isEmpty == true { s.waiting[token] = nil }
+            s.waitingCount -= 1
+            return waiter
+        }
+        waiter?.resume()
+    }
+
+    /// Wakes waiting page requests (they then find no claim and answer 404).
+    func wakeWaitingRequests(all: Bool) {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            let waiters = s.waiting.values.flatMap(\.values)
+            s.waiting = [:]
+            s.waitingCount = 0
+            return waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Waits for the page's request body of the claimed upload `token`: `nil` when the upload
+    /// ended first (cancelled, timed out, navigated).
+    func awaitBody(_ token: String) async -> (any BinaryBodyReader)? {
+        let wait = limits.claimWait
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<(any BinaryBodyReader)?, Never>) in
+                let ready = state.withLock { s -> (any BinaryBodyReader)?? in
+                    guard var slot = s.uploads[token] else { return .some(nil) }
+                    if let body = slot.body { return .some(body) }
+                    slot.bodyWaiter = continuation
+                    s.uploads[token] = slot
+                    return .none
+                }
+                if let ready {
+                    continuation.resume(returning: ready)
+                    return
+                }
+                Task.detached { [weak self] in
+                    try? await Task.sleep(nanoseconds: UInt64(max(0, wait) * 1e9))
+                    guard let self else { return }
+                    if self.state.withLock({ $0.uploads[token].map { $0.body == nil } ?? false }) {
+                        self.endUpload(token, .failed("timeout"))
+                    }
+                }
+            }
+        } onCancel: {
+            endUpload(token, .cancelled)
+        }
+    }
+
+    /// Counts `count` more bytes of upload `token`; returns the error that ends it, if any.
+    func countUpload(_ token: String, bytes count: Int) -> BridgeError? {
+        let result = state.withLock { s -> (Int, Int?, UInt64)? in
+            guard var slot = s.uploads[token] else { return nil }
+            slot.bytes += count
+            s.uploads[token] = slot
+            return (slot.bytes, slot.declaredSize, slot.generation)
+        }
+        guard let (bytes, declared, generation) = result else { return .cancelled() }
+        let limit = min(limits.maxTransferBytes, declared ?? .max)
+        if bytes > limit { return .payloadTooLarge(bytes: bytes, limit: limit) }
+        if !isCurrent(generation) { return .navigated() }
+        return nil
+    }
+
+    /// Whether upload `token` received its declared size (or has none).
+    func uploadComplete(_ token: String) -> Bool {
+        state.withLock { s in
+            guard let slot = s.uploads[token] else { return false }
+            return slot.declaredSize.map { $0 == slot.bytes } ?? true
+        }
+    }
+
+    /// Ends upload `token` once: removes it, answers the page's request and the waiting task,
+    /// stops the body unless it was read to its end, reports the record.
+    func endUpload(_ token: String, _ outcome: BinaryTransferRecord.Outcome) {
+        guard let slot = state.withLock({ $0.uploads.removeValue(forKey: token) }) else { return }
+        let (status, code): (Int, String) =
+            switch outcome {
+            case .finished: (200, "ok")
+            case .cancelled: (499, "cancelled")
+            case .failed(let code):
+                (code == "payload_too_large" ? 413 : code == "navigated" ? 410 : code == "timeout" ? 504 : 400, code)
+            }
+        if outcome != .finished { slot.body?.cancel() }
+        slot.bodyWaiter?.resume(returning: nil)
+        slot.requestWaiter?.resume(returning: .plain(status, code: code, origin: slot.origin))
+        report(
+            BinaryTransferRecord(
+                token: token, direction: .upload, bytes: slot.bytes, outcome: outcome, callID: slot.callID))
+    }
+}

@@ -1,0 +1,152 @@
+import Foundation
+
+/// The byte transport's policy and bookkeeping for one router's page: binary values between the
+/// page and native tasks without base64, both ways, streamed in chunks (docs/protocol.md,
+/// "Binary values"; docs/architecture.md, "Binary values").
+///
+/// Platform-neutral: the engine glue (a custom URL scheme, `webbridge-binary:`; WebKitGTK:
+/// `WebKitGTKBridgeHost.binaryTransfers`; Apple: `WebKitBinarySchemeHandler`) turns each page request into a
+/// ``BinaryRequest`` and hands it to ``handle(_:)``; everything that decides lives here.
+///
+/// **Binding.** A byte request carries no frame and no page generation, so it is only ever bound
+/// to a call admitted over the checked channel (relay-stamped origin, main frame, current page
+/// generation): an upload's token is claimed by the call's task (``upload(of:context:)``), a
+/// download's token is issued for the call (``send(_:type:context:)``). A request is served only
+/// when its token names such a transfer, its `Origin` header equals the call's origin, the call
+/// came from the main frame, and the page generation is still the call's. Each token is used
+/// once; tokens of an earlier document are dead (HTTP 410).
+///
+/// Thread-safe; every method may be called from any thread.
+public final class BinaryTransfers: Sendable {
+    /// The custom URL scheme of the byte transport.
+    public static let scheme = "webbridge-binary"
+    /// The reserved event name under which native announces download tokens to the page's shim;
+    /// never delivered to the page's listeners.
+    public static let announcementEvent = "webbridge.binary"
+
+    /// The limits in force.
+    public let limits: BinaryLimits
+
+    let state: Locked<State>
+    private let observer: Locked<(@Sendable (BinaryTransferRecord) -> Void)?>
+    private let routerReference: RouterReference
+
+    /// Creates the transfers of `router`'s page.
+    /// - Parameters:
+    ///   - router: the router whose calls own the transfers; held weakly, read for its page generation.
+    ///   - limits: the byte transport's limits.
+    public init(router: BridgeRouter, limits: BinaryLimits = BinaryLimits()) {
+        self.limits = limits
+        routerReference = RouterReference(router)
+        state = Locked(State())
+        observer = Locked(nil)
+    }
+
+    /// Called once for every transfer that ends (finished, failed, cancelled), on any thread.
+    /// For logs and tests; keep it short.
+    public func setTransferObserver(_ body: (@Sendable (BinaryTransferRecord) -> Void)?) {
+        observer.withLock { $0 = body }
+    }
+
+    /// The bytes held for downloads the page has not fetched yet.
+    public var heldBytes: Int { state.withLock { $0.heldBytes } }
+
+    /// The transfers not ended yet (claimed uploads, offered downloads).
+    public var openTransfers: Int { state.withLock { $0.uploads.count + $0.offers.count } }
+
+    var router: BridgeRouter? { routerReference.router }
+
+    /// Whether `generation` is the router's current page generation (false once the router is gone).
+    func isCurrent(_ generation: UInt64) -> Bool {
+        guard let router else { return false }
+        return router.pageGeneration == generation
+    }
+
+    func report(_ record: BinaryTransferRecord) {
+        observer.withLock { $0 }?(record)
+    }
+
+    /// Ends every transfer of an earlier page generation (cancelled): call it when a document
+    /// commits (the hosts do). Transfers check the generation on every chunk anyway.
+    public func pageDidCommitNavigation() {
+        sweep(now: Self.now())
+    }
+
+    /// Ends every transfer (cancelled) and refuses new ones: the web view is closing.
+    public func close() {
+        let ended = state.withLock { s -> ([String], [String]) in
+            s.closed = true
+            return (Array(s.uploads.keys), Array(s.offers.keys))
+        }
+        for token in ended.0 { endUpload(token, .cancelled) }
+        for token in ended.1 { endOffer(token, .cancelled, bytes: 0) }
+        wakeWaitingRequests(all: true)
+    }
+
+    /// Answers one page request of the byte transport: an upload body (`POST`), a download
+    /// (`GET`), a CORS preflight (`OPTIONS`). Returns when the upload was consumed or refused, or
+    /// when the download may start streaming (``BinaryResponse/body``).
+    /// - Parameter request: the request as the engine glue read it.
+    /// - Returns: the response; never throws (refusals are statuses, see ``BinaryResponse/status``).
+    public func handle(_ request: BinaryRequest) async -> BinaryResponse {
+        sweep(now: Self.now())
+        switch request.method.uppercased() {
+        case "OPTIONS":
+            var headers = ["Access-Control-Allow-Methods": "GET, POST", "Access-Control-Max-Age": "600"]
+            if let origin = request.origin { headers["Access-Control-Allow-Origin"] = origin }
+            return BinaryResponse(status: 204, headers: headers, body: DataBodyReader(Data()), contentLength: 0)
+        case "POST", "PUT":
+            return await handleUpload(request)
+        case "GET":
+            return handleDownload(request)
+        default:
+            request.body?.cancel()
+            return .plain(405, code: "invalid_message", origin: request.origin)
+        }
+    }
+
+    /// The router's current page generation is `generation`, the source is a main frame with an
+    /// origin, the call has an id: the conditions for a transfer.
+    /// - Throws: ``BridgeError``: `forbidden` (subframe, no origin), `navigated`, `unavailable` (closed).
+    func checkCall(_ context: CallContext) throws(BridgeError) -> String {
+        guard context.source.isMainFrame else {
+            throw .forbidden(reason: "subframe", origin: context.source.origin?.description)
+        }
+        guard let origin = context.source.origin else { throw .forbidden(reason: "no_origin", origin: nil) }
+        guard isCurrent(context.pageGeneration) else { throw .navigated() }
+        guard !state.withLock({ $0.closed }) else { throw .unavailable("The web view was closed.") }
+        return origin.description
+    }
+
+    /// Ends transfers whose generation ended or whose offer expired.
+    func sweep(now: Double) {
+        let generation = router?.pageGeneration
+        let (uploads, offers) = state.withLock { s -> ([String], [String]) in
+            let uploads = s.uploads.filter { $0.value.generation != generation }.map(\.key)
+            let offers = s.offers.filter {
+                !$0.value.taken && ($0.value.generation != generation || $0.value.expires < now)
+            }
+            .map(\.key)
+            return (uploads, offers)
+        }
+        for token in uploads { endUpload(token, .failed("navigated")) }
+        for token in offers { endOffer(token, .cancelled, bytes: 0) }
+    }
+
+    /// Seconds on a monotonic clock.
+    static func now() -> Double {
+        Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+    }
+}
+
+/// A weak reference to the router, fixed at creation.
+final class RouterReference: Sendable {
+    private let reference: Locked<Weak>
+    private struct Weak { weak var router: BridgeRouter? }
+
+    init(_ router: BridgeRouter) {
+        reference = Locked(Weak(router: router))
+    }
+
+    var router: BridgeRouter? { reference.withLock { $0.router } }
+}

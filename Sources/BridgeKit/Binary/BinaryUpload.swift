@@ -1,0 +1,89 @@
+public import Foundation
+
+/// The bytes a page passed in a call, as a stream of chunks read from the page's request as the
+/// task iterates (``BinaryTransfers/upload(of:context:)``). Iterate it once.
+///
+/// It ends exactly once: at the end of the body (finished), with an error (`payload_too_large`
+/// over the declared size or the limit, `timeout` when the page's request never came,
+/// `navigated`, a body that ended short: `invalid_options`), or when the task stops iterating
+/// or is cancelled (cancelled: the page's request is answered and its body stopped).
+public final class BinaryUpload: AsyncSequence, Sendable {
+    /// A chunk of the body.
+    public typealias Element = Data
+
+    /// The declared size, from the page's placeholder.
+    public let declaredSize: Int?
+    private let transfers: BinaryTransfers
+    private let token: String
+
+    init(transfers: BinaryTransfers, token: String, declaredSize: Int?) {
+        self.transfers = transfers
+        self.token = token
+        self.declaredSize = declaredSize
+    }
+
+    deinit {
+        // A task that never read (or stopped reading) the body: the transfer ends cancelled.
+        transfers.endUpload(token, .cancelled)
+    }
+
+    /// Creates the iterator.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(upload: self)
+    }
+
+    /// Reads the chunks.
+    public struct Iterator: AsyncIteratorProtocol {
+        private let upload: BinaryUpload
+        private var body: (any BinaryBodyReader)?
+        private var done = false
+
+        init(upload: BinaryUpload) {
+            self.upload = upload
+        }
+
+        /// The next chunk, or `nil` at the end of the body.
+        /// - Throws: ``BridgeError`` as described on ``BinaryUpload``.
+        public mutating func next() async throws -> Data? {
+            guard !done else { return nil }
+            let transfers = upload.transfers
+            let token = upload.token
+            do {
+                if body == nil {
+                    guard let body = await transfers.awaitBody(token) else {
+                        throw Task.isCancelled
+                            ? BridgeError.cancelled() : BridgeError.timeout(seconds: transfers.limits.claimWait)
+                    }
+                    self.body = body
+                }
+                guard let body else { throw BridgeError.cancelled() }
+                let chunk = try await withTaskCancellationHandler {
+                    try await body.read(maxBytes: transfers.limits.chunkBytes)
+                } onCancel: {
+                    transfers.endUpload(token, .cancelled)
+                }
+                guard let chunk else {
+                    done = true
+                    guard transfers.uploadComplete(token) else {
+                        transfers.endUpload(token, .failed("invalid_options"))
+                        throw BridgeError.invalidOptions("The binary value ended before its declared size.", path: "")
+                    }
+                    transfers.endUpload(token, .finished)
+                    return nil
+                }
+                if let error = transfers.countUpload(token, bytes: chunk.count) {
+                    transfers.endUpload(token, error.code == "cancelled" ? .cancelled : .failed(error.code))
+                    throw error
+                }
+                return chunk
+            } catch {
+                done = true
+                let bridgeError =
+                    (error as? BridgeError)
+                    ?? (Task.isCancelled ? .cancelled() : .cancelled("The page stopped sending the binary value."))
+                transfers.endUpload(token, bridgeError.code == "cancelled" ? .cancelled : .failed(bridgeError.code))
+                throw bridgeError
+            }
+        }
+    }
+}
