@@ -166,7 +166,7 @@
   /**
    * The text of a call. Keep the key order `v`, `kind`, `id`, `task`, `options`: native reads a
    * body that starts with `{"v":1,"kind":"call",` in one comparison and then its members in one
-   * pass (`CallEnvelopeScan` in Sources/BridgeKit/Protocol/CallEnvelopeScanner.swift, its
+   * pass (`CallEnvelopeScan` in Sources/BridgeKit/Router/InboundDecoding.swift, its
    * `shimPrefix`); any other order still works, through the slower general path. Pinned by
    * js/test/call.test.js ("encodeCall key order") and CallEnvelopeScanTests in Swift.
    */

@@ -71,46 +71,26 @@ public final class InMemoryPage: Sendable {
     /// The router under test. Held strongly, like a web view's owner would.
     public let router: BridgeRouter
     /// The source used by ``call(_:options:id:from:replyHandler:timeLimit:)`` when none is given:
-    /// the main frame of the `origin` passed to ``init(router:origin:channel:)``.
+    /// the main frame of the `origin` passed to ``init(router:origin:)``.
     public let defaultSource: MessageSource
     private let state = Locked(State())
 
-    /// How the page's channel evaluates scripts (``PageChannel``'s two forms).
-    public enum ChannelForm: Sendable {
-        /// The engines' completion-handler form (``PageChannel/init(post:)``), as WKWebView's
-        /// `evaluateJavaScript(_:completionHandler:)` and WebKitGTK offer it.
-        case completionHandler
-        /// An `async` evaluate function (``PageChannel/init(evaluate:)``).
-        case async
-    }
-
     /// Creates a page and connects it to `router`.
+    ///
+    /// The page's channel is an evaluate function (``PageChannel/init(evaluate:)``), the form the
+    /// shipped adapters connect: a script reaches the page when the router's Swift task evaluating
+    /// it runs.
     /// - Parameters:
     ///   - router: the router under test; the page connects its channel to it.
     ///   - origin: the origin of the page's main frame; default `https://app.example`. The
     ///     router's policy must allow it, or every call is refused with `forbidden`.
-    ///   - channel: the form of the page channel; default ``ChannelForm/completionHandler``.
-    public init(router: BridgeRouter, origin: String = "https://app.example", channel: ChannelForm = .completionHandler)
-    {
+    public init(router: BridgeRouter, origin: String = "https://app.example") {
         self.router = router
         self.defaultSource = .mainFrame(origin)
-        switch channel {
-        case .completionHandler:
-            router.connect(
-                PageChannel { [weak self] script, completion in
-                    do {
-                        try self?.evaluate(script)
-                        completion(nil)
-                    } catch {
-                        completion(error)
-                    }
-                })
-        case .async:
-            router.connect(
-                PageChannel { [weak self] script in
-                    try self?.evaluate(script)
-                })
-        }
+        router.connect(
+            PageChannel { [weak self] script in
+                try self?.evaluate(script)
+            })
     }
 
     // MARK: Posting

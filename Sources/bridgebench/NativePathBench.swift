@@ -49,7 +49,7 @@ struct NativePathBench {
         case wrongReply(String)
         var description: String {
             switch self {
-            case .wrongReply(let what): "native path: the router's reply script is wrong: \(what)"
+            case .wrongReply(let what): "native path: the router's reply is wrong: \(what)"
             }
         }
     }
@@ -74,12 +74,9 @@ struct NativePathBench {
             try kind.register(in: router)
             let task = kind.taskName
             let sink = ScriptSink()
-            // The engines' completion-handler form (what WKWebView and WebKitGTK offer).
-            router.connect(
-                PageChannel { script, completion in
-                    sink.keep(script)
-                    completion(nil)
-                })
+            // As both shipped adapters connect a page: an evaluate channel (progress, events), and
+            // each message's reply handler carrying its final reply (``Harness/call(_:)``).
+            router.connect(PageChannel { script in sink.keep(script) })
             self.sink = sink
             batch = NativePathBench.batch(forBytes: optionsText.utf8.count)
             bodies = (0..<batch).map { slot in
@@ -93,7 +90,9 @@ struct NativePathBench {
             while left > 0 {
                 let now = min(left, batch)
                 for slot in 0..<now {
-                    router.receive(.string(bodies[slot]), from: source)
+                    router.receive(
+                        .string(bodies[slot]), from: source,
+                        replyHandler: ReplyHandler(carriesFinalReplies: true) { [sink] text in sink.keep(text ?? "") })
                 }
                 posted += now
                 left -= now
@@ -113,9 +112,9 @@ struct NativePathBench {
         let optionsText = String(decoding: try JSONEncoder().encode(payload), as: UTF8.self)
         var harness = try Harness(optionsText: optionsText, kind: kind)
 
-        // Correctness first (outside the timing): the script must carry the same payload back.
+        // Correctness first (outside the timing): the reply must carry the same payload back.
         await harness.call(1)
-        try Self.check(script: harness.sink.last ?? "", against: payload, id: "bench-0")
+        try Self.check(reply: harness.sink.last ?? "", against: payload, id: "bench-0")
         harness.sink.dropScripts()
 
         let iterations = self.iterations
@@ -154,9 +153,9 @@ struct NativePathBench {
         await harness.router.close()
     }
 
-    /// The reply script must be exactly what BridgeKit's general encoder writes for this reply
-    /// (sorted keys; the script builder's escapes), and its argument must carry the payload back.
-    static func check(script: String, against payload: BenchPayload, id: String = "bench-1") throws {
+    /// The reply text must be pure ASCII (as the router writes text for a reply handler) and
+    /// carry the payload back, with the call's id.
+    static func check(reply text: String, against payload: BenchPayload, id: String = "bench-1") throws {
         struct Reply: Codable {
             var v = 1
             var kind = "reply"
@@ -164,19 +163,15 @@ struct NativePathBench {
             var ok = true
             let data: BenchPayload
         }
-        let expected = PageScript.build(calling: .receive, json: try BridgeJSON.encode(Reply(id: id, data: payload)))
-        guard script == expected else { throw Failure.wrongReply("the script differs from the general encoder's") }
-        let prefix = PageFunction.receive.source + "("
-        let suffix = ");void 0"
-        guard script.hasPrefix(prefix), script.hasSuffix(suffix) else { throw Failure.wrongReply("unexpected shape") }
-        // The builder's escapes (\u003c, \u2028) are JSON escapes too, so the argument is JSON.
-        let argument = script.utf8.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count)
+        guard text.utf8.allSatisfy({ $0 < 0x80 }) else { throw Failure.wrongReply("not pure ASCII") }
         let reply: Reply
         do {
-            reply = try JSONDecoder().decode(Reply.self, from: Data(argument))
+            reply = try JSONDecoder().decode(Reply.self, from: Data(text.utf8))
         } catch {
             throw Failure.wrongReply("not a reply: \(error)")
         }
-        guard reply.ok, reply.data == payload else { throw Failure.wrongReply("data differs") }
+        guard reply.v == 1, reply.kind == "reply", reply.id == id, reply.ok, reply.data == payload else {
+            throw Failure.wrongReply("data differs")
+        }
     }
 }

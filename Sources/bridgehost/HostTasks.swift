@@ -68,7 +68,7 @@ final class HostControl: Sendable {
 
     /// Notes an outbound traffic record; the reply to `bridgehost.done` after a report ends the run.
     func noteReply(_ record: TrafficRecord) {
-        guard record.direction == .outbound, record.kind == "reply", record.task == "bridgehost.done" else { return }
+        guard record.direction == .outbound, record.kind == .reply, record.task == "bridgehost.done" else { return }
         let shouldEnd = state.withLock { state -> Bool in
             guard state.done != nil, !state.answered else { return false }
             state.answered = true

@@ -10,7 +10,7 @@ final class ErrorTally: Sendable {
     init(control: HostControl) { self.control = control }
 
     func note(_ record: TrafficRecord) {
-        guard record.direction == .outbound, record.kind == "reply", let outcome = record.outcome, outcome != "ok"
+        guard record.direction == .outbound, record.kind == .reply, let outcome = record.outcome, outcome != "ok"
         else { return }
         let expected = control.consumeExpectation(outcome)
         counts.withLock { counts in

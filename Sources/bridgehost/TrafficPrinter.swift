@@ -144,13 +144,15 @@ final class TrafficPrinter: Sendable {
         // why (a policy refusal, an undelivered reply) and what the page did not see.
         guard record.reason != nil || record.internalError != nil || record.outcome == "dropped" else { return }
         var fields: [String: JSONValue] = [
-            "direction": .string(record.direction.rawValue), "kind": .string(record.kind),
+            "direction": .string(record.direction.rawValue), "kind": .string(record.kind.rawValue),
             "id": record.id.map(JSONValue.string) ?? .null, "task": record.task.map(JSONValue.string) ?? .null,
             "outcome": record.outcome.map(JSONValue.string) ?? .null,
         ]
-        if let reason = record.reason { fields["reason"] = .string(reason) }
+        if let reason = record.reason { fields["reason"] = .string(reason.description) }
         if let internalError = record.internalError { fields["internalError"] = .string(internalError) }
-        var human = [record.direction == .inbound ? "refused" : "not delivered", record.kind, record.task ?? "?"]
+        var human = [
+            record.direction == .inbound ? "refused" : "not delivered", record.kind.rawValue, record.task ?? "?",
+        ]
         if let id = record.id { human.append("#" + Self.shortID(id)) }
         if let outcome = record.outcome { human.append(outcome) }
         if let reason = record.reason { human.append("(\(reason))") }

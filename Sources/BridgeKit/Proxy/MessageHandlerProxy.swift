@@ -60,7 +60,6 @@ public final class MessageHandlerProxy: @unchecked Sendable {
             text = unwrapped
         }
         guard let id = text.withUnsafeBytes({ BodyScan($0.bindMemory(to: UInt8.self)).id }) else { return nil }
-        let reply = OutboundMessage.reply(id: id, result: .failure(.unavailable(message)))
-        return (try? BridgeJSON.encode(reply)).map { String(decoding: $0, as: UTF8.self) }
+        return (try? ReplyPipeline.failure(id: id, .unavailable(message)))?.replyText
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The life of one page call with an id, from its admission to its one final reply.
 ///
 /// A value type with no lock of its own: the router keeps one in each ``PendingCall`` and
@@ -193,5 +195,187 @@ extension CallStateMachine.Action {
         case (.cancelWork(let work1), .cancelWork(let work2)): work1 == work2
         default: false
         }
+    }
+}
+
+/// A page call with an id, in flight.
+///
+/// A class, so that the router's table, the call's work and the log hand one reference around
+/// instead of copying its fields; the call's work captures only this reference.
+///
+/// One ownership rule: ``machine`` (the call's state, timer and work task) is read and changed
+/// only with the router's state lock held (``BridgeRouter/state``); ``work`` only by the call's
+/// own work, once, as it starts (``takeWork()``); everything else is constant. (Reading even a
+/// constant part of ``machine`` without the lock would be an exclusivity violation, which is why
+/// ``route`` is a property of its own.)
+final class PendingCall: @unchecked Sendable {
+    /// The call's id, as the page sent it.
+    let id: String
+    let taskName: String
+    /// The page generation the call belongs to.
+    let generation: UInt64
+    let source: MessageSource
+    /// Where the final reply goes, decided once at admission.
+    let route: CallStateMachine.Route
+    /// The structured reply path, when the final reply goes through it.
+    var replyHandler: ReplyHandler? {
+        if case .replyHandler(let replyHandler) = route { return replyHandler }
+        return nil
+    }
+    /// The call's life; only with the router's state lock held.
+    var machine: CallStateMachine
+    /// The task and its input, until the call's work takes them (``takeWork()``); `nil` for a
+    /// call that never runs (an error reply).
+    private var work: PreparedCall?
+    /// The bytes this call holds against the router's budget (``BridgeLimits/maxHeldBytes``),
+    /// released when its work ends; 0 for a call that never runs (an error reply).
+    let heldBytes: Int
+
+    /// The router the call belongs to; weak, so that a task that never ends (and keeps its
+    /// context, which refers to this call) does not keep the router and its page alive.
+    private(set) weak var router: BridgeRouter?
+
+    init(
+        id: String, taskName: String, generation: UInt64, source: MessageSource, route: CallStateMachine.Route,
+        progressLimit: Int = .max, router: BridgeRouter, work: PreparedCall? = nil, heldBytes: Int = 0
+    ) {
+        self.id = id
+        self.heldBytes = heldBytes
+        self.work = work
+        self.router = router
+        self.taskName = taskName
+        self.generation = generation
+        self.source = source
+        self.route = route
+        machine = CallStateMachine(progressLimit: progressLimit)
+    }
+
+    /// Sends a progress value of this call through its router (``CallContext/progress(_:)``).
+    /// - Throws: `unavailable` when the router is gone; otherwise as ``CallContext/progress(_:)``.
+    func sendProgress(_ value: any Encodable & Sendable) async throws {
+        guard let router else { throw BridgeError.unavailable("The router was released.") }
+        try await router.sendProgress(value, call: self)
+    }
+
+    /// The task and input of the call, on the first call; `nil` on every later one. Called by
+    /// the call's work only, once, as it starts: from then on the work holds the only reference,
+    /// so the body and the options live no longer than the work needs them.
+    func takeWork() -> PreparedCall? {
+        work.take()
+    }
+}
+
+/// A native-to-page call in flight.
+struct PendingPageCall: Sendable {
+    let handler: String
+    let generation: UInt64
+    let continuation: CheckedContinuation<JSONValue, any Error>
+    var timer: Task<Void, Never>?
+}
+
+/// Everything a router mutates, guarded by its one lock (``BridgeRouter/state``, a `Locked`):
+/// the page (channel, generation, observer), the calls in flight, and the registered tasks.
+///
+/// The invariant behind "every call settles exactly once": a call is in ``calls`` from its
+/// admission until the event that settles it (``CallStateMachine``), which removes it under the
+/// same lock; a navigation or close settles and removes every call at once.
+struct RouterState: Sendable {
+    var channel: PageChannel?
+    var generation: UInt64 = 0
+    /// The pending calls by id.
+    var calls: [String: PendingCall] = [:]
+    var pageCalls: [String: PendingPageCall] = [:]
+    var nextPageCallNumber: UInt64 = 0
+    var isClosed = false
+    var observer: (@Sendable (TrafficRecord) -> Void)?
+    /// The registered tasks by name.
+    var taskTable = TaskTable()
+
+    /// Why a call was not admitted.
+    enum AdmissionRefusal {
+        case duplicateID
+        case tooManyPendingCalls
+    }
+
+    /// Inserts `entry` as call `id`, unless a pending call has that id or `limit` calls are
+    /// pending. One hash of the id in the usual case.
+    /// - Returns: `nil` when admitted, otherwise why not (the table then holds what it held).
+    mutating func admit(_ entry: PendingCall, as id: String, limit: Int) -> AdmissionRefusal? {
+        if let existing = calls.updateValue(entry, forKey: id) {
+            calls[id] = existing
+            return .duplicateID
+        }
+        if calls.count > limit {
+            calls[id] = nil
+            return .tooManyPendingCalls
+        }
+        return nil
+    }
+
+    /// Applies `event` to `call` and, when the event settles it, removes it from ``calls``
+    /// (unless a later call already uses its id: then that one stays).
+    mutating func handle(_ event: CallStateMachine.Event, of call: PendingCall) -> CallStateMachine.Action {
+        let action = call.machine.handle(event)
+        if case .settle = action, let index = calls.index(forKey: call.id), calls[index].value === call {
+            calls.remove(at: index)
+        }
+        return action
+    }
+
+    /// Settles every pending call with `event` (a navigation commit, close, release) and empties
+    /// the table.
+    /// - Returns: the calls with the actions to do for them.
+    mutating func settleAllCalls(_ event: CallStateMachine.Event) -> [(PendingCall, CallStateMachine.Action)] {
+        let settled = calls.values.map { call in (call, call.machine.handle(event)) }
+        calls.removeAll()
+        return settled
+    }
+
+    /// Removes and returns every native-to-page call.
+    mutating func takeAllPageCalls() -> [PendingPageCall] {
+        let all = Array(pageCalls.values)
+        pageCalls.removeAll()
+        return all
+    }
+}
+
+extension PendingCall {
+    /// Whether the call has settled; only with the router's state lock held.
+    var isSettled: Bool { machine.isSettled }
+}
+
+extension BridgeRouter {
+    /// Settles `call` with `outcome` and sends its final reply, if it is still pending
+    /// (``settle(_:_:by:)``, then ``send(_:)``).
+    func finish(
+        _ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
+        by event: CallStateMachine.Event
+    ) async {
+        if let outgoing = settle(call, consume outcome, by: event) {
+            await send(outgoing)
+        }
+    }
+
+    /// Settles `call` with `outcome`, if it is still pending; the first of reply, error, cancel
+    /// and timeout wins and every later one does nothing, and none of them touches a later call
+    /// that reuses the id (``CallStateMachine``). The call's other tasks are cancelled; the
+    /// settling task itself never is, so its reply is not interrupted. The final reply is written
+    /// by the route decided at admission (``writeFinalReply(_:id:task:route:generation:channel:)``).
+    ///
+    /// Takes `outcome` over: passed with `consume`, the result is released as soon as its reply
+    /// is written.
+    /// - Parameter event: ``CallStateMachine/Event/workFinished``, ``CallStateMachine/Event/timedOut``
+    ///   or ``CallStateMachine/Event/pageCancelled``.
+    /// - Returns: the reply script still to send when the reply goes by script.
+    func settle(
+        _ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
+        by event: CallStateMachine.Event
+    ) -> OutgoingScript? {
+        let action = state.withLock { $0.handle(event, of: call) }
+        guard case .settle(let work, let timer) = action else { return nil }
+        timer?.cancel()
+        work?.cancel()
+        return writeFinalReply(
+            consume outcome, id: call.id, task: call.taskName, route: call.route, generation: call.generation)
     }
 }

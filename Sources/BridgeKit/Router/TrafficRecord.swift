@@ -17,8 +17,8 @@ public struct TrafficRecord: Sendable, Hashable, Codable {
     public var time: Date
     /// Page to native, or native to page.
     public var direction: Direction
-    /// The message kind: `call`, `cancel`, `reply`, `progress`, `event`.
-    public var kind: String
+    /// The message kind.
+    public var kind: TrafficKind
     /// The call id, if any.
     public var id: String?
     /// The task (or page handler) name, if any.
@@ -26,9 +26,10 @@ public struct TrafficRecord: Sendable, Hashable, Codable {
     /// For replies: `"ok"` or the error code. For inbound messages that were refused or
     /// dropped: the error code or `"dropped"`. `nil` for an accepted inbound message.
     public var outcome: String?
-    /// A short reason: the policy refusal (`"subframe"`, `"origin_not_allowed"`), why a reply
-    /// was not delivered (`"navigated"`, `"no_channel"`), or an engine error.
-    public var reason: String?
+    /// Why the message was not delivered or how it was handled: the policy refusal
+    /// (``TrafficReason/refused(_:)``), ``TrafficReason/navigated``, ``TrafficReason/noChannel``,
+    /// an engine error (``TrafficReason/evaluateFailed(_:)``), ...
+    public var reason: TrafficReason?
     /// The size of the message in bytes of UTF-8 JSON.
     public var bytes: Int
     /// For a reply whose error the page got only as a generic message: the full description
@@ -40,8 +41,8 @@ public struct TrafficRecord: Sendable, Hashable, Codable {
 
     /// Creates a record.
     public init(
-        time: Date = Date(), direction: Direction, kind: String, id: String? = nil, task: String? = nil,
-        outcome: String? = nil, reason: String? = nil, bytes: Int = 0, internalError: String? = nil
+        time: Date = Date(), direction: Direction, kind: TrafficKind, id: String? = nil, task: String? = nil,
+        outcome: String? = nil, reason: TrafficReason? = nil, bytes: Int = 0, internalError: String? = nil
     ) {
         self.time = time
         self.direction = direction

@@ -1,9 +1,10 @@
 public import Foundation
 
-/// A task that answers at once, without suspending: the router decodes the call, runs it,
-/// encodes the result and hands the reply to the engine before
-/// ``BridgeRouter/receive(_:from:replyHandler:)`` returns, on the thread that delivered the
-/// message. No Swift task, timer or pending-call entry is made for such a call.
+/// A task that answers at once, without suspending: the router decodes the call, runs it and
+/// encodes the result before ``BridgeRouter/receive(_:from:replyHandler:)`` returns, on the
+/// thread that delivered the message, and hands the reply to the engine there when it goes
+/// through the message's reply handler (both shipped adapters); a reply script is evaluated by
+/// a Swift task. No timer or pending-call entry is made for such a call.
 ///
 /// Use it for the small, frequent calls of a hybrid screen: read a setting, the app version, a
 /// feature flag, a value the app already holds; or pass a payload on (``RawJSON``). Like

@@ -93,7 +93,7 @@ extension GTKWrapperTests.EndToEnd {
             }
             let refusals = harness.traffic.matching(.inbound, "call", task: "Record")
             #expect(refusals.map(\.outcome) == ["forbidden", "forbidden"])
-            #expect(refusals.map(\.reason) == ["subframe", "subframe"])
+            #expect(refusals.map(\.reason) == [.refused("subframe"), .refused("subframe")])
 
             // The main frame itself may call the default-policy task.
             try await harness.run("e2eCall('main', 'Record', {from: 'main'})")

@@ -109,7 +109,7 @@ extension GTKWrapperTests.EndToEnd {
             #expect(log == [["progress", ["step": 1]], ["progress", ["step": 2]], ["result", "done"]])
             let id = try #require(harness.traffic.acceptedCallIDs(task: "Progress").first)
             let outbound = harness.traffic.all.filter { $0.direction == .outbound && $0.id == id }
-            #expect(outbound.map(\.kind) == ["progress", "progress", "reply"])
+            #expect(outbound.map(\.kind) == [.progress, .progress, .reply])
             #expect(outbound.allSatisfy { $0.reason == nil })
             await harness.close()
         }

@@ -45,7 +45,7 @@ extension GTKWrapperTests.EndToEnd {
             #expect(harness.probe.uncancelledCallIDs.isEmpty)
             let replies = harness.traffic.matching(.outbound, "reply", id: id)
             #expect(replies.map(\.outcome) == ["navigated"])
-            #expect(replies.first?.reason == "not_delivered")
+            #expect(replies.first?.reason == .notDelivered)
 
             // The new page: its shim got nothing at all for the old call, and it can call.
             try await harness.run("e2eCall('after', 'Record', 'after ' + location.pathname)")

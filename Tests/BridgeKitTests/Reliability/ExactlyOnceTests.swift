@@ -358,7 +358,7 @@ final class InterleavingModel: @unchecked Sendable {
     // MARK: Checking
 
     private func replyRecords(_ id: String) -> [TrafficRecord] {
-        log.all.filter { $0.direction == .outbound && $0.kind == "reply" && $0.id == id }
+        log.all.filter { $0.direction == .outbound && $0.kind == .reply && $0.id == id }
     }
 
     private func isSettled(_ id: String) -> Bool { !replyRecords(id).isEmpty }
@@ -394,7 +394,7 @@ final class InterleavingModel: @unchecked Sendable {
             }
             try #require(
                 records.count == 1,
-                "seed \(seed) \(id) (\(expectation.task)): \(records.count) final reply records: \(records.map { "\($0.outcome ?? "-")/\($0.reason ?? "-")" }) all: \(log.all.filter { $0.id == id }.map { "\($0.direction) \($0.kind) \($0.outcome ?? "-")/\($0.reason ?? "-")" })"
+                "seed \(seed) \(id) (\(expectation.task)): \(records.count) final reply records: \(records.map { "\($0.outcome ?? "-")/\($0.reason?.description ?? "-")" }) all: \(log.all.filter { $0.id == id }.map { "\($0.direction) \($0.kind) \($0.outcome ?? "-")/\($0.reason?.description ?? "-")" })"
             )
             let record = records[0]
             #expect(
@@ -404,7 +404,8 @@ final class InterleavingModel: @unchecked Sendable {
             let delivered = finalScripts.count + (handlerReply == nil ? 0 : 1)
             #expect(
                 delivered == (record.reason == nil ? 1 : 0),
-                "seed \(seed) \(id): delivered \(delivered) times, record reason \(record.reason ?? "nil")")
+                "seed \(seed) \(id): delivered \(delivered) times, record reason \(record.reason?.description ?? "nil")"
+            )
             if !expectation.frame.source.isMainFrame || expectation.refused {
                 #expect(scripts.isEmpty, "seed \(seed) \(id): a script was evaluated for a subframe or refused call")
             }

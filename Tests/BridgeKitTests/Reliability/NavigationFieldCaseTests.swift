@@ -38,7 +38,7 @@ struct NavigationFieldCaseTests {
         }
         let stale = page.deliveries.filter { $0.message?.string("id")?.hasPrefix("old-") == true }
         #expect(stale.isEmpty, "a reply of an old document reached a new one")
-        #expect(log.all.filter { $0.outcome == "navigated" && $0.reason == "not_delivered" }.count == 6)
+        #expect(log.all.filter { $0.outcome == "navigated" && $0.reason == .notDelivered }.count == 6)
         #expect(router.pendingCountsForTesting == (0, 0))
     }
 }

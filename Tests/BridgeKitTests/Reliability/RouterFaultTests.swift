@@ -46,12 +46,12 @@ struct RouterFaultTests {
         page.post(["v": 1, "kind": "teleport", "id": "m-1"], from: adsFrame)
         let deep = String(repeating: "[", count: 70) + "1" + String(repeating: "]", count: 70)
         page.post(body: .string(#"{"id":"m-1","task":"wait","options":"# + deep + "}"), from: adsFrame)
-        #expect(await settle { log.all.filter { $0.direction == .outbound && $0.kind == "reply" }.count == 5 })
+        #expect(await settle { log.all.filter { $0.direction == .outbound && $0.kind == .reply }.count == 5 })
         #expect(page.messages(for: "w-1").isEmpty, "a subframe's reply or progress reached the main frame")
         #expect(page.messages(for: "m-1").isEmpty, "a subframe settled the main frame's pending call")
         #expect(
-            log.all.filter { $0.direction == .outbound && $0.kind == "reply" }.allSatisfy {
-                $0.reason == "no_reply_path"
+            log.all.filter { $0.direction == .outbound && $0.kind == .reply }.allSatisfy {
+                $0.reason == .noReplyPath
             })
         gates.release("m-1")
         #expect(await page.reply(for: "m-1")["data"] == "done")
@@ -173,6 +173,6 @@ struct RouterFaultTests {
         #expect(
             replies.message("call")?["error"]?.string("code") == "unavailable", "a call after close is still answered")
         #expect(page.messages(for: "m-1").count == 1)
-        #expect(log.all.filter { $0.direction == .outbound && $0.kind == "reply" && $0.id == "m-1" }.count == 1)
+        #expect(log.all.filter { $0.direction == .outbound && $0.kind == .reply && $0.id == "m-1" }.count == 1)
     }
 }

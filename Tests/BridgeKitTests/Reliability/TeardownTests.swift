@@ -203,12 +203,12 @@ private final class TrafficCounts: Sendable {
         router.setTrafficObserver { [weak self] record in
             self?.counts.withLock { counts in
                 switch (record.direction, record.kind) {
-                case (.outbound, "reply"):
+                case (.outbound, .reply):
                     counts.finals += 1
                     if let id = record.id { counts.finalIDs.insert(id) }
                     if record.reason != nil { counts.undelivered += 1 }
-                case (.outbound, "progress") where record.reason == nil: counts.progress += 1
-                case (.inbound, "call"): counts.inboundCalls += 1
+                case (.outbound, .progress) where record.reason == nil: counts.progress += 1
+                case (.inbound, .call): counts.inboundCalls += 1
                 default: break
                 }
             }

@@ -97,9 +97,9 @@ struct ErrorConcealmentTests {
             #expect(!message.contains(Self.secret) && !message.contains("/var/db"), "\(message)")
             // The log has the full description, on the reply's record.
             #expect(
-                await eventually { log.all.contains { $0.id == id && $0.direction == .outbound && $0.kind == "reply" } }
+                await eventually { log.all.contains { $0.id == id && $0.direction == .outbound && $0.kind == .reply } }
             )
-            let record = try #require(log.all.first { $0.id == id && $0.direction == .outbound && $0.kind == "reply" })
+            let record = try #require(log.all.first { $0.id == id && $0.direction == .outbound && $0.kind == .reply })
             #expect(record.outcome == code)
             #expect(record.internalError?.contains("db password=hunter2 at /var/db") == true, "\(record)")
         }
@@ -139,7 +139,7 @@ struct ErrorConcealmentTests {
         #expect(refusal["error"] == ["code": "task_failed", "message": "Not now."])
         let bridge = await page.call("bridge", id: "b")
         #expect(bridge["error"] == ["code": "not_logged_in", "message": "Log in first.", "details": ["x": 1]])
-        #expect(await eventually { log.all.filter { $0.kind == "reply" }.count == 4 })
+        #expect(await eventually { log.all.filter { $0.kind == .reply }.count == 4 })
         #expect(log.all.allSatisfy { $0.internalError == nil })
     }
 

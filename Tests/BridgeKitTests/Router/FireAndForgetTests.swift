@@ -49,7 +49,7 @@ struct FireAndForgetTests {
         #expect(await eventually { tasks.cancelled.value == 1 })
         page.send("note", options: 2, fireAndForget: true)
         #expect(await eventually { tasks.notes.value == [2] })
-        #expect(log.all.contains { $0.task == "note" && $0.outcome == "navigated" && $0.reason == "fire_and_forget" })
+        #expect(log.all.contains { $0.task == "note" && $0.outcome == "navigated" && $0.reason == .fireAndForget })
         #expect(tasks.notes.value == [2])
         #expect(page.deliveries.isEmpty)
     }
@@ -65,7 +65,7 @@ struct FireAndForgetTests {
         #expect(await eventually { tasks.cancelled.value == 1 })
         #expect(
             await eventually {
-                log.all.filter { $0.outcome == "unavailable" && $0.reason == "fire_and_forget" }.count == 3
+                log.all.filter { $0.outcome == "unavailable" && $0.reason == .fireAndForget }.count == 3
             })
         #expect(tasks.notes.value.isEmpty)
     }

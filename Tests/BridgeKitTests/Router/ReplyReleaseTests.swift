@@ -99,21 +99,4 @@ struct ReplyReleaseTests {
         #expect(scripts.first?.live == 0)
         await router.close()
     }
-
-    @Test("as a script through a channel's completion-handler form", arguments: executions)
-    func postedScript(execution: TaskExecution) async throws {
-        let key = "post-\(execution)"
-        let router = try makeRouter([EchoTracked(execution: execution)])
-        let seen = Mutex<[Int]>([])
-        router.connect(
-            PageChannel { _, completion in
-                let live = LifeToken.count(key)
-                seen.withLock { $0.append(live) }
-                completion(nil)
-            })
-        router.receive(Self.call(key), from: .mainFrame(appOrigin))
-        #expect(await eventually { seen.withLock { !$0.isEmpty } })
-        #expect(seen.withLock { $0 } == [0])
-        await router.close()
-    }
 }

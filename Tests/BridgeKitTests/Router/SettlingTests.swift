@@ -27,9 +27,8 @@ struct SettlingTests {
         let replies = Mutex<[JSONValue]>([])
         let again = Locked<BridgeRouter?>(router)
         router.connect(
-            PageChannel { script, completion in
+            PageChannel { script in
                 let message = PageScriptDecoder.message(in: script)
-                completion(nil)
                 guard let message, message["kind"] == "reply" else { return }
                 let count = replies.withLock {
                     $0.append(message)
@@ -52,9 +51,8 @@ struct SettlingTests {
     }
 
     @Test(
-        "immediate tasks that cancel themselves or time out before they first suspend: one reply per call",
-        arguments: [InMemoryPage.ChannelForm.completionHandler, .async])
-    func settledWhileStarting(form: InMemoryPage.ChannelForm) async throws {
+        "immediate tasks that cancel themselves or time out before they first suspend: one reply per call")
+    func settledWhileStarting() async throws {
         let pageBox = Locked<InMemoryPage?>(nil)
         let tasks: [any BridgeTask] = [
             ClosureTask(name: "selfCancel", execution: .immediate) { (_: JSONValue, context: CallContext) -> Int in
@@ -77,7 +75,7 @@ struct SettlingTests {
             },
         ]
         let router = try makeRouter(tasks)
-        let page = InMemoryPage(router: router, channel: form)
+        let page = InMemoryPage(router: router)
         pageBox.set(page)
         let names = ["selfCancel", "selfCancelThenWait", "zeroTimeout", "zeroTimeoutYield"]
         // Seven ids for 400 calls: an id is reused as soon as its call has settled.

@@ -19,24 +19,26 @@ struct SynchronousTaskTests {
         }
     }
 
-    @Test("the reply is handed to the engine before receive returns, on the caller's thread, once per call")
-    func answeredInPlace() throws {
+    @Test("the reply is handed to the engine, run on the caller's thread, once per call")
+    func answeredInPlace() async throws {
         let runs = Counter()
         let thread = Locked<pthread_t?>(nil)
         let page = InMemoryPage(router: try makeRouter([Self.probe(runs, thread: thread)]))
         for index in 0..<50 {
+            let caller = pthread_self()
             page.send("now", options: ["n": .int(Int64(index))], id: "same")
-            #expect(page.messages(for: "same").count == index + 1)
+            // Ran on the thread that called `receive`, before it returned.
+            #expect(thread.value.map { pthread_equal($0, caller) != 0 } == true)
+            #expect(await eventually { page.messages(for: "same").count == index + 1 })
         }
         #expect(runs.value == 50)
-        #expect(thread.value.map { pthread_equal($0, pthread_self()) != 0 } == true)
         #expect(
             page.messages(for: "same").last == ["v": 1, "kind": "reply", "id": "same", "ok": true, "data": ["n": 49]])
     }
 
     @Test(
-        "registered with its own type (the synchronous overload) or as any BridgeTask: answered before receive returns")
-    func bothRegistrations() throws {
+        "registered with its own type (the synchronous overload) or as any BridgeTask: answered the same")
+    func bothRegistrations() async throws {
         let task = SynchronousClosureTask(name: "now") { (options: JSONValue, _) in options }
         let concrete = BridgeRouter(configuration: BridgeConfiguration(policy: .origins([OriginPattern(appOrigin)])))
         try concrete.register(task)
@@ -48,13 +50,30 @@ struct SynchronousTaskTests {
         for router in [concrete, erased, replacing] {
             let page = InMemoryPage(router: router)
             page.send("now", options: ["n": 1], id: "c")
+            #expect(await eventually { !page.messages(for: "c").isEmpty })
             #expect(page.messages(for: "c") == [["v": 1, "kind": "reply", "id": "c", "ok": true, "data": ["n": 1]]])
         }
     }
 
-    @Test("a channel in the async form gets the same reply, from a Swift task")
+    @Test("through a reply handler that carries final replies (both shipped adapters): answered before receive returns")
+    func answeredBeforeReceiveReturns() throws {
+        let runs = Counter()
+        let router = try makeRouter([Self.probe(runs)])
+        router.connect(PageChannel { _ in })
+        for index in 0..<50 {
+            let answers = Locked<[String?]>([])
+            router.receive(
+                .string(#"{"v":1,"kind":"call","id":"same","task":"now","options":{"n":\#(index)}}"#),
+                from: .mainFrame(appOrigin),
+                replyHandler: ReplyHandler(carriesFinalReplies: true) { json in answers.set(answers.value + [json]) })
+            #expect(answers.value == [#"{"data":{"n":\#(index)},"id":"same","kind":"reply","ok":true,"v":1}"#])
+        }
+        #expect(runs.value == 50)
+    }
+
+    @Test("the page channel (an evaluate function) gets the reply from a Swift task")
     func asyncChannel() async throws {
-        let page = InMemoryPage(router: try makeRouter([Self.probe(Counter())]), channel: .async)
+        let page = InMemoryPage(router: try makeRouter([Self.probe(Counter())]))
         #expect(await page.call("now", options: ["a": [1, "<b>"]])["data"] == ["a": [1, "<b>"]])
     }
 
@@ -64,7 +83,7 @@ struct SynchronousTaskTests {
             #"{"b":1,"a":"<\/script>\u2028"}"#, #"{"__proto__":{"x":1}}"#, "9007199254740993", #""é✓😀""#,
             "null", #"[1.5e300,-0,{"":[]}]"#,
         ])
-    func sameScriptAsAsynchronousTask(optionsText: String) throws {
+    func sameScriptAsAsynchronousTask(optionsText: String) async throws {
         for typed in [false, true] {
             let sync: any BridgeTask =
                 typed
@@ -74,17 +93,16 @@ struct SynchronousTaskTests {
                 typed
                 ? ClosureTask(name: "echo", execution: .immediate) { (options: JSONValue, _: CallContext) in options }
                 : ClosureTask(name: "echo", execution: .immediate) { (options: RawJSON, _: CallContext) in options }
-            let scripts = try [sync, async].map { task in
+            var scripts: [[String]] = []
+            for task in [sync, async] {
                 let router = try makeRouter([task])
-                let scripts = Locked<[String]>([])
-                router.connect(
-                    PageChannel { script, completion in
-                        scripts.set(scripts.value + [script])
-                        completion(nil)
-                    })
+                let received = Locked<[String]>([])
+                router.connect(PageChannel { script in received.set(received.value + [script]) })
                 let body = #"{"v":1,"kind":"call","id":"c-1","task":"echo","options":"# + optionsText + "}"
                 router.receive(.string(body), from: .mainFrame(appOrigin))
-                return scripts.value
+                #expect(await eventually { !received.value.isEmpty })
+                try await Task.sleep(for: .milliseconds(5))
+                scripts.append(received.value)
             }
             #expect(scripts[0].count == 1)
             #expect(scripts[0] == scripts[1], "typed: \(typed)")
@@ -164,7 +182,7 @@ struct SynchronousTaskTests {
     }
 
     @Test("pages change: a reply is not handed to the page that replaced the one that asked")
-    func navigationDuringTheCall() throws {
+    func navigationDuringTheCall() async throws {
         let pageBox = Locked<InMemoryPage?>(nil)
         let task = SynchronousClosureTask(name: "navigates") { (_: NoOptions, _) -> Int in
             pageBox.value?.navigate()
@@ -175,8 +193,9 @@ struct SynchronousTaskTests {
         let page = InMemoryPage(router: router)
         pageBox.set(page)
         page.send("navigates", id: "n")
+        #expect(await eventually { log.all.contains { $0.id == "n" && $0.direction == .outbound } })
         #expect(page.deliveries.isEmpty)
-        #expect(log.all.contains { $0.id == "n" && $0.direction == .outbound && $0.reason == "navigated" })
+        #expect(log.all.contains { $0.id == "n" && $0.direction == .outbound && $0.reason == .navigated })
     }
 
     @Test("progress throws cancelled; the traffic log has the call and its reply")
@@ -226,7 +245,7 @@ struct SynchronousTaskTests {
     }
 
     @Test("a RawJSON task keeps its options from a .json body after the engine's buffer is released")
-    func rawOptionsOutliveTheBody() throws {
+    func rawOptionsOutliveTheBody() async throws {
         let kept = Locked<RawJSON?>(nil)
         let task = SynchronousClosureTask(name: "keep") { (options: RawJSON, _) -> NoResult in
             kept.set(options)
@@ -240,6 +259,7 @@ struct SynchronousTaskTests {
             page.post(body: .json(body))
             body.resetBytes(in: 0..<body.count)
         }
+        #expect(await eventually { !page.messages(for: "k").isEmpty })
         #expect(page.messages(for: "k").first?["ok"] == true)
         #expect(kept.value.map { String(decoding: $0.data, as: UTF8.self) } == options)
         #expect(kept.value?.data.first == UInt8(ascii: "{"))  // indexed from zero, like any Data

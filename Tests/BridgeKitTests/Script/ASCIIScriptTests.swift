@@ -28,7 +28,7 @@ struct ASCIIScriptTests {
     func fewNonASCII() throws {
         let texts = [String(repeating: "base64+/", count: 8_000), "✓ Grüße 😀 \u{2028}", "<tail>"]
         let result = try BridgeJSON.encode(texts)
-        let built = try #require(PageScript.successReply(id: "big", result: result, limit: .max))
+        let built = try #require(ReplyPipeline.successScript(id: "big", result: result, limit: .max))
         #expect(Self.isASCII(built.script))
         #expect(
             built.script.contains(#"\u2713"#) && built.script.contains(#"\ud83d\ude00"#)
@@ -39,7 +39,8 @@ struct ASCIIScriptTests {
         // The message length is the JSON's, not the script's.
         #expect(
             built.messageBytes
-                == (try OutboundMessage.reply(id: "big", result: .success(RawJSON(checked: result))).encodedParts()
+                == ((try ReplyPipeline.json(
+                    OutboundMessage.reply(id: "big", result: .success(RawJSON(checked: result)))))
                     .count))
     }
 
@@ -47,7 +48,7 @@ struct ASCIIScriptTests {
     func mostlyNonASCII() throws {
         let texts = [String(repeating: "漢字かな交じり文", count: 1_000)]
         let result = try BridgeJSON.encode(texts)
-        let built = try #require(PageScript.successReply(id: "cjk", result: result, limit: .max))
+        let built = try #require(ReplyPipeline.successScript(id: "cjk", result: result, limit: .max))
         #expect(!Self.isASCII(built.script))
         #expect(built.script.utf8.count < result.count + 200)
         #expect(built.script == (try SuccessReplyScriptTests.generalScript(id: "cjk", result: result)))
@@ -60,7 +61,7 @@ struct ASCIIScriptTests {
     func small() throws {
         let texts = ["✓ " + String(repeating: "a", count: 100)]
         let result = try BridgeJSON.encode(texts)
-        let built = try #require(PageScript.successReply(id: "s", result: result, limit: .max))
+        let built = try #require(ReplyPipeline.successScript(id: "s", result: result, limit: .max))
         #expect(built.script.contains("✓"))
         #expect(built.script == (try SuccessReplyScriptTests.generalScript(id: "s", result: result)))
     }

@@ -138,20 +138,24 @@ struct EmbeddedJSONPropertyTests {
             JavaScriptEmbedding.appendExpression(fromJSON: $0.bindMemory(to: UInt8.self), to: &ascii, asciiOnly: true)
         }
         // Padding past the single-pass limit makes the in-place writer count first.
-        let padded = Data(("[" + String(repeating: " ", count: PageScript.singlePassLimit) + json + "]").utf8)
+        let padded = Data(("[" + String(repeating: " ", count: ReplyPipeline.singlePassLimit) + json + "]").utf8)
         var scripts: [String] = []
         for asciiOnly in [false, true] {
-            if let script = PageScript.successReplyInPlace(id: "p-1", result: data, asciiOnly: asciiOnly) {
+            if let script = ReplyPipeline.successScriptInPlace(id: "p-1", result: data, asciiOnly: asciiOnly) {
                 scripts.append(script)
             }
-            scripts.append(PageScript.successReplyInBuffer(id: "p-1", result: data, asciiOnly: asciiOnly))
+            scripts.append(ReplyPipeline.successScriptInBuffer(id: "p-1", result: data, asciiOnly: asciiOnly))
         }
-        if let built = PageScript.successReply(id: "p-1", result: data, limit: .max) { scripts.append(built.script) }
-        if let parts = try? OutboundMessage.reply(id: "p-1", result: .success(RawJSON(checked: data))).encodedParts() {
+        if let built = ReplyPipeline.successScript(id: "p-1", result: data, limit: .max) {
+            scripts.append(built.script)
+        }
+        if let parts = try? ReplyPipeline.json(
+            OutboundMessage.reply(id: "p-1", result: .success(RawJSON(checked: data))))
+        {
             scripts.append(PageScript.build(calling: .receive, jsonParts: parts.parts))
         }
         var exprs = [JavaScriptEmbedding.expression(fromJSON: data), String(decoding: ascii, as: UTF8.self)]
-        if let script = PageScript.successReplyInPlace(id: "p-1", result: padded) {
+        if let script = ReplyPipeline.successScriptInPlace(id: "p-1", result: padded) {
             // The padded text's one element, read back from the array the script carries.
             let start = script.range(of: #"{"data":"#)
             let end = script.range(of: #","id":"p-1""#, options: .backwards)

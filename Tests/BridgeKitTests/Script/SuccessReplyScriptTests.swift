@@ -4,7 +4,7 @@ import Testing
 @testable import BridgeKit
 
 /// Kind of fault: the success-reply script written straight into a string's storage
-/// (`PageScript.successReplyInPlace`, a counting pass then a writing pass) miscounts its length,
+/// (`ReplyPipeline.successScriptInPlace`, a counting pass then a writing pass) miscounts its length,
 /// drops or changes a byte, or skips an escape, so the page gets a different reply than the
 /// general path (encode the whole message, then build the script) would send.
 @Suite("Success-reply scripts written in place: byte-identical to the general path")
@@ -12,7 +12,7 @@ struct SuccessReplyScriptTests {
     /// The script the general path builds for the same reply (the reference).
     static func generalScript(id: String, result: Data) throws -> String {
         let message = OutboundMessage.reply(id: id, result: .success(RawJSON(checked: result)))
-        return PageScript.build(calling: .receive, jsonParts: try message.encodedParts().parts)
+        return PageScript.build(calling: .receive, jsonParts: try ReplyPipeline.json(message).parts)
     }
 
     static func json(_ value: some Encodable) throws -> Data {
@@ -44,14 +44,15 @@ struct SuccessReplyScriptTests {
                     .utf8),
         ]
         for result in results {
-            let inPlace = try #require(PageScript.successReplyInPlace(id: "cb_7", result: result))
+            let inPlace = try #require(ReplyPipeline.successScriptInPlace(id: "cb_7", result: result))
             #expect(Array(inPlace.utf8) == Array(try Self.generalScript(id: "cb_7", result: result).utf8))
-            #expect(inPlace == PageScript.successReplyInBuffer(id: "cb_7", result: result))
-            let built = try #require(PageScript.successReply(id: "cb_7", result: result, limit: .max))
+            #expect(inPlace == ReplyPipeline.successScriptInBuffer(id: "cb_7", result: result))
+            let built = try #require(ReplyPipeline.successScript(id: "cb_7", result: result, limit: .max))
             #expect(built.script == inPlace)
             #expect(
                 built.messageBytes
-                    == (try OutboundMessage.reply(id: "cb_7", result: .success(RawJSON(checked: result))).encodedParts()
+                    == ((try ReplyPipeline.json(
+                        OutboundMessage.reply(id: "cb_7", result: .success(RawJSON(checked: result)))))
                         .count))
         }
     }
@@ -62,7 +63,7 @@ struct SuccessReplyScriptTests {
             for filler in ["x", "<", "\u{2028}", "é"] {
                 let text = String(repeating: filler, count: length)
                 let result = try Self.json(text)
-                let inPlace = try #require(PageScript.successReplyInPlace(id: "id-\(length)", result: result))
+                let inPlace = try #require(ReplyPipeline.successScriptInPlace(id: "id-\(length)", result: result))
                 #expect(
                     inPlace == (try Self.generalScript(id: "id-\(length)", result: result)), "\(length) × \(filler)")
             }
@@ -70,7 +71,7 @@ struct SuccessReplyScriptTests {
         for scalar in ["null", "true", "0", "-1.5e3", "12345678901234567890", "\"\""] {
             let result = Data(scalar.utf8)
             #expect(
-                PageScript.successReplyInPlace(id: "s", result: result)
+                ReplyPipeline.successScriptInPlace(id: "s", result: result)
                     == (try Self.generalScript(id: "s", result: result)))
         }
     }
@@ -79,36 +80,36 @@ struct SuccessReplyScriptTests {
     func large() throws {
         let text = String(repeating: "<<<<\u{2028}a\u{2029}é\"\\", count: 40_000)
         let result = try Self.json([text])
-        let inPlace = try #require(PageScript.successReplyInPlace(id: "big", result: result))
+        let inPlace = try #require(ReplyPipeline.successScriptInPlace(id: "big", result: result))
         #expect(inPlace.utf8.count > 2 * result.count)
         #expect(inPlace == (try Self.generalScript(id: "big", result: result)))
     }
 
     @Test("results around the one-pass limit, in one pass and counted first: identical bytes")
     func singlePassLimit() throws {
-        let limit = PageScript.singlePassLimit
+        let limit = ReplyPipeline.singlePassLimit
         for filler in ["x", "<", "\u{2028}"] {
             // JSON text of `limit - 2 ... limit + 2` bytes: a string of n characters and its quotes.
             let unit = filler.utf8.count
             for bytes in (limit - 2)...(limit + 2) where (bytes - 2) % unit == 0 {
                 let result = try Self.json(String(repeating: filler, count: (bytes - 2) / unit))
                 #expect(result.count == bytes)
-                let inPlace = try #require(PageScript.successReplyInPlace(id: "edge", result: result))
+                let inPlace = try #require(ReplyPipeline.successScriptInPlace(id: "edge", result: result))
                 #expect(inPlace == (try Self.generalScript(id: "edge", result: result)), "\(bytes) bytes of \(filler)")
             }
         }
         let proto = Data((#"{"__proto__":{"a":""# + String(repeating: "<", count: limit) + #""}}"#).utf8)
-        #expect(PageScript.successReplyInPlace(id: "p", result: proto) == nil)
+        #expect(ReplyPipeline.successScriptInPlace(id: "p", result: proto) == nil)
         #expect(
-            PageScript.successReply(id: "p", result: proto, limit: .max)?.script
+            ReplyPipeline.successScript(id: "p", result: proto, limit: .max)?.script
                 == (try Self.generalScript(id: "p", result: proto)))
     }
 
     @Test("a __proto__ key: not in place; successReply still matches the general path (JSON.parse)")
     func protoKey() throws {
         let result = Data(#"{"__proto__":{"polluted":"<"}}"#.utf8)
-        #expect(PageScript.successReplyInPlace(id: "p", result: result) == nil)
-        let built = try #require(PageScript.successReply(id: "p", result: result, limit: .max))
+        #expect(ReplyPipeline.successScriptInPlace(id: "p", result: result) == nil)
+        let built = try #require(ReplyPipeline.successScript(id: "p", result: result, limit: .max))
         #expect(built.script.contains("JSON.parse("))
         #expect(built.script == (try Self.generalScript(id: "p", result: result)))
     }
@@ -116,11 +117,12 @@ struct SuccessReplyScriptTests {
     @Test("an id that needs an escape, or a message over the limit: nil (the general path answers)")
     func refused() throws {
         let result = try Self.json("x")
-        #expect(PageScript.successReply(id: "a\"b", result: result, limit: .max) == nil)
-        #expect(PageScript.successReply(id: "a<b", result: result, limit: .max) == nil)
-        #expect(PageScript.successReply(id: "é", result: result, limit: .max) == nil)
-        let bytes = try OutboundMessage.reply(id: "ok", result: .success(RawJSON(checked: result))).encodedParts().count
-        #expect(PageScript.successReply(id: "ok", result: result, limit: bytes)?.messageBytes == bytes)
-        #expect(PageScript.successReply(id: "ok", result: result, limit: bytes - 1) == nil)
+        #expect(ReplyPipeline.successScript(id: "a\"b", result: result, limit: .max) == nil)
+        #expect(ReplyPipeline.successScript(id: "a<b", result: result, limit: .max) == nil)
+        #expect(ReplyPipeline.successScript(id: "é", result: result, limit: .max) == nil)
+        let bytes =
+            (try ReplyPipeline.json(OutboundMessage.reply(id: "ok", result: .success(RawJSON(checked: result))))).count
+        #expect(ReplyPipeline.successScript(id: "ok", result: result, limit: bytes)?.messageBytes == bytes)
+        #expect(ReplyPipeline.successScript(id: "ok", result: result, limit: bytes - 1) == nil)
     }
 }

@@ -18,7 +18,7 @@ final class TrafficLog: Sendable {
         -> [TrafficRecord]
     {
         all.filter { record in
-            record.direction == direction && record.kind == kind
+            record.direction == direction && record.kind.rawValue == kind
                 && (id == nil || record.id == id) && (task == nil || record.task == task)
         }
     }

@@ -10,7 +10,10 @@ extension BridgeRouter {
     ///   `payload_too_large` over ``BridgeLimits/maxPayloadBytes``.
     public func emit(_ name: String, data: some Encodable & Sendable = NoResult()) async throws {
         let json = try encodeForPage(.event(name: name, data: data))
-        guard await deliver(json, kind: .event, id: nil, task: name, generation: pageGeneration) else {
+        let outgoing = OutgoingScript(
+            script: ReplyPipeline.script(json), bytes: json.count, kind: .event, id: nil, task: name,
+            generation: pageGeneration)
+        guard await send(outgoing) else {
             throw BridgeError.unavailable("The event could not be delivered to the page.")
         }
     }
@@ -76,8 +79,11 @@ extension BridgeRouter {
                     continuation.resume(throwing: refusal)
                     return
                 }
+                let outgoing = OutgoingScript(
+                    script: ReplyPipeline.script(json), bytes: json.count, kind: .call, id: id, task: handler,
+                    generation: generation)
                 Task { [self] in
-                    if await !deliver(json, kind: .call, id: id, task: handler, generation: generation) {
+                    if await !send(outgoing) {
                         failPageCall(
                             id, .unavailable("The call could not be delivered to the page."), notifyPage: false)
                     }
@@ -117,20 +123,9 @@ extension BridgeRouter {
         entry.timer?.cancel()
         entry.continuation.resume(throwing: error)
         guard notifyPage, let json = try? encodeForPage(.cancel(id: id)) else { return }
-        Task { [self] in
-            await deliver(json, kind: .cancel, id: id, task: entry.handler, generation: entry.generation)
-        }
-    }
-
-    func encodeForPage(_ message: OutboundMessage) throws -> Data {
-        let data: Data
-        do {
-            data = try BridgeJSON.encode(message)
-        } catch {
-            throw BridgeError.invalidResult("The value could not be encoded as JSON: \(error)")
-        }
-        let limit = configuration.limits.maxPayloadBytes
-        guard data.count <= limit else { throw BridgeError.payloadTooLarge(bytes: data.count, limit: limit) }
-        return data
+        let outgoing = OutgoingScript(
+            script: ReplyPipeline.script(json), bytes: json.count, kind: .cancel, id: id, task: entry.handler,
+            generation: entry.generation)
+        Task { [self] in await send(outgoing) }
     }
 }

@@ -1,0 +1,745 @@
+import Foundation
+
+// Inbound decoding: one decoder with three admission cases for a page-to-native message.
+//
+// 1. The fast envelope scan (`CallEnvelopeScan`): a plain call envelope, as the shim always sends
+//    it, read in one strict pass; only its `options` bytes are decoded, where the task runs
+//    (`CallInput`), or by a synchronous task's own step.
+// 2. The synchronous task's case: the same scan, the options decoded and the task run in one step
+//    on the delivering thread (`BridgeRouter.respondSynchronously`).
+// 3. The general path (`BodyScan`, then `InboundEnvelope.decodeWhole`): every other message (cancel,
+//    a page's reply, an unusual envelope) and every fast-path failure, which produces every error.
+
+/// The common message in one strict pass: a page-to-native call whose envelope is plain.
+///
+/// Most bodies are `{"v":1,"kind":"call","id":"…","task":"…","options":…}` written by the shim's
+/// `JSON.stringify`. For those, decoding the envelope with `JSONDecoder` costs as much as
+/// decoding small options, so the router reads the envelope members itself and hands only the
+/// `options` bytes to `JSONDecoder` (which validates them). Anything unusual makes the scan give
+/// up (`nil`) and the router decodes the whole body the general way, which produces every error
+/// exactly as before: escapes in a key or in `kind`/`id`/`task`, `callbackId`, any other member,
+/// a duplicate member, `v` other than the token `1`, `kind` other than `"call"`, a control
+/// character or invalid UTF-8 in a string, text after the object.
+///
+/// When it succeeds, ``depth`` and ``id`` equal what ``BodyScan`` reports for the same bytes.
+struct CallEnvelopeScan {
+    /// The call id, if the body has one.
+    let id: String?
+    /// The task name (non-empty).
+    let task: String
+    /// The byte range of the `options` value, or `nil` when the member is absent.
+    let options: Range<Int>?
+    /// The deepest nesting, counting the envelope object as 1 (as ``BodyScan/depth``).
+    let depth: Int
+
+    /// Scans `bytes`; `nil` when the body is not a plain call envelope.
+    init?(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var reader = Reader(bytes: bytes)
+        var seen: UInt8 = 0  // one bit per known member
+        if Self.startsWithShimPrefix(bytes) {
+            // What the shim always writes first: `v` and `kind` read in one comparison.
+            reader.index = Self.shimPrefix.utf8CodeUnitCount
+            seen = 1 | 2
+        } else {
+            guard reader.skipSpace() == UInt8(ascii: "{") else { return nil }
+            reader.index += 1
+        }
+        var id: String?
+        var task: String?
+        var options: Range<Int>?
+        var depth = 1
+        while true {
+            guard reader.skipSpace() == UInt8(ascii: "\""), let key = reader.plainString() else { return nil }
+            guard reader.skipSpace() == UInt8(ascii: ":") else { return nil }
+            reader.index += 1
+            guard reader.skipSpace() != nil else { return nil }
+            let member: UInt8
+            switch Self.member(key) {
+            case .v:
+                member = 1
+                guard reader.skipToken() == 1, bytes[reader.index - 1] == UInt8(ascii: "1") else { return nil }
+            case .kind:
+                member = 2
+                guard let value = reader.plainString(), Self.equals(value, "call") else { return nil }
+            case .id:
+                member = 4
+                guard let value = reader.plainString(), let text = Self.string(value) else { return nil }
+                id = text
+            case .task:
+                member = 8
+                guard let value = reader.plainString(), !value.isEmpty, let text = Self.string(value) else {
+                    return nil
+                }
+                task = text
+            case .options:
+                member = 16
+                let start = reader.index
+                guard let nesting = reader.skipValue() else { return nil }
+                options = start..<reader.index
+                depth = 1 + nesting
+            case nil:
+                return nil
+            }
+            guard seen & member == 0 else { return nil }
+            seen |= member
+            switch reader.skipSpace() {
+            case UInt8(ascii: ","):
+                reader.index += 1
+            case UInt8(ascii: "}"):
+                reader.index += 1
+                guard reader.skipSpace() == nil, let task else { return nil }
+                self.id = id
+                self.task = task
+                self.options = options
+                self.depth = depth
+                return
+            default:
+                return nil
+            }
+        }
+    }
+
+    private enum Member { case v, kind, id, task, options }
+
+    /// The string of a member's bytes; `nil` when they are not valid UTF-8 (the general path then
+    /// reports the body). ASCII, the usual id and task name, skips the generic validation of
+    /// `String(validating:as:)` (there is nothing to repair, so `String(decoding:as:)` is exact).
+    private static func string(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var high: UInt8 = 0
+        for byte in bytes { high |= byte }
+        return high < 0x80 ? String(decoding: bytes, as: UTF8.self) : String(validating: bytes, as: UTF8.self)
+    }
+
+    /// The start of every call the shim sends (`JSON.stringify` of `{v: 1, kind: "call", …}`).
+    ///
+    /// The shim's `encodeCall` (js/webbridge.js) must keep writing the keys in the order `v`,
+    /// `kind`, `id`, `task`, `options`: a body with this prefix skips two member reads. Another
+    /// order is still read correctly, one member at a time. Pinned on both sides: js/test/call.test.js
+    /// ("encodeCall key order") and `CallEnvelopeScanTests`.
+    static let shimPrefix: StaticString = #"{"v":1,"kind":"call","#
+
+    /// Whether `bytes` start with ``shimPrefix`` (and go on after it).
+    static func startsWithShimPrefix(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count > shimPrefix.utf8CodeUnitCount, let base = bytes.baseAddress else { return false }
+        return memcmp(base, shimPrefix.utf8Start, shimPrefix.utf8CodeUnitCount) == 0
+    }
+
+    private static func member(_ key: UnsafeBufferPointer<UInt8>) -> Member? {
+        switch key.count {
+        case 1: return key[0] == UInt8(ascii: "v") ? .v : nil
+        case 2: return Self.equals(key, "id") ? .id : nil
+        case 4: return Self.equals(key, "kind") ? .kind : Self.equals(key, "task") ? .task : nil
+        case 7: return Self.equals(key, "options") ? .options : nil
+        default: return nil
+        }
+    }
+
+    /// Whether `bytes` are exactly the UTF-8 bytes of `text`.
+    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ text: StaticString) -> Bool {
+        guard bytes.count == text.utf8CodeUnitCount, let base = bytes.baseAddress else { return false }
+        return memcmp(base, text.utf8Start, bytes.count) == 0
+    }
+
+    /// A cursor over the body.
+    private struct Reader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        /// Skips JSON whitespace; returns the next byte, or `nil` at the end.
+        mutating func skipSpace() -> UInt8? {
+            while index < bytes.count {
+                let byte = bytes[index]
+                guard byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 else { return byte }
+                index += 1
+            }
+            return nil
+        }
+
+        /// Reads a string without escapes or control characters at the cursor (which is on its
+        /// opening quote) and returns its content bytes; `nil` for anything else.
+        mutating func plainString() -> UnsafeBufferPointer<UInt8>? {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
+            let start = index + 1
+            var end = start
+            if let base = bytes.baseAddress {
+                end = Self.nextSpecial(base, from: start, count: bytes.count)
+            }
+            while end < bytes.count {
+                let byte = bytes[end]
+                if byte == UInt8(ascii: "\"") {
+                    index = end + 1
+                    return UnsafeBufferPointer(rebasing: bytes[start..<end])
+                }
+                if byte == UInt8(ascii: "\\") || byte < 0x20 { return nil }
+                end += 1
+            }
+            return nil
+        }
+
+        /// The index of the first `"`, `\\` or control character at or after `index`, or
+        /// `count`; eight bytes at a time (the lowest flagged lane of each test is exact, see
+        /// `JavaScriptEmbedding`), then byte by byte.
+        @inline(__always)
+        static func nextSpecial(_ base: UnsafePointer<UInt8>, from index: Int, count: Int) -> Int {
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            let highs: UInt64 = 0x8080_8080_8080_8080
+            var index = index
+            while count - index >= 8 {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+                let quotes = word ^ (ones &* 0x22)
+                let backslashes = word ^ (ones &* 0x5C)
+                var found = (quotes &- ones) & ~quotes
+                found |= (backslashes &- ones) & ~backslashes
+                found |= (word &- ones &* 0x20) & ~word  // bytes below 0x20
+                found &= highs
+                if found != 0 { return index + found.trailingZeroBitCount / 8 }
+                index += 8
+            }
+            while index < count, base[index] != 0x22, base[index] != 0x5C, base[index] >= 0x20 {
+                index += 1
+            }
+            return index
+        }
+
+        /// Skips a scalar token (number, `true`, `false`, `null`); returns its length.
+        mutating func skipToken() -> Int {
+            let start = index
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]")
+                    || byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+                {
+                    break
+                }
+                index += 1
+            }
+            return index - start
+        }
+
+        /// Skips one value without validating strings, arrays and objects (the options are
+        /// validated where they are decoded): strings with their escapes, and arrays and objects
+        /// by counting brackets outside strings, as ``BodyScan`` counts them; a number or literal
+        /// must be one (issue 20, item 10: the scan must see the envelope's members where
+        /// ``BodyScan`` does).
+        /// - Returns: the deepest bracket nesting inside the value, or `nil` when it does not end.
+        mutating func skipValue() -> Int? {
+            guard index < bytes.count else { return nil }
+            let first = bytes[index]
+            if first == UInt8(ascii: "\"") {
+                return skipString() ? 0 : nil
+            }
+            guard first == UInt8(ascii: "{") || first == UInt8(ascii: "[") else {
+                // A number or literal, checked now (it is short): anything else here (a stray
+                // byte, a `{` inside a "token") would make the scan read the envelope where
+                // ``BodyScan`` does not, and answer a body under an id BodyScan never names.
+                let start = index
+                guard skipToken() > 0, let base = bytes.baseAddress,
+                    JSONValidator.isValid(UnsafeBufferPointer(start: base + start, count: index - start), maxDepth: 0)
+                else { return nil }
+                return 0
+            }
+            var level = 0
+            var deepest = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "\"") {
+                    guard skipString() else { return nil }
+                    continue
+                }
+                if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                    level += 1
+                    deepest = max(deepest, level)
+                } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+                    level -= 1
+                    if level == 0 {
+                        index += 1
+                        return deepest
+                    }
+                }
+                index += 1
+            }
+            return nil
+        }
+
+        /// Skips a string at the cursor, escapes included; `false` when it does not end.
+        /// Finds each candidate closing quote with `memchr` and checks it is not escaped.
+        mutating func skipString() -> Bool {
+            guard let base = bytes.baseAddress else { return false }
+            var from = index + 1
+            while from < bytes.count {
+                guard let found = memchr(base + from, Int32(UInt8(ascii: "\"")), bytes.count - from) else {
+                    return false
+                }
+                let quote = UnsafeRawPointer(found).assumingMemoryBound(to: UInt8.self) - base
+                // The quote is escaped when an odd number of backslashes precede it.
+                var backslashes = 0
+                while quote - backslashes - 1 > index, base[quote - backslashes - 1] == UInt8(ascii: "\\") {
+                    backslashes += 1
+                }
+                if backslashes % 2 == 0 {
+                    index = quote + 1
+                    return true
+                }
+                from = quote + 1
+            }
+            return false
+        }
+    }
+}
+
+extension InboundEnvelope {
+    /// Prepares the call a ``CallEnvelopeScan`` found, decoding only the `options` bytes with
+    /// `JSONDecoder` (into the task's `Options` type, as the general path does).
+    ///
+    /// - Parameters:
+    ///   - scan: the scanned envelope.
+    ///   - body: the body bytes the scan ran over; only read during the call.
+    ///   - task: the task registered under the scanned name, if any.
+    ///   - source: the sending frame.
+    ///   - policy: the router's policy, for a task without its own.
+    /// - Returns: the prepared call, or `nil` when the options do not decode: the caller then
+    ///   decodes the whole body the general way, which reports the error exactly as before
+    ///   (`invalid_options` with its path, or `invalid_message` for text that is not JSON).
+    static func fastCall(
+        _ scan: CallEnvelopeScan, in body: UnsafeBufferPointer<UInt8>, task: AnyBridgeTask?,
+        source: MessageSource, policy: AccessPolicy
+    ) -> InboundMessage? {
+        try? prepareCall(id: scan.id, name: scan.task, task: task, source: source, policy: policy) { task in
+            try decodeOptions(scan.options, in: body, for: task)
+        }
+    }
+
+    /// Decodes the `options` member at `range` of `body` (absent: JSON `null`, as
+    /// `superDecoder(forKey:)` reads it) into `task`'s `Options` type; a ``RawJSON`` task gets the
+    /// bytes once ``JSONValidator`` accepted them (the scan has already checked their depth).
+    /// - Throws: when they do not decode; only ``generalOptions(of:task:source:policy:)`` says
+    ///   which error the page gets.
+    static func decodeOptions(
+        _ range: Range<Int>?, in body: UnsafeBufferPointer<UInt8>,
+        for task: AnyBridgeTask
+    ) throws -> any Sendable {
+        guard let range, let base = body.baseAddress, !range.isEmpty else {
+            return task.takesRawJSON ? RawJSON.null : try task.decodeOptionsText(Self.null)
+        }
+        if task.takesRawJSON {
+            let bytes = UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
+            guard JSONValidator.isValid(bytes, maxDepth: .max) else { throw RawOptionsRejected() }
+            return RawJSON(checked: Data(bytes))
+        }
+        // Checked first: `JSONDecoder` only looks inside the strings a type reads, so it would take
+        // options whose other strings hold control characters or invalid UTF-8 (issue 20, item 10).
+        let bytes = UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
+        guard JSONValidator.isValid(bytes, maxDepth: .max) else { throw RawOptionsRejected() }
+        // No copy: the decoder reads the body's own bytes while this call runs.
+        let options = Data(
+            bytesNoCopy: UnsafeMutableRawPointer(mutating: base + range.lowerBound),
+            count: range.count, deallocator: .none)
+        return try task.decodeOptionsText(options)
+    }
+
+    /// The options of call `body` for `task` as the general path decodes them: the whole body
+    /// with `JSONDecoder`, as ``BridgeRouter`` decodes a body the fast path gives up on. A call
+    /// whose work decodes its options (``CallInput``) falls back to this when
+    /// ``decodeOptions(_:in:for:)`` fails, so that it gets what a call decoded on arrival gets:
+    /// the same error (both check the text with ``JSONValidator`` first).
+    /// - Throws: the ``BridgeError`` the general path reports: `invalid_options` with its path;
+    ///   `invalid_message` for text that is not JSON.
+    @inline(never)
+    static func generalOptions(
+        of body: UnsafeBufferPointer<UInt8>, task: AnyBridgeTask, source: MessageSource,
+        policy: AccessPolicy
+    ) throws -> any Sendable {
+        guard let message = try? decodeWhole(body, tasks: [task.name: task], source: source, policy: policy) else {
+            throw BridgeError.invalidMessage("The body is not valid JSON.")
+        }
+        switch message {
+        case .call(let call):
+            switch call.prepared {
+            case .success(let prepared):
+                if case .options(let options) = prepared.input { return options }
+            case .failure(let error):
+                throw error
+            }
+        case .invalid(_, let error):
+            throw error
+        case .cancel, .reply:
+            break
+        }
+        // Not a call the general path could prepare: not expected for a scanned call envelope.
+        throw BridgeError.invalidMessage("The body is not a call.")
+    }
+
+    /// Decodes a whole body the general way: the envelope with `JSONDecoder`, a call's options
+    /// into the type of the task `tasks` has under its name (``InboundDecodingContext``).
+    ///
+    /// The body must first be one JSON text by ``JSONValidator`` (RFC 8259, valid UTF-8), the one
+    /// definition of a body every path shares: `JSONDecoder` alone is lazier (it never looks
+    /// inside a string nobody reads, such as a `callbackId` next to an `id`, so a control
+    /// character or invalid UTF-8 there passed) and more forgiving (a trailing comma).
+    /// - Throws: when the body is not JSON.
+    static func decodeWhole(
+        _ body: UnsafeBufferPointer<UInt8>, tasks: [String: AnyBridgeTask], source: MessageSource,
+        policy: AccessPolicy
+    ) throws -> InboundMessage {
+        guard JSONValidator.isValid(body, maxDepth: .max) else { throw NotJSON() }
+        let decoder = BridgeJSON.makeDecoder()
+        if let key = InboundDecodingContext.key {
+            decoder.userInfo[key] = InboundDecodingContext(tasks: tasks, source: source, policy: policy)
+        }
+        return try decoder.decode(InboundEnvelope.self, from: Data(body)).message
+    }
+
+    private static let null = Data("null".utf8)
+
+    private struct RawOptionsRejected: Error {}
+
+    /// A body that is not one JSON text (``decodeWhole(_:tasks:source:policy:)``).
+    private struct NotJSON: Error {}
+}
+
+/// What the router needs to decode a message in one pass: the registered tasks (to decode a
+/// call's options straight into the task's `Options` type while the envelope is decoded), the
+/// sender and the router's policy (to refuse before decoding options at all).
+struct InboundDecodingContext: Sendable {
+    let tasks: [String: AnyBridgeTask]
+    let source: MessageSource
+    let policy: AccessPolicy
+
+    /// The `userInfo` key; `CodingUserInfoKey(rawValue:)` is failable, though it accepts any text.
+    static let key = CodingUserInfoKey(rawValue: "BridgeKit.InboundDecodingContext")
+}
+
+/// A call from the page, prepared for running, or the reason it cannot run.
+struct InboundCall: Sendable {
+    let id: String?
+    let taskName: String
+    /// The task and where its options come from, or the error to settle the call with.
+    let prepared: Result<PreparedCall, BridgeError>
+    /// The refusal reason when the policy refused the call (`"subframe"`, …), for the log.
+    let refusal: String?
+}
+
+/// One decoded page-to-native message (protocol v1, see docs/protocol.md).
+enum InboundMessage: Sendable {
+    case call(InboundCall)
+    case cancel(id: String)
+    case reply(id: String, result: Result<JSONValue, BridgeError>)
+    /// Not a usable message; `id` is set when the body named one, so the call can be answered.
+    case invalid(id: String?, error: BridgeError)
+}
+
+/// The envelope, decoded with ``InboundDecodingContext`` in the decoder's `userInfo`.
+struct InboundEnvelope: Decodable {
+    let message: InboundMessage
+
+    private enum Key: String, CodingKey {
+        case v, kind, id, callbackId, task, options, ok, data, error
+    }
+
+    init(from decoder: any Decoder) throws {
+        let container: KeyedDecodingContainer<Key>
+        do {
+            container = try decoder.container(keyedBy: Key.self)
+        } catch {
+            message = .invalid(id: nil, error: .invalidMessage("The message is not a JSON object."))
+            return
+        }
+        let id: String?
+        do {
+            id = try Self.decodeID(container)
+        } catch {
+            message = .invalid(id: nil, error: .invalidMessage("The member \"id\" must be a string."))
+            return
+        }
+        if let problem = Self.versionProblem(container) {
+            message = .invalid(id: id, error: problem)
+            return
+        }
+        let kind =
+            (try? container.decodeIfPresent(String.self, forKey: .kind))
+            ?? (container.contains(.task) ? "call" : nil)
+        switch kind {
+        case "call":
+            message = Self.decodeCall(container, id: id, decoder: decoder)
+        case "cancel":
+            if let id {
+                message = .cancel(id: id)
+            } else {
+                message = .invalid(id: nil, error: .invalidMessage("A cancel needs an id."))
+            }
+        case "reply":
+            message = Self.decodeReply(container, id: id)
+        default:
+            message = .invalid(
+                id: id,
+                error: .invalidMessage(
+                    "Unknown message kind \(kind.map { "\"\($0)\"" } ?? "(none)").",
+                    details: ["kind": kind.map(JSONValue.string) ?? .null]))
+        }
+    }
+
+    private static func decodeID(_ container: KeyedDecodingContainer<Key>) throws -> String? {
+        if let id = try container.decodeIfPresent(String.self, forKey: .id) { return id }
+        return try container.decodeIfPresent(String.self, forKey: .callbackId)
+    }
+
+    private static func versionProblem(_ container: KeyedDecodingContainer<Key>) -> BridgeError? {
+        guard container.contains(.v) else { return nil }
+        guard let version = try? container.decode(Int.self, forKey: .v) else {
+            return .invalidMessage("The member \"v\" must be an integer.")
+        }
+        guard version == 1 else {
+            return .invalidMessage("Protocol version \(version) is not supported.", details: ["supported": [1]])
+        }
+        return nil
+    }
+
+    private static func decodeCall(_ container: KeyedDecodingContainer<Key>, id: String?, decoder: any Decoder)
+        -> InboundMessage
+    {
+        guard let name = try? container.decode(String.self, forKey: .task), !name.isEmpty else {
+            return .invalid(id: id, error: .invalidMessage("A call needs a non-empty string \"task\"."))
+        }
+        guard let key = InboundDecodingContext.key, let context = decoder.userInfo[key] as? InboundDecodingContext
+        else {
+            return .invalid(id: id, error: .unavailable("The router is not decoding."))
+        }
+        do {
+            return try prepareCall(
+                id: id, name: name, task: context.tasks[name], source: context.source,
+                policy: context.policy
+            ) { task in
+                try task.decodeOptions(container.superDecoder(forKey: .options))
+            }
+        } catch let error as DecodingError {
+            let failure = DecodingErrorDescription(error)
+            return .call(
+                InboundCall(
+                    id: id, taskName: name,
+                    prepared: .failure(.invalidOptions(failure.message, path: failure.path)), refusal: nil))
+        } catch {
+            // Thrown by the task's own `Options` type: its text reaches the page only when it is
+            // meant for the page (``PageFacingError``); otherwise only the log gets it.
+            var failure = BridgeError.invalidOptions("The options could not be decoded.", path: "")
+            if let facing = error as? any PageFacingError {
+                failure.message = facing.pageErrorMessage
+            } else {
+                failure.internalDescription = String(reflecting: error)
+            }
+            return .call(InboundCall(id: id, taskName: name, prepared: .failure(failure), refusal: nil))
+        }
+    }
+
+    /// The call `name` prepared for running: refused by the policy (the task's own, else the
+    /// router's `policy`) before anything else, `unknown_task` when no task has that name
+    /// (`task` is `nil`), otherwise the task with the options `decodeOptions` produced for it.
+    /// - Throws: what `decodeOptions` throws; the caller maps it to `invalid_options`.
+    static func prepareCall(
+        id: String?, name: String, task: AnyBridgeTask?, source: MessageSource, policy: AccessPolicy,
+        decodeOptions: (AnyBridgeTask) throws -> any Sendable
+    ) throws -> InboundMessage {
+        if let reason = (task?.policy ?? policy).refusal(for: source) {
+            let error = BridgeError.forbidden(reason: reason, origin: source.origin?.description)
+            return .call(InboundCall(id: id, taskName: name, prepared: .failure(error), refusal: reason))
+        }
+        guard let task else {
+            return .call(InboundCall(id: id, taskName: name, prepared: .failure(.unknownTask(name)), refusal: nil))
+        }
+        let options = try decodeOptions(task)
+        return .call(
+            InboundCall(
+                id: id, taskName: name, prepared: .success(PreparedCall(task: task, input: .options(options))),
+                refusal: nil))
+    }
+
+    private static func decodeReply(_ container: KeyedDecodingContainer<Key>, id: String?) -> InboundMessage {
+        guard let id else { return .invalid(id: nil, error: .invalidMessage("A reply needs an id.")) }
+        guard let ok = try? container.decode(Bool.self, forKey: .ok) else {
+            return .invalid(id: nil, error: .invalidMessage("A reply needs a boolean \"ok\"."))
+        }
+        if ok {
+            let data = (try? container.decodeIfPresent(JSONValue.self, forKey: .data)) ?? .null
+            return .reply(id: id, result: .success(data))
+        }
+        let error =
+            (try? container.decode(BridgeError.self, forKey: .error))
+            ?? .taskFailed("The page failed the call without a readable error.")
+        return .reply(id: id, result: .failure(error))
+    }
+}
+
+/// One cheap pass over a body before it is decoded: its nesting depth and the top-level `id`
+/// (or `callbackId`), so that a body rejected for its size, depth or syntax can still be
+/// answered with an error for the right call.
+struct BodyScan {
+    /// The deepest nesting seen, counting the top-level object as 1.
+    var depth = 0
+    /// The string value of the top-level `"id"` member, else of the `"callbackId"` member, if
+    /// any: the member the decoder reads (``InboundEnvelope``), whichever comes first.
+    var id: String?
+
+    /// Scans `bytes`, which need not be valid JSON.
+    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+        var index = 0
+        while index < bytes.count, bytes[index] <= 0x20 { index += 1 }
+        let topIsObject = index < bytes.count && bytes[index] == UInt8(ascii: "{")
+        var level = 0
+        var pendingKeyIsID = false
+        var pendingKeyIsCallbackID = false
+        var idIsFromCallbackID = false
+        var expectingKey = false
+        let count = bytes.count
+        while index < count {
+            let byte = bytes[index]
+            switch byte {
+            case UInt8(ascii: "{"):
+                level += 1
+                depth = max(depth, level)
+                expectingKey = true
+                index += 1
+            case UInt8(ascii: "["):
+                level += 1
+                depth = max(depth, level)
+                expectingKey = false
+                index += 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                level -= 1
+                index += 1
+            case UInt8(ascii: ","):
+                expectingKey = level == 1 && topIsObject
+                index += 1
+            case UInt8(ascii: "\""):
+                let start = index + 1
+                var end = start
+                var escaped = false
+                while end < count, bytes[end] != UInt8(ascii: "\"") {
+                    if bytes[end] == UInt8(ascii: "\\") {
+                        escaped = true
+                        end += 1
+                    }
+                    end += 1
+                }
+                if level == 1 {
+                    if expectingKey {
+                        let key = Self.idKey(bytes, start, min(end, count))
+                        pendingKeyIsID = key == .id
+                        pendingKeyIsCallbackID = key == .callbackID
+                    } else if pendingKeyIsID || pendingKeyIsCallbackID, end < count,
+                        id == nil || (pendingKeyIsID && idIsFromCallbackID)
+                    {
+                        id = Self.string(bytes, start, end, escaped: escaped)
+                        idIsFromCallbackID = pendingKeyIsCallbackID
+                        pendingKeyIsID = false
+                        pendingKeyIsCallbackID = false
+                    }
+                }
+                expectingKey = false
+                index = end + 1
+            case UInt8(ascii: ":"):
+                expectingKey = false
+                index += 1
+            default:
+                if level == 1, !expectingKey, byte > 0x20 {
+                    pendingKeyIsID = false
+                    pendingKeyIsCallbackID = false
+                }
+                index += 1
+            }
+            if level < 0 { break }
+        }
+    }
+
+    private enum IDKey { case id, callbackID }
+
+    private static func idKey(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> IDKey? {
+        let length = end - start
+        if length == 2 { return bytes[start] == UInt8(ascii: "i") && bytes[start + 1] == UInt8(ascii: "d") ? .id : nil }
+        if length == 10 {
+            let key = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+            return key == "callbackId" ? .callbackID : nil
+        }
+        return nil
+    }
+
+    private static func string(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int, escaped: Bool) -> String?
+    {
+        let slice = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        guard escaped else { return String(validating: slice, as: UTF8.self) }
+        let quoted = Data([UInt8(ascii: "\"")]) + Data(slice) + Data([UInt8(ascii: "\"")])
+        return try? JSONDecoder().decode(String.self, from: quoted)
+    }
+}
+
+/// The body of a message, kept by a call whose options its work decodes (``CallInput/text(_:options:)``):
+/// the string or the data the engine delivered, not a copy.
+enum CallBody: Sendable {
+    /// A posted string, made contiguous UTF-8 before it is kept.
+    case string(String)
+    /// The JSON text of a posted value.
+    case data(Data)
+
+    /// The `Data` holding the bytes, when the body is one (a ``RawJSON`` option of a synchronous
+    /// task can then be a view of it instead of a copy).
+    var data: Data? {
+        if case .data(let data) = self { return data }
+        return nil
+    }
+
+    /// Calls `body` with the body's UTF-8 bytes, which are only valid during the call.
+    func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        switch self {
+        case .string(var string):
+            // Contiguous already (see `BridgeRouter.receive`), so this makes no copy.
+            return try string.withUTF8(body)
+        case .data(let data):
+            return try data.withUnsafeBytes { try body($0.bindMemory(to: UInt8.self)) }
+        }
+    }
+}
+
+/// Where an admitted call's options come from.
+///
+/// A call the fast path admits (``CallEnvelopeScan``) keeps its body and leaves the options to
+/// its work, so that a concurrent task's options are decoded on the thread that runs the task,
+/// not on the thread that delivered the message (the main thread of an app): a large payload
+/// does not hold up the page's other messages, and the decoded values are made, used and freed
+/// on one thread. The general path has decoded the options already.
+enum CallInput: Sendable {
+    /// Options already decoded into the task's `Options` type.
+    case options(any Sendable)
+    /// The body and the byte range of its `options` member (`nil` when absent: JSON `null`).
+    case text(CallBody, options: Range<Int>?)
+
+    /// The options, decoded into `task`'s `Options` type when they are still text.
+    ///
+    /// - Parameters:
+    ///   - task: the task the call runs.
+    ///   - source: the sending frame, and `policy` the router's policy: only evaluated to report
+    ///     an error the way the general path does.
+    /// - Throws: when the options do not decode: the ``BridgeError`` the general path reports for
+    ///   this body (``InboundEnvelope/generalOptions(of:task:source:policy:)``, which decodes
+    ///   them the general way when the fast way fails): `invalid_options` with its path, or
+    ///   `invalid_message` for text that is not JSON.
+    func options(for task: AnyBridgeTask, source: MessageSource, policy: @autoclosure () -> AccessPolicy) throws
+        -> any Sendable
+    {
+        switch self {
+        case .options(let options):
+            return options
+        case .text(let body, let range):
+            return try body.withBytes { bytes in
+                do {
+                    return try InboundEnvelope.decodeOptions(range, in: bytes, for: task)
+                } catch {
+                    return try InboundEnvelope.generalOptions(of: bytes, task: task, source: source, policy: policy())
+                }
+            }
+        }
+    }
+}
+
+/// An admitted call's task and input, held by its ``PendingCall`` until the call's work takes them.
+struct PreparedCall: Sendable {
+    let task: AnyBridgeTask
+    let input: CallInput
+}

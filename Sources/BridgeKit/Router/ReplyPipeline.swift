@@ -1,0 +1,601 @@
+import Foundation
+
+/// The one writer of native-to-page messages (docs/protocol.md): final replies (a result or an
+/// error), progress, events, native-to-page calls and their cancels. It owns the envelope's
+/// bytes and frames them in one of two ways:
+///
+/// - as a page script, `<receive>(<message>);void 0` (``script(_:)``, and for the common success
+///   reply ``successScript(id:result:limit:)``, written straight into the script string), which
+///   the router evaluates through its ``PageChannel``;
+/// - as reply-handler text (``OutboundJSON/replyText``), the JSON the page's shim reads with
+///   `JSON.parse` when a final reply goes back through the message's ``ReplyHandler``.
+///
+/// The envelope is written by hand, with its members in sorted-key order around the payloads
+/// that ``BridgeJSON`` encodes alone (a task's result, an error, a progress value, an event's
+/// data, a call's options): byte for byte the text of encoding the whole message with
+/// ``BridgeJSON`` (the tests compare the two over many inputs), with each payload encoded once.
+///
+/// One rule for ids and names (``isPlain(_:)``): a string of printable ASCII other than `"`, `\`
+/// and `<` is written as it is, between quotes; any other goes through ``BridgeJSON``, and a
+/// script escapes it like the rest of the message (``JavaScriptEmbedding``).
+///
+/// Any thread; the time is linear in the message's length.
+enum ReplyPipeline {
+    // MARK: Ids
+
+    /// Whether every byte of `text` is plain (``isPlainByte(_:)``): the text is written into JSON
+    /// and into a script as it is. Reads the string's own UTF-8 storage when it has one (an id
+    /// the envelope scan made always does), else its UTF-8 view.
+    static func isPlain(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { $0.allSatisfy(isPlainByte) } ?? text.utf8.allSatisfy(isPlainByte)
+    }
+
+    /// Whether a byte of an id or name needs no escape, in JSON and in a script: printable ASCII
+    /// other than `"`, `\` and `<`.
+    static func isPlainByte(_ byte: UInt8) -> Bool {
+        byte >= 0x20 && byte < 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\")
+            && byte != UInt8(ascii: "<")
+    }
+
+    /// `text` as a JSON string literal: as it is between quotes when plain (``isPlain(_:)``), else
+    /// as ``BridgeJSON`` writes it.
+    /// - Throws: what `JSONEncoder` throws (never for a string).
+    static func quoted(_ text: String) throws -> Data {
+        guard isPlain(text) else { return try BridgeJSON.encode(text) }
+        var quoted = Data(capacity: text.utf8.count + 2)
+        quoted.append(UInt8(ascii: "\""))
+        quoted.append(contentsOf: text.utf8)
+        quoted.append(UInt8(ascii: "\""))
+        return quoted
+    }
+
+    // MARK: Envelopes
+
+    /// The JSON text of a task's result: a ``RawJSON``'s own bytes (checked when it was made),
+    /// or ``BridgeJSON``'s encoding.
+    /// - Throws: `EncodingError` when the value cannot be encoded (for example `Double.nan`).
+    static func resultJSON(_ value: any Encodable & Sendable) throws -> Data {
+        // Comparing the dynamic type first spares every typed result a dynamic cast.
+        if type(of: value) == RawJSON.self, let raw = value as? RawJSON { return raw.data }
+        return try BridgeJSON.encode(value)
+    }
+
+    /// The JSON text of `message`, in pieces (``OutboundJSON``).
+    /// - Throws: `EncodingError` when a payload cannot be encoded (for example `Double.nan`).
+    static func json(_ message: borrowing OutboundMessage) throws -> OutboundJSON {
+        switch copy message {
+        case .reply(let id, .success(let value)):
+            return try success(id: id, result: resultJSON(value))
+        case .reply(let id, .failure(let error)):
+            return try failure(id: id, error)
+        case .progress(let id, let value):
+            return OutboundJSON(parts: [
+                dataHead, try BridgeJSON.encode(value),
+                member(#","id":"#, try quoted(id), #","kind":"progress","v":1}"#),
+            ])
+        case .event(let name, let value):
+            return OutboundJSON(parts: [
+                dataHead, try BridgeJSON.encode(value),
+                member(#","kind":"event","name":"#, try quoted(name), #","v":1}"#),
+            ])
+        case .call(let id, let handler, let options):
+            return OutboundJSON(parts: [
+                member(#"{"id":"#, try quoted(id), #","kind":"call","options":"#), try BridgeJSON.encode(options),
+                member(#","task":"#, try quoted(handler), #","v":1}"#),
+            ])
+        case .cancel(let id):
+            return OutboundJSON(member(#"{"id":"#, try quoted(id), #","kind":"cancel","v":1}"#))
+        }
+    }
+
+    /// The JSON text of a successful final reply whose result's JSON text is `result`:
+    /// `{"data":<result>,"id":<id>,"kind":"reply","ok":true,"v":1}`, the result not copied.
+    /// - Throws: what ``quoted(_:)`` throws (never).
+    static func success(id: String, result: Data) throws -> OutboundJSON {
+        OutboundJSON(parts: [
+            dataHead, result, member(#","id":"#, try quoted(id), #","kind":"reply","ok":true,"v":1}"#),
+        ])
+    }
+
+    /// The JSON text of a failed final reply:
+    /// `{"error":<error>,"id":<id>,"kind":"reply","ok":false,"v":1}`.
+    /// - Throws: `EncodingError` when the error's details cannot be encoded.
+    static func failure(id: String, _ error: BridgeError) throws -> OutboundJSON {
+        OutboundJSON(parts: [
+            Data(#"{"error":"#.utf8), try BridgeJSON.encode(error),
+            member(#","id":"#, try quoted(id), #","kind":"reply","ok":false,"v":1}"#),
+        ])
+    }
+
+    private static let dataHead = Data(#"{"data":"#.utf8)
+
+    /// `before`, `quoted` and `after` joined.
+    private static func member(_ before: String, _ quoted: Data, _ after: String) -> Data {
+        var data = Data(capacity: before.utf8.count + quoted.count + after.utf8.count)
+        data.append(contentsOf: before.utf8)
+        data.append(quoted)
+        data.append(contentsOf: after.utf8)
+        return data
+    }
+
+    // MARK: Framing
+
+    /// The page script handing `json` to ``PageFunction/receive``.
+    static func script(_ json: OutboundJSON) -> String {
+        PageScript.build(calling: .receive, jsonParts: json.parts)
+    }
+
+    /// The script of a successful final reply, `{"data":<result>,"id":<id>,"kind":"reply","ok":true,"v":1}`
+    /// handed to ``PageFunction/receive``: the text of ``script(_:)`` for ``success(id:result:)``,
+    /// without the pieces or a second copy of the result.
+    ///
+    /// The script is written straight into the string's own storage
+    /// (``successScriptInPlace(id:result:asciiOnly:)``: one pass counts the escaped result, a second
+    /// writes it into a string of exactly that length), so the result exists twice at most (its
+    /// JSON and the script), never three times. A result with a `"__proto__"` key (embedded
+    /// through `JSON.parse`, rare) is built in a growing buffer instead
+    /// (``successScriptInBuffer(id:result:asciiOnly:)``).
+    ///
+    /// - Parameters:
+    ///   - id: the call id.
+    ///   - result: the result's JSON text, as ``BridgeJSON`` wrote it or as ``RawJSON`` checked it.
+    ///   - limit: the largest reply message allowed, in bytes of UTF-8
+    ///     (``BridgeLimits/maxPayloadBytes``).
+    /// - Returns: the script and the length of the reply message in bytes; `nil` when the id is
+    ///   not plain (``isPlain(_:)``: ``script(_:)`` writes it) or the message is over `limit`
+    ///   (the caller replies `payload_too_large`).
+    static func successScript(id: String, result: Data, limit: Int) -> (script: String, messageBytes: Int)? {
+        let idBytes = id.utf8.count
+        let messageBytes = replyHead.count + result.count + replyIDStart.count + idBytes + 1 + replyTail.count
+        guard messageBytes <= limit, isPlain(id) else { return nil }
+        // The same choice as `PageScript.build(calling:jsonParts:)` makes (the rest of the message is ASCII).
+        let asciiOnly = JavaScriptEmbedding.prefersASCII(
+            messageBytes: messageBytes, nonASCIIIn: CollectionOfOne(result))
+        let script =
+            successScriptInPlace(id: id, result: result, asciiOnly: asciiOnly)
+            ?? successScriptInBuffer(id: id, result: result, asciiOnly: asciiOnly)
+        return (script, messageBytes)
+    }
+
+    /// ``successScript(id:result:limit:)`` written straight into the string's storage (for a
+    /// result over ``singlePassLimit`` bytes: count, then write), or `nil` when the result has a
+    /// `"__proto__"` key, or when the two passes disagree or the text is not valid UTF-8 (neither
+    /// happens for JSON from `JSONEncoder` or `RawJSON`; the caller then builds it in a buffer
+    /// rather than send a damaged reply). The id must be plain (``isPlain(_:)``). `asciiOnly`:
+    /// write non-ASCII characters as `\u` escapes.
+    static func successScriptInPlace(id: String, result: Data, asciiOnly: Bool = false) -> String? {
+        successInPlace(
+            id: id, result: result, framing: .script(asciiOnly: asciiOnly), prefix: replyStart,
+            suffix: PageScript.ending)
+    }
+
+    /// The reply-handler text of a successful final reply (``OutboundJSON/replyText`` of
+    /// ``success(id:result:)``), written straight into the string's storage like
+    /// ``successScriptInPlace(id:result:asciiOnly:)``.
+    /// - Returns: the text and the length of the reply message in bytes; `nil` when the id is not
+    ///   plain (``isPlain(_:)``), the message is over `limit`, or the two passes disagree (the
+    ///   caller then writes it from the pieces).
+    static func successText(id: String, result: Data, limit: Int) -> (text: String, messageBytes: Int)? {
+        let messageBytes = replyHead.count + result.count + replyIDStart.count + id.utf8.count + 1 + replyTail.count
+        guard messageBytes <= limit, isPlain(id),
+            let text = successInPlace(id: id, result: result, framing: .replyText, prefix: replyHead, suffix: [])
+        else { return nil }
+        return (text, messageBytes)
+    }
+
+    /// The two framings of a message.
+    enum Framing {
+        /// A page script; `asciiOnly` as in ``successScriptInPlace(id:result:asciiOnly:)``.
+        case script(asciiOnly: Bool)
+        /// Reply-handler text (``OutboundJSON/replyText``).
+        case replyText
+    }
+
+    /// Writes the JSON text `json` with the escapes of `framing` to `sink`.
+    /// - Returns: whether a script saw a `"__proto__"` key (the text written must then be discarded).
+    private static func escape<Sink: EscapeSink>(
+        _ json: UnsafeBufferPointer<UInt8>, framing: Framing, to sink: inout Sink
+    ) -> Bool {
+        switch framing {
+        case .script(let asciiOnly):
+            return JavaScriptEmbedding.appendExpressionUnlessProtoKey(fromJSON: json, to: &sink, asciiOnly: asciiOnly)
+        case .replyText:
+            JavaScriptEmbedding.appendASCIIJSON(fromJSON: json, to: &sink)
+            return false
+        }
+    }
+
+    /// `prefix`, the result escaped for `framing`, the id member and the rest of a successful
+    /// reply, and `suffix`, written into a string of the right size (see
+    /// ``successScriptInPlace(id:result:asciiOnly:)``); `nil` when a script's result has a
+    /// `"__proto__"` key or the passes disagree.
+    private static func successInPlace(
+        id: String, result: Data, framing: Framing, prefix: [UInt8], suffix: [UInt8]
+    ) -> String? {
+        let fixed = prefix.count + replyIDStart.count + id.utf8.count + 1 + replyTail.count + suffix.count
+        let counted = result.count > singlePassLimit
+        let length: Int
+        if !counted {
+            // Small: no counting pass; room for the longest escaping (6 bytes for each byte, `<`
+            // as `\u003c`), which the string gives back when it is freed moments later.
+            length = fixed + result.count * 6
+        } else {
+            var counter = EscapeCounter()
+            let sawProtoKey = result.withUnsafeBytes { raw in
+                escape(raw.bindMemory(to: UInt8.self), framing: framing, to: &counter)
+            }
+            guard !sawProtoKey else { return nil }
+            length = fixed + counter.count
+        }
+        var written = -1
+        let script = String(unsafeUninitializedCapacity: length) { buffer in
+            var writer = EscapeBufferWriter(buffer)
+            prefix.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
+            let sawProtoKey = result.withUnsafeBytes { raw in
+                escape(raw.bindMemory(to: UInt8.self), framing: framing, to: &writer)
+            }
+            guard !sawProtoKey else { return 0 }
+            replyIDStart.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
+            var id = id
+            id.withUTF8 { writer.append(contentsOf: $0) }
+            writer.append(UInt8(ascii: "\""))
+            replyTail.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
+            suffix.withUnsafeBufferPointer { writer.append(contentsOf: $0) }
+            if !writer.overflowed { written = writer.count }
+            return writer.count
+        }
+        // The string repairs invalid UTF-8, which changes its length.
+        guard written >= 0, !counted || written == length, script.utf8.count == written else { return nil }
+        return script
+    }
+
+    /// Results up to this many bytes are written in one pass into a string with room for any
+    /// escaping (at most 6 times their length); longer ones are counted first, so that the
+    /// string is exactly as long as the script.
+    static let singlePassLimit = 4096
+
+    /// ``successScript(id:result:limit:)`` built in a growing byte array and then copied into a
+    /// string; for what ``successScriptInPlace(id:result:asciiOnly:)`` leaves. The id must be
+    /// plain (``isPlain(_:)``); `asciiOnly` as there.
+    static func successScriptInBuffer(id: String, result: Data, asciiOnly: Bool = false) -> String {
+        var script = [UInt8]()
+        // Room for the escapes of a result with many `<` (6 bytes each) without growing.
+        script.reserveCapacity(
+            replyStart.count + result.count + result.count / 8 + id.utf8.count + replyTail.count + 32)
+        script.append(contentsOf: replyStart)
+        result.withUnsafeBytes { raw in
+            JavaScriptEmbedding.appendExpression(
+                fromJSON: raw.bindMemory(to: UInt8.self), to: &script, asciiOnly: asciiOnly)
+        }
+        script.append(contentsOf: replyIDStart)
+        script.append(contentsOf: id.utf8)
+        script.append(UInt8(ascii: "\""))
+        script.append(contentsOf: replyTail)
+        script.append(contentsOf: PageScript.ending)
+        return String(decoding: script, as: UTF8.self)
+    }
+
+    private static let replyHead: [UInt8] = Array(#"{"data":"#.utf8)
+    /// `<receive function>({"data":`.
+    private static let replyStart: [UInt8] = Array(PageFunction.receive.source.utf8) + [UInt8(ascii: "(")] + replyHead
+    private static let replyIDStart: [UInt8] = Array(#","id":""#.utf8)
+    private static let replyTail: [UInt8] = Array(#","kind":"reply","ok":true,"v":1}"#.utf8)
+}
+
+/// The JSON text of one native-to-page message, kept in the pieces ``ReplyPipeline`` wrote it in.
+///
+/// A message is its payload, encoded once, between fixed members; keeping the pieces lets the
+/// script builder escape each into the script directly, without first joining them into one more
+/// copy of the payload. Joined, the pieces are exactly the text `JSONEncoder` writes for the whole
+/// message.
+struct OutboundJSON: Sendable {
+    /// The pieces, in order; each one starts and ends outside any JSON string or number.
+    let parts: [Data]
+
+    /// A text in one piece.
+    init(_ data: Data) {
+        parts = [data]
+    }
+
+    /// A text in pieces (see ``parts``).
+    init(parts: [Data]) {
+        self.parts = parts
+    }
+
+    /// The length of the text in bytes of UTF-8.
+    var count: Int {
+        parts.reduce(0) { $0 + $1.count }
+    }
+
+    /// The text as a `String`, copied once from the pieces.
+    var text: String {
+        if parts.count == 1 { return String(decoding: parts[0], as: UTF8.self) }
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            var offset = 0
+            for part in parts {
+                part.withUnsafeBytes { raw in
+                    guard let base = buffer.baseAddress else { return }
+                    UnsafeMutableRawBufferPointer(start: base + offset, count: raw.count).copyMemory(from: raw)
+                }
+                offset += part.count
+            }
+            return offset
+        }
+    }
+
+    /// The text for a reply handed to the engine as a string (``ReplyHandler``), which the page
+    /// reads with `JSON.parse`: the same JSON value as ``text``, with the script builder's escapes
+    /// (integers outside ±(2^53−1) as strings of the same digits, field case R11; U+2028, U+2029
+    /// and `<` as `\u` escapes) and every non-ASCII character written as a `\u` escape (a
+    /// surrogate pair above U+FFFF).
+    ///
+    /// Pure ASCII because JavaScriptCore keeps a string that has only Latin-1 characters in one
+    /// byte per character and converts it from UTF-8 with a plain copy, while a single character
+    /// above U+00FF makes the whole string two bytes per character.
+    var replyText: String {
+        // Two passes over the pieces: one counts the output, one writes it straight into the
+        // string's storage, so the reply exists once (no intermediate array, no second copy).
+        var counter = EscapeCounter()
+        for part in parts {
+            part.withUnsafeBytes { raw in
+                JavaScriptEmbedding.appendASCIIJSON(fromJSON: raw.bindMemory(to: UInt8.self), to: &counter)
+            }
+        }
+        var overflowed = false
+        let text = String(unsafeUninitializedCapacity: counter.count) { buffer in
+            var writer = EscapeBufferWriter(buffer)
+            for part in parts {
+                part.withUnsafeBytes { raw in
+                    JavaScriptEmbedding.appendASCIIJSON(fromJSON: raw.bindMemory(to: UInt8.self), to: &writer)
+                }
+            }
+            overflowed = writer.overflowed
+            return writer.count
+        }
+        // Both passes write the same bytes; a mismatch would be a bug in the escaper. Fall back
+        // to a growing buffer rather than send a truncated reply.
+        guard overflowed || text.utf8.count != counter.count else { return text }
+        var out = [UInt8]()
+        for part in parts {
+            part.withUnsafeBytes { raw in
+                JavaScriptEmbedding.appendASCIIJSON(fromJSON: raw.bindMemory(to: UInt8.self), to: &out)
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+// MARK: - Sending
+
+extension BridgeRouter {
+    /// A message framed as a page script, on its way to ``send(_:)``, with what the traffic log
+    /// says of it.
+    struct OutgoingScript: Sendable {
+        /// The script, built by ``ReplyPipeline``.
+        let script: String
+        /// The length of the message it carries, in bytes of UTF-8 JSON.
+        let bytes: Int
+        let kind: TrafficKind
+        let id: String?
+        let task: String?
+        /// For a final reply: `"ok"` or the error code.
+        var outcome: String? = nil
+        /// The internal error description for the log (``TrafficRecord/internalError``).
+        var internalError: String? = nil
+        /// The page generation the message belongs to: it is not sent to a later page.
+        let generation: UInt64
+        /// The channel to evaluate it in; `nil`: the one connected when it is sent.
+        var channel: PageChannel? = nil
+    }
+
+    /// Evaluates `outgoing` in the page, unless the page changed since its generation or there is
+    /// no channel; either way the traffic log says what happened. The one place where a script
+    /// reaches the page.
+    /// - Returns: whether the engine evaluated the script without error.
+    @discardableResult
+    func send(_ outgoing: OutgoingScript) async -> Bool {
+        let (connected, current) = state.withLock { ($0.channel, $0.generation) }
+        let reason: TrafficReason
+        if outgoing.generation != current {
+            reason = .navigated
+        } else if let channel = outgoing.channel ?? connected {
+            do {
+                try await channel.evaluate(outgoing.script)
+                record(outgoing, reason: nil, bytes: outgoing.bytes)
+                return true
+            } catch {
+                record(outgoing, reason: .evaluateFailed("\(error)"), bytes: outgoing.bytes)
+                return false
+            }
+        } else {
+            reason = .noChannel
+        }
+        record(outgoing, reason: reason, bytes: 0)
+        return false
+    }
+
+    private func record(_ outgoing: OutgoingScript, reason: TrafficReason?, bytes: Int) {
+        record(
+            .outbound, outgoing.kind, id: outgoing.id, task: outgoing.task, outcome: outgoing.outcome, reason: reason,
+            bytes: bytes, internalError: outgoing.internalError)
+    }
+
+    /// Writes the final reply of call `id` by its route (``CallStateMachine/Route``): answers the
+    /// reply handler now, logs a reply that has no way to the page, or returns the script for
+    /// ``send(_:)``. A result that cannot be encoded is replied `invalid_result`, a reply over
+    /// ``BridgeLimits/maxPayloadBytes`` `payload_too_large`.
+    ///
+    /// Takes `outcome` over: passed with `consume`, a result value is released as soon as its
+    /// JSON is written, and the JSON as soon as the reply's text is.
+    /// - Parameter channel: the channel the returned script names (`nil`: the one connected when
+    ///   it is sent).
+    func writeFinalReply(
+        _ outcome: consuming Result<any Encodable & Sendable, BridgeError>, id: String, task: String,
+        route: CallStateMachine.Route, generation: UInt64, channel: PageChannel? = nil
+    ) -> OutgoingScript? {
+        let json: Result<Data, BridgeError>
+        switch consume outcome {
+        case .success(let value):
+            do {
+                json = .success(try ReplyPipeline.resultJSON(value))
+            } catch {
+                // The encoder's error may come from the task's own `encode(to:)`: only for the log.
+                json = .failure(.resultNotEncodable(error))
+            }
+        case .failure(let error):
+            json = .failure(error)
+        }
+        return writeFinalReply(
+            json: consume json, id: id, task: task, route: route, generation: generation, channel: channel)
+    }
+
+    /// ``writeFinalReply(_:id:task:route:generation:channel:)`` for a result already written as
+    /// JSON text (a ``SynchronousBridgeTask``'s, or one that step wrote).
+    func writeFinalReply(
+        json reply: consuming Result<Data, BridgeError>, id: String, task: String, route: CallStateMachine.Route,
+        generation: UInt64, channel: PageChannel? = nil
+    ) -> OutgoingScript? {
+        let limit = configuration.limits.maxPayloadBytes
+        switch route {
+        case .script:
+            // The common final reply: its result written straight into the script.
+            if case .success(let result) = reply,
+                let fast = ReplyPipeline.successScript(id: id, result: result, limit: limit)
+            {
+                return OutgoingScript(
+                    script: fast.script, bytes: fast.messageBytes, kind: .reply, id: id, task: task, outcome: "ok",
+                    generation: generation, channel: channel)
+            }
+            let message = Self.finalReplyJSON(consume reply, id: id, limit: limit)
+            return OutgoingScript(
+                script: ReplyPipeline.script(message.json), bytes: message.json.count, kind: .reply, id: id,
+                task: task, outcome: message.outcome, internalError: message.internalError, generation: generation,
+                channel: channel)
+        case .replyHandler(let replyHandler):
+            // The common final reply: its result written straight into the text.
+            if case .success(let result) = reply,
+                let fast = ReplyPipeline.successText(id: id, result: result, limit: limit)
+            {
+                _ = consume reply  // the result's JSON is not needed once the text exists
+                let answered = replyHandler.reply(fast.text)
+                record(
+                    .outbound, .reply, id: id, task: task, outcome: "ok", reason: answered ? nil : .noReplyPath,
+                    bytes: answered ? fast.messageBytes : 0)
+                return nil
+            }
+            let message = Self.finalReplyJSON(consume reply, id: id, limit: limit)
+            let bytes = message.json.count
+            let answered = replyHandler.reply(message.json.replyText)
+            record(
+                .outbound, .reply, id: id, task: task, outcome: message.outcome,
+                reason: answered ? nil : .noReplyPath, bytes: answered ? bytes : 0,
+                internalError: message.internalError)
+        case .none:
+            let message = Self.finalReplyJSON(consume reply, id: id, limit: limit)
+            record(
+                .outbound, .reply, id: id, task: task, outcome: message.outcome, reason: .noReplyPath,
+                internalError: message.internalError)
+        }
+        return nil
+    }
+
+    /// The JSON text of a final reply, its outcome for the log and the internal error description
+    /// (``TrafficRecord/internalError``): `payload_too_large` in place of a reply over `limit`,
+    /// `invalid_result` in place of an error that cannot be encoded.
+    static func finalReplyJSON(_ reply: consuming Result<Data, BridgeError>, id: String, limit: Int)
+        -> (json: OutboundJSON, outcome: String, internalError: String?)
+    {
+        let replacement: BridgeError
+        let internalError: String?
+        switch consume reply {
+        case .success(let result):
+            internalError = nil
+            do {
+                let json = try ReplyPipeline.success(id: id, result: result)
+                if json.count <= limit { return (json, "ok", nil) }
+                replacement = .payloadTooLarge(bytes: json.count, limit: limit)
+            } catch {
+                replacement = .resultNotEncodable(error)
+            }
+        case .failure(let error):
+            internalError = error.internalDescription
+            do {
+                let json = try ReplyPipeline.failure(id: id, error)
+                if json.count <= limit { return (json, error.code, internalError) }
+                replacement = .payloadTooLarge(bytes: json.count, limit: limit)
+            } catch {
+                replacement = .resultNotEncodable(error)
+            }
+        }
+        let json = (try? ReplyPipeline.failure(id: id, replacement)) ?? OutboundJSON(Data())
+        return (json, replacement.code, internalError ?? replacement.internalDescription)
+    }
+
+    /// Writes and sends the final reply of a call that settled (``writeFinalReply(_:id:task:route:generation:channel:)``,
+    /// then ``send(_:)``).
+    func sendFinalReply(
+        _ outcome: consuming Result<any Encodable & Sendable, BridgeError>, of call: PendingCall,
+        channel: PageChannel? = nil
+    ) async {
+        if let outgoing = writeFinalReply(
+            consume outcome, id: call.id, task: call.taskName, route: call.route, generation: call.generation,
+            channel: channel)
+        {
+            await send(outgoing)
+        }
+    }
+
+    /// The JSON text of a message the router sends on its own (an event, a native-to-page call or
+    /// its cancel), within ``BridgeLimits/maxPayloadBytes``.
+    /// - Throws: `invalid_result` when it cannot be encoded; `payload_too_large` over the limit.
+    func encodeForPage(_ message: OutboundMessage) throws -> OutboundJSON {
+        let json: OutboundJSON
+        do {
+            json = try ReplyPipeline.json(message)
+        } catch {
+            throw BridgeError.invalidResult("The value could not be encoded as JSON: \(error)")
+        }
+        let limit = configuration.limits.maxPayloadBytes
+        guard json.count <= limit else { throw BridgeError.payloadTooLarge(bytes: json.count, limit: limit) }
+        return json
+    }
+
+    /// Sends a progress value of `call` (``PendingCall/sendProgress(_:)``): enforces the
+    /// per-call limit and order, and stops with the call (never reaching a later call that
+    /// reuses the id).
+    func sendProgress(_ value: any Encodable & Sendable, call: PendingCall) async throws {
+        let id = call.id
+        let limit = configuration.limits.maxProgressPerCall
+        let action = state.withLock { $0.handle(.progress, of: call) }
+        switch action {
+        case .none, .cancelWork, .refuseProgress:
+            throw BridgeError.cancelled("The call has already settled.")
+        case .settle(let work, let timer):
+            // The value past the limit settles the call; its reply goes from a new task, so that
+            // cancelling the work that sent it does not interrupt it.
+            timer?.cancel()
+            Task { await sendFinalReply(.failure(.progressLimitExceeded(limit: limit)), of: call) }
+            work?.cancel()
+            throw BridgeError.progressLimitExceeded(limit: limit)
+        case .sendProgress:
+            let json: OutboundJSON
+            do {
+                json = try ReplyPipeline.json(.progress(id: id, data: value))
+            } catch {
+                throw BridgeError.resultNotEncodable(error, what: "The progress value")
+            }
+            guard json.count <= configuration.limits.maxPayloadBytes else {
+                throw BridgeError.payloadTooLarge(bytes: json.count, limit: configuration.limits.maxPayloadBytes)
+            }
+            guard call.replyHandler?.carriesFinalReplies ?? true, call.source.isMainFrame else {
+                // Subframe calls have no ordered script path to their frame; progress is not delivered.
+                record(.outbound, .progress, id: id, task: call.taskName, reason: .subframeNotDelivered)
+                return
+            }
+            await send(
+                OutgoingScript(
+                    script: ReplyPipeline.script(json), bytes: json.count, kind: .progress, id: id,
+                    task: call.taskName, generation: call.generation))
+        }
+    }
+}
