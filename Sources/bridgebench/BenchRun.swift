@@ -32,6 +32,7 @@ struct BenchRun {
             }
             try await runEngineParts(into: &table)
             try await runComparisonParts(into: &table)
+            try await runBinaryParts(into: &table)
         } catch {
             FileHandle.standardError.write(Data("bridgebench: \(error)\n".utf8))
             print(table.render())

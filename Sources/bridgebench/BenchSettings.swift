@@ -1,4 +1,4 @@
-/// What to run, from the command line: `bridgebench [--smoke] [--only native|e2e|large|peers|startup]`.
+/// What to run, from the command line: `bridgebench [--smoke] [--only native|e2e|large|peers|startup|binary]`.
 struct BenchSettings: Sendable {
     /// Tiny iteration counts and small payloads: checks that everything runs and prints the table.
     var smoke = false
@@ -41,14 +41,15 @@ struct BenchSettings: Sendable {
         ]
 
     static let usage = """
-        usage: bridgebench [--smoke] [--only native|e2e|large|peers|startup] [--profile SIDE BYTES COUNT]
+        usage: bridgebench [--smoke] [--only native|e2e|large|peers|startup|binary] [--profile SIDE BYTES COUNT]
                    [--profile-e2e MODE BYTES COUNT] [--profile-steps COUNT]
           --smoke   a few seconds in total: tiny counts and small payloads; checks the benchmark runs
                     and prints its table (targets are not judged)
           --only    run one part: native (router vs bare codec), e2e (round trips in WebKitGTK),
                     large (1 MB / 8 MB round trips and peak memory), peers (the bare reply-handler
                     echo and the peer designs, 25 B to 8 MB, and the chart), startup (first call
-                    answered, idle memory, four web views at once)
+                    answered, idle memory, four web views at once), binary (binary values vs base64
+                    in JSON, both directions, 1 MB and 100 MB, time and peak memory)
           --profile run COUNT native-path calls of BYTES through one side only, for
                     valgrind --tool=callgrind. SIDE: router (a concurrent task), router-immediate,
                     router-sync (a synchronous task), bare (the codec), bare-hop (the codec, in a new
@@ -74,7 +75,9 @@ struct BenchSettings: Sendable {
             case "--smoke":
                 settings.smoke = true
             case "--only":
-                guard let part = rest.popFirst(), ["native", "e2e", "large", "peers", "startup"].contains(part) else {
+                guard let part = rest.popFirst(),
+                    ["native", "e2e", "large", "peers", "startup", "binary"].contains(part)
+                else {
                     throw .usage(usage)
                 }
                 settings.only = part
@@ -141,4 +144,13 @@ struct BenchSettings: Sendable {
     /// (JavaScriptCore's collections, glibc's arenas), so the median needs more of them than
     /// the timings do. Each is one round trip.
     var memoryRounds: Int { smoke ? 1 : 9 }
+
+    /// Binary values: sizes and calls per round.
+    var binaryPlan: [(PayloadSize, Int)] {
+        smoke ? [(.kb64, 1)] : [(.mb1, 4), (PayloadSize(label: "100 MB", bytes: 100 * 1024 * 1024), 1)]
+    }
+    /// Timed rounds per side for binary values of `bytes`.
+    func binaryRounds(forBytes bytes: Int) -> Int { smoke ? 1 : bytes > 8 << 20 ? 3 : 5 }
+    /// Peak-memory samples per side for binary values of `bytes` (each one call).
+    func binaryMemoryRounds(forBytes bytes: Int) -> Int { smoke ? 1 : bytes > 8 << 20 ? 1 : 5 }
 }

@@ -1,0 +1,138 @@
+#if WebKitGTK
+import BridgeKit
+import BridgeKitGTK
+import Foundation
+
+/// One web view with BridgeKit and its byte transport (``WebKitGTKBridgeHost/binaryTransfers``)
+/// showing ``BinaryBenchPage``, with four tasks: `BinUpload` and `BinDownload` move bytes as
+/// binary values, `B64Upload` and `B64Download` move the same bytes as base64 strings in JSON.
+/// The router's message limits are raised so that 100 MiB in base64 (140 MB of JSON) passes.
+///
+/// Thread: main actor (GTK's thread).
+@MainActor
+final class BinaryBench {
+    let webView: GTKWebView
+    let host: WebKitGTKBridgeHost
+    /// The web process of this view (started after the views open before it), when found.
+    private(set) var webProcess: Int32?
+    private var loaded = false
+
+    private struct UploadOptions: Decodable, Sendable {
+        let file: BridgeBinary
+    }
+    private struct Base64Options: Decodable, Sendable {
+        let data: String
+    }
+    private struct DownloadResult: Encodable, Sendable {
+        let file: BridgeBinary
+    }
+    private struct Base64Result: Encodable, Sendable {
+        let data: String
+    }
+
+    /// Creates the view, loads the page and waits until the shim is there.
+    static func open() async throws -> BinaryBench {
+        let before = Set(MemoryProbe.webProcesses())
+        let bench = try BinaryBench()
+        try bench.webView.loadHTML(BinaryBenchPage.html, baseURI: BinaryBenchPage.origin + "/")
+        try await bench.waitUntil("page load") { bench.loaded }
+        try await bench.waitUntil("the shim") {
+            (try? await bench.webView.evaluateJavaScriptReturningJSON("window.__bin && window.__bin.ready()"))
+                == "true"
+        }
+        bench.webProcess = MemoryProbe.webProcesses().filter { !before.contains($0) }.last
+        return bench
+    }
+
+    private init() throws {
+        let limits = BridgeLimits(maxPayloadBytes: 256 << 20, maxHeldBytes: 1 << 30)
+        let router = BridgeRouter(
+            configuration: BridgeConfiguration(
+                policy: .origins([OriginPattern(BinaryBenchPage.origin)]), limits: limits))
+        let transfers = BinaryTransfers(router: router)
+        try router.register(
+            ClosureTask(name: "BinUpload") { (options: UploadOptions, context: CallContext) -> Int in
+                var bytes = 0
+                for try await chunk in try transfers.upload(of: options.file, context: context) {
+                    bytes += chunk.count
+                }
+                return bytes
+            })
+        try router.register(
+            ClosureTask(name: "BinDownload") { (count: Int, context: CallContext) -> DownloadResult in
+                DownloadResult(file: try await transfers.send(Data(count: count), context: context))
+            })
+        try router.register(
+            ClosureTask(name: "B64Upload") { (options: Base64Options, _: CallContext) -> Int in
+                guard let data = Data(base64Encoded: options.data) else {
+                    throw BridgeError.invalidOptions("not base64", path: "data")
+                }
+                return data.count
+            })
+        try router.register(
+            ClosureTask(name: "B64Download") { (count: Int, _: CallContext) -> Base64Result in
+                Base64Result(data: Data(count: count).base64EncodedString())
+            })
+        webView = try GTKWebView(
+            configuration: GTKWebViewConfiguration(applicationName: "bridgebench", applicationVersion: "1"))
+        host = WebKitGTKBridgeHost(router: router, webView: webView)
+        host.binaryTransfers = transfers
+        try host.attach()
+        host.page.onLoadEvent = { [weak self] event in
+            if event == .finished { self?.loaded = true }
+        }
+    }
+
+    func close() async {
+        await host.close()
+    }
+
+    /// Runs `count` calls of `bytes` bytes through `mode` (a ``BinaryBenchPage`` mode), one at a time.
+    /// - Returns: seconds per call, as the page measured them.
+    /// - Throws: ``EngineBench/Failure`` when the page reports an error or does not answer.
+    func run(_ mode: String, bytes: Int, count: Int) async throws -> Double {
+        try await webView.evaluateJavaScript("window.__bin.start('\(mode)', \(bytes), \(count))")
+        struct Outcome: Decodable {
+            let ms: Double?
+            let error: String?
+        }
+        var outcome: Outcome?
+        try await waitUntil("\(count) \(mode) calls of \(bytes) B") {
+            guard let json = try? await self.webView.evaluateJavaScriptReturningJSON("window.__bin.result"),
+                json != "null"
+            else { return false }
+            outcome = try? JSONDecoder().decode(Outcome.self, from: Data(json.utf8))
+            return true
+        }
+        if let error = outcome?.error { throw EngineBench.Failure.page(error) }
+        guard let ms = outcome?.ms else { throw EngineBench.Failure.page("no result") }
+        return ms / 1000 / Double(max(count, 1))
+    }
+
+    /// The growth of the peak resident memory of this (UI) process and of the view's web process
+    /// during one call of `bytes` through `mode`, in bytes (as ``BenchRun``'s large-payload part:
+    /// heap trimmed, `VmHWM` reset, peak after minus resident before).
+    func peakMemory(_ mode: String, bytes: Int) async throws -> (ui: Int, web: Int?) {
+        let ui = MemoryProbe(pid: nil)
+        let web = webProcess.map { MemoryProbe(pid: $0) }
+        MemoryProbe.trimHeap()
+        let uiReset = ui.resetPeak()
+        let webReset = web?.resetPeak() ?? false
+        let uiBefore = ui.read()?.rss ?? 0
+        let webBefore = web?.read()?.rss ?? 0
+        _ = try await run(mode, bytes: bytes, count: 1)
+        let uiPeak = (ui.read()?.peak ?? 0) - (uiReset ? uiBefore : 0)
+        let webPeak = web.flatMap { probe in webReset ? probe.read().map { $0.peak - webBefore } : nil }
+        return (max(uiPeak, 0), webPeak.map { max($0, 0) })
+    }
+
+    /// Polls `condition` until it holds; GLib keeps running while this task sleeps.
+    private func waitUntil(_ what: String, timeout: Double = 600, _ condition: () async -> Bool) async throws {
+        let deadline = Measure.now() + timeout
+        while await !condition() {
+            if Measure.now() > deadline { throw EngineBench.Failure.timeout(what) }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+    }
+}
+#endif
