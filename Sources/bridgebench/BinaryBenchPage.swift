@@ -11,7 +11,10 @@
 /// - **binary-down**: `BinDownload` answers `{file}` sent with `BinaryTransfers.send`; the page
 ///   gets a `Uint8Array`;
 /// - **base64-down**: `B64Download` answers `{data}` as a base64 string, which the page decodes
-///   into a `Uint8Array` with `atob` (inside the clock).
+///   into a `Uint8Array` with `atob` (inside the clock);
+/// - **bare-up** / **bare-down**: no bridge: `fetch` of the bare custom-scheme handler
+///   (``BareBinaryScheme``, in a ``PeerWebView`` of its own): `POST` the bytes, read the count;
+///   `GET` N bytes into a `Uint8Array`.
 ///
 /// Every answer is checked by its byte count. The page builds the upload bytes before the clock.
 enum BinaryBenchPage {
@@ -63,6 +66,14 @@ enum BinaryBenchPage {
               if (!(r.file instanceof Uint8Array)) { throw new Error('not a Uint8Array'); }
               expect(r.file.length, n);
             },
+            'bare-up': async function (n) {
+              var r = await fetch('bench-bare://bench/up', { method: 'POST', body: bytesOf(n) });
+              expect(Number(await r.text()), n);
+            },
+            'bare-down': async function (n) {
+              var r = await fetch('bench-bare://bench/down/' + n);
+              expect(new Uint8Array(await r.arrayBuffer()).length, n);
+            },
             'base64-down': async function (n) {
               var r = await window.WebBridge.call('B64Download', n);
               expect(fromBase64(r.data).length, n);
@@ -71,14 +82,14 @@ enum BinaryBenchPage {
           async function run(mode, n, count) {
             var call = modes[mode];
             if (!call) { throw new Error('no mode ' + mode); }
-            if (mode === 'binary-up' || mode === 'base64-up') { bytesOf(n); }
+            if (/-up$/.test(mode)) { bytesOf(n); }
             var t0 = performance.now();
             for (var i = 0; i < count; i++) { await call(n); }
             return { ms: performance.now() - t0 };
           }
           window.__bin = {
             result: null,
-            ready: function () { return typeof window.WebBridge === 'object'; },
+            ready: function (bare) { return bare || typeof window.WebBridge === 'object'; },
             start: function (mode, n, count) {
               var self = this;
               self.result = null;
