@@ -30,7 +30,8 @@ enum BareBinaryScheme {
             let method = webkit_uri_scheme_request_get_http_method(request).map { String(cString: $0) } ?? "GET"
             let uri = webkit_uri_scheme_request_get_uri(request).map { String(cString: $0) } ?? ""
             guard method == "POST" else {
-                let count = max(0, Int(uri.split(separator: "/").last ?? "") ?? 0)
+                // At most 1 GiB (the byte transport's default limit): g_malloc0 aborts when it cannot allocate.
+                let count = min(max(0, Int(uri.split(separator: "/").last ?? "") ?? 0), 1 << 30)
                 let buffer = g_malloc0(gsize(max(count, 1)))
                 respond(
                     request, stream: g_memory_input_stream_new_from_data(buffer, gssize(count), g_free), length: count)
