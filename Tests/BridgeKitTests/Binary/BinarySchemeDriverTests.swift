@@ -44,7 +44,7 @@ struct BinarySchemeDriverTests {
     static func setup() throws -> (InMemoryPage, BinaryTransfers, Records) {
         let router = try makeRouter([])
         let transfers = BinaryTransfers(
-            router: router, limits: BinaryLimits(chunkBytes: 1000, requestWait: 1, claimWait: 2))
+            router: router, limits: BinaryLimits(chunkBytes: 1000, requestWait: 30, claimWait: 30))
         let records = Records()
         transfers.setTransferObserver { record in records.all.withLock { $0.append(record) } }
         try router.register(

@@ -28,8 +28,10 @@ struct BinaryTransfersTests {
         var list: [BinaryTransferRecord] { all.withLock { $0 } }
     }
 
+    /// Waits long enough that a starved test pool (sanitizers, parallel suites) never runs them out
+    /// where a test does not mean to; the tests of the waits themselves set short ones.
     static func fixture(
-        limits: BinaryLimits = BinaryLimits(requestWait: 2, claimWait: 2),
+        limits: BinaryLimits = BinaryLimits(requestWait: 30, claimWait: 30),
         extra: [any BridgeTask] = []
     ) throws -> (InMemoryPage, BinaryTransfers, InMemoryBinaryTransport, Records) {
         let router = try makeRouter([], policy: .origins([OriginPattern(appOrigin)], allowsSubframes: true))
@@ -65,7 +67,7 @@ struct BinaryTransfersTests {
         .timeLimit(.minutes(1)))
     func uploadRoundTrip() async throws {
         let (page, _, transport, records) = try Self.fixture(
-            limits: BinaryLimits(chunkBytes: 1000, requestWait: 2, claimWait: 2))
+            limits: BinaryLimits(chunkBytes: 1000, requestWait: 30, claimWait: 30))
         let data = Self.bytes(10_000)
         let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: data.count, type: "image/png")
         async let reply = page.call("Save", options: ["name": "a.png", "file": placeholder])
@@ -142,7 +144,7 @@ struct BinaryTransfersTests {
         .timeLimit(.minutes(1)))
     func overDeclaredSize() async throws {
         let (page, _, transport, records) = try Self.fixture(
-            limits: BinaryLimits(chunkBytes: 4, requestWait: 2, claimWait: 2))
+            limits: BinaryLimits(chunkBytes: 4, requestWait: 30, claimWait: 30))
         let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 8)
         async let reply = page.call("Save", options: ["name": "x", "file": placeholder])
         let body = DataBodyReader(Self.bytes(64))
@@ -155,7 +157,7 @@ struct BinaryTransfersTests {
     @Test("a declared size over the limit is refused before any byte moves", .timeLimit(.minutes(1)))
     func declaredOverLimit() async throws {
         let (page, _, _, _) = try Self.fixture(
-            limits: BinaryLimits(maxTransferBytes: 100, requestWait: 2, claimWait: 2))
+            limits: BinaryLimits(maxTransferBytes: 100, requestWait: 30, claimWait: 30))
         let (placeholder, _) = InMemoryBinaryTransport.placeholder(size: 101)
         let reply = await page.call("Save", options: ["name": "x", "file": placeholder])
         #expect(reply["error"]?.string("code") == "payload_too_large")
@@ -174,7 +176,8 @@ struct BinaryTransfersTests {
         "navigation mid-upload: the call settles navigated, the request is answered, the transfer ends once",
         .timeLimit(.minutes(1)))
     func navigationMidUpload() async throws {
-        let (page, _, transport, records) = try Self.fixture()
+        // Short request wait: the last request (a used token) waits it out before its 404.
+        let (page, _, transport, records) = try Self.fixture(limits: BinaryLimits(requestWait: 2, claimWait: 30))
         let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 10)
         let id = try #require(page.send("Save", options: ["name": "x", "file": placeholder]))
         let body = StallingBody(first: Data([1, 2]))
