@@ -20,10 +20,16 @@ func makeRouter(
 /// An echo task: replies with its options.
 let echoTask = ClosureTask(name: "echo") { (options: JSONValue, _: CallContext) in options }
 
-/// Waits until `condition` holds, yielding between checks; gives up after `limit` tries.
+/// Waits until `condition` holds, checking every 2 ms; gives up after `limit` checks and at
+/// least 30 s of wall-clock time, so a starved test pool (sanitizer runs, a loaded machine)
+/// cannot run the wait out while the awaited work has had no thread yet (as issue 20's harness).
 func eventually(_ limit: Int = 2000, _ condition: () -> Bool) async -> Bool {
-    for _ in 0..<limit {
+    let clock = ContinuousClock()
+    let deadline = clock.now + .seconds(30)
+    var checks = 0
+    while checks < limit || clock.now < deadline {
         if condition() { return true }
+        checks += 1
         try? await Task.sleep(for: .milliseconds(2))
     }
     return condition()
