@@ -8,6 +8,11 @@ import Testing
 /// because the router did not yet hold its work when the cancel came.
 @Suite("TaskExecution: immediate tasks start on the delivering thread and settle exactly once")
 struct TaskExecutionTests {
+    /// How long the waiting tasks sleep: only a cancel ends the sleep. A shorter sleep (it was 30 s)
+    /// can end on its own when the test pool is starved (the thread-sanitizer run of CI), and then
+    /// a cancel that did arrive finds a task no longer waiting.
+    static let untilCancelled = Duration.seconds(3600)
+
     /// A task that starts immediately and reports the thread it started on.
     struct ThreadProbe: BridgeTask {
         let name = "probe"
@@ -43,7 +48,7 @@ struct TaskExecutionTests {
     func cancelAfterSuspension() async throws {
         let sawCancel = Locked(false)
         let task = ClosureTask(name: "wait", execution: .immediate) { (_: NoOptions, _: CallContext) -> NoResult in
-            do { try await Task.sleep(for: .seconds(30)) } catch { sawCancel.set(true) }
+            do { try await Task.sleep(for: Self.untilCancelled) } catch { sawCancel.set(true) }
             return NoResult()
         }
         let page = InMemoryPage(router: try makeRouter([task]))
@@ -63,7 +68,7 @@ struct TaskExecutionTests {
             (_: NoOptions, context: CallContext) -> NoResult in
             // Before the first suspension: the router has admitted the call but holds no work yet.
             pageBox.value?.cancel(context.callID ?? "")
-            do { try await Task.sleep(for: .seconds(30)) } catch { sawCancel.set(true) }
+            do { try await Task.sleep(for: Self.untilCancelled) } catch { sawCancel.set(true) }
             return NoResult()
         }
         let page = InMemoryPage(router: try makeRouter([task]))
