@@ -380,12 +380,12 @@ public final class InMemoryPage: Sendable {
     }
 
     private func recordReply(_ json: String?) {
-        let message = json.flatMap { try? BridgeJSON.decode(JSONValue.self, from: Data($0.utf8)) }
+        let message = json.flatMap(DeliveredMessage.decode)
         record(Delivery(path: .replyHandler, text: json ?? "", message: message, generation: 0))
     }
 
     private func recordRefusal(_ json: String?) {
-        guard let message = json.flatMap({ try? BridgeJSON.decode(JSONValue.self, from: Data($0.utf8)) }),
+        guard let message = json.flatMap(DeliveredMessage.decode),
             message["kind"] == "reply", message["ok"] == false, message["error"]?["code"] == "forbidden"
         else { return }
         record(Delivery(path: .replyHandler, text: json ?? "", message: message, generation: 0))

@@ -10,9 +10,13 @@ import Foundation
 /// escapes are valid JSON escapes, so a JSON decoder restores the original strings.
 public enum PageScriptDecoder {
     /// The message passed to `function` in `script`, or `nil` when the script does not call it.
+    ///
+    /// An escaped lone surrogate in it, which the page's `JSON.parse` accepts and Foundation's
+    /// decoder refuses, is read as U+FFFD; a reply that still does not decode is read as a failed
+    /// reply of its id with the code `test_undecodable_reply`.
     public static func message(in script: String, calling function: PageFunction = .receive) -> JSONValue? {
         guard let argument = argumentText(of: script, calling: function) else { return nil }
-        return try? BridgeJSON.decode(JSONValue.self, from: Data(argument.utf8))
+        return DeliveredMessage.decode(argument)
     }
 
     /// The JSON text of the argument passed to `function`, with every `JSON.parse("…")` in it

@@ -124,4 +124,22 @@ import Testing
         let decoded = try BridgeJSON.decode(JSONValue.self, from: Data(value.description.utf8))
         #expect(decoded == value)
     }
+
+    @Test(
+        "a reply with an escaped lone surrogate (which the page's JSON.parse reads) reaches the waiting call at once",
+        .timeLimit(.minutes(1)),
+        arguments: [false, true])
+    func loneSurrogateReply(replyHandler: Bool) async throws {
+        let rawEcho = ClosureTask(name: "raw") { (options: RawJSON, _: CallContext) in options }
+        let page = InMemoryPage(router: try makeRouter([rawEcho]))
+        let clock = ContinuousClock()
+        let start = clock.now
+        page.post(
+            body: .string(#"{"v":1,"kind":"call","id":"s","task":"raw","options":["\ud800x","\udc00","\\ud800"]}"#),
+            replyHandler: replyHandler)
+        let reply = await page.reply(for: "s")
+        #expect(reply["ok"] == true)
+        #expect(reply["data"] == ["\u{FFFD}x", "\u{FFFD}", "\\ud800"])
+        #expect(clock.now - start < .seconds(5))
+    }
 }
