@@ -180,56 +180,12 @@ final class FuzzPage: Sendable {
         return nil
     }
 
-    /// The message a `PageScript` script hands to `_receive`, decoded as the page would.
+    /// The message a `PageScript` script hands to `_receive`, decoded strictly: text that
+    /// Foundation's decoder refuses is a finding here (BridgeKitTesting's `PageScriptDecoder`,
+    /// compiled into this target, reads the argument).
     static func message(inScript script: String) -> JSONValue? {
-        let prefix = PageFunction.receive.source + "("
-        let suffix = ");void 0"
-        guard script.hasPrefix(prefix), script.hasSuffix(suffix) else { return nil }
-        let inner = Array(script.utf8.dropFirst(prefix.utf8.count).dropLast(suffix.utf8.count))
-        guard let text = unwrappingParseCalls(inner) else { return nil }
-        return try? BridgeJSON.decode(JSONValue.self, from: Data(text))
-    }
-
-    /// `text` with each `JSON.parse(<string literal>)` outside JSON strings replaced by the
-    /// literal's content (the whole message, or a reply's result with a `__proto__` key); `nil`
-    /// when a literal does not decode. A copy of BridgeKitTesting's `PageScriptDecoder`.
-    static func unwrappingParseCalls(_ text: [UInt8]) -> [UInt8]? {
-        let call = Array("JSON.parse(".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(text.count)
-        var index = 0
-        var inString = false
-        while index < text.count {
-            let byte = text[index]
-            if inString {
-                out.append(byte)
-                if byte == UInt8(ascii: "\\"), index + 1 < text.count {
-                    out.append(text[index + 1])
-                    index += 2
-                    continue
-                }
-                if byte == UInt8(ascii: "\"") { inString = false }
-                index += 1
-                continue
-            }
-            if byte == UInt8(ascii: "J"), text[index...].starts(with: call) {
-                let start = index + call.count
-                var end = start + 1
-                while end < text.count, text[end] != UInt8(ascii: "\"") {
-                    end += text[end] == UInt8(ascii: "\\") ? 2 : 1
-                }
-                guard end < text.count, end + 1 < text.count, text[end + 1] == UInt8(ascii: ")"),
-                    let content = try? BridgeJSON.decode(String.self, from: Data(text[start...end]))
-                else { return nil }
-                out.append(contentsOf: content.utf8)
-                index = end + 2
-                continue
-            }
-            if byte == UInt8(ascii: "\"") { inString = true }
-            out.append(byte)
-            index += 1
-        }
-        return out
+        guard let text = PageScriptDecoder.argumentText(of: script) else { return nil }
+        return try? BridgeJSON.decode(JSONValue.self, from: Data(text.utf8))
     }
 }
 
