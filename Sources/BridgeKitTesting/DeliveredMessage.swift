@@ -1,8 +1,9 @@
+import Foundation
+
 // Compiled into the fuzz target too (scripts/fuzz), where BridgeKit is not a module of its own.
 #if !ROUTER_FUZZ
 import BridgeKit
 #endif
-import Foundation
 
 /// Reads a message the router delivered (a reply-handler text, or the argument of a page script)
 /// the way a test page needs it: decoded, or, when it cannot be, a failed reply that says why, so

@@ -1,8 +1,9 @@
+import Foundation
+
 // Compiled into the fuzz target too (scripts/fuzz), where BridgeKit is not a module of its own.
 #if !ROUTER_FUZZ
 public import BridgeKit
 #endif
-import Foundation
 
 /// Reads the message back out of a script built by BridgeKit's `PageScript`, the way the page's
 /// engine would see it.

@@ -11,30 +11,12 @@ import Testing
 /// body as `invalid_message` (SECURITY.md, "Crash the app with a malformed body").
 @Suite("Reliability: a member name that occurs twice makes a body invalid on every path")
 struct DuplicateMemberTests {
-    struct Typed: Decodable, Sendable { let a: Int }
-
     static func tasks(_ ran: Counter) -> [any BridgeTask] {
-        [
-            ClosureTask(name: "typed") { (options: Typed, _: CallContext) in
-                ran.increment()
-                return options.a
-            },
-            ClosureTask(name: "typed-now", execution: .immediate) { (options: Typed, _: CallContext) in
-                ran.increment()
-                return options.a
-            },
-            SynchronousClosureTask(name: "typed-sync") { (options: Typed, _: CallContext) in
-                ran.increment()
-                return options.a
-            },
-            ClosureTask(name: "raw") { (options: RawJSON, _: CallContext) in
-                ran.increment()
-                return options
-            },
+        optionReadingTasks(ran) + [
             ClosureTask(name: "other") { (_: JSONValue, _: CallContext) in
                 ran.increment()
                 return "other"
-            },
+            }
         ]
     }
 

@@ -124,33 +124,13 @@ struct NotJSONBodyTests {
         return cases
     }()
 
-    struct Typed: Decodable, Sendable { let a: Int }
-
     @Test(
         "a body that is not JSON where nobody reads it is refused on every path, with the same reply",
         arguments: 0..<unreadGarbage.count)
     func unreadGarbageRefused(index: Int) async throws {
         let (task, bytes) = Self.unreadGarbage[index]
         let ran = Counter()
-        let router = try makeRouter([
-            ClosureTask(name: "typed") { (options: Typed, _: CallContext) in
-                ran.increment()
-                return options.a
-            },
-            ClosureTask(name: "typed-now", execution: .immediate) { (options: Typed, _: CallContext) in
-                ran.increment()
-                return options.a
-            },
-            SynchronousClosureTask(name: "typed-sync") { (options: Typed, _: CallContext) in
-                ran.increment()
-                return options.a
-            },
-            ClosureTask(name: "raw") { (options: RawJSON, _: CallContext) in
-                ran.increment()
-                return options
-            },
-            Self.callbackTask(ran),
-        ])
+        let router = try makeRouter(optionReadingTasks(ran) + [Self.callbackTask(ran)])
         // A posted string is valid UTF-8 (the engine's, or the repair of `String(decoding:)`).
         let forms =
             bytes.allSatisfy { $0 < 0x80 }

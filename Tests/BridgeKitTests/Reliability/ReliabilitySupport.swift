@@ -164,3 +164,31 @@ final class Gates: Sendable {
     /// How many calls are suspended right now.
     var waitingCount: Int { state.withLock { $0.waiting.count } }
 }
+
+/// Options with one integer member, `a`.
+struct OneNumber: Decodable, Sendable { let a: Int }
+
+/// The tasks that read a call's options in each way the router can: typed options decoded by a
+/// concurrent (`typed`), an immediate (`typed-now`) and a synchronous task (`typed-sync`), and
+/// raw JSON (`raw`). Each counts its runs in `ran`; the reliability suites check that a body none
+/// of them may read runs none of them.
+func optionReadingTasks(_ ran: Counter) -> [any BridgeTask] {
+    [
+        ClosureTask(name: "typed") { (options: OneNumber, _: CallContext) in
+            ran.increment()
+            return options.a
+        },
+        ClosureTask(name: "typed-now", execution: .immediate) { (options: OneNumber, _: CallContext) in
+            ran.increment()
+            return options.a
+        },
+        SynchronousClosureTask(name: "typed-sync") { (options: OneNumber, _: CallContext) in
+            ran.increment()
+            return options.a
+        },
+        ClosureTask(name: "raw") { (options: RawJSON, _: CallContext) in
+            ran.increment()
+            return options
+        },
+    ]
+}
