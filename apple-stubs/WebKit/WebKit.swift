@@ -246,11 +246,11 @@ open class WKWebViewConfiguration: NSObject {
 
 // MARK: WKURLSchemeHandler.h, WKURLSchemeTask.h
 
-/// SDK: `@MainActor public protocol WKURLSchemeTask: NSObjectProtocol` (WKURLSchemeTask.h; iOS 11,
-/// macOS 10.13; `WK_SWIFT_UI_ACTOR`). Each answer method raises an Objective-C exception when
-/// called after the task was stopped or finished.
+/// SDK: `public protocol WKURLSchemeTask: NSObjectProtocol` (WKURLSchemeTask.h; iOS 11, macOS
+/// 10.13). Not `WK_SWIFT_UI_ACTOR`, unlike `WKURLSchemeHandler`, and not `Sendable`: the handler
+/// answers it from the main actor, where WebKit gave it. Each answer method raises an
+/// Objective-C exception when called after the task was stopped or finished.
 @available(iOS 11.0, macOS 10.13, *)
-@MainActor
 public protocol WKURLSchemeTask: NSObjectProtocol {
     /// SDK: `var request: URLRequest { get }`.
     var request: URLRequest { get }

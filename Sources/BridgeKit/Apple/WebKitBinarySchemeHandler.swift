@@ -8,8 +8,10 @@ public import WebKit
 ///
 /// Register it before the web view is created:
 /// `configuration.setURLSchemeHandler(handler, forURLScheme: BinaryTransfers.scheme)`.
-/// `WKURLSchemeHandler` and `WKURLSchemeTask` are main-actor (`WK_SWIFT_UI_ACTOR`); WebKit raises
-/// an exception when a task is answered after `webView(_:stop:)`, which the driver never does.
+/// `WKURLSchemeHandler` is main-actor (`WK_SWIFT_UI_ACTOR`), so this handler is too;
+/// `WKURLSchemeTask` is not isolated and not `Sendable`, and is answered only from the main actor,
+/// where WebKit handed it over. WebKit raises an exception when a task is answered after
+/// `webView(_:stop:)`, which the driver never does.
 /// The request body is `URLRequest.httpBody` (the shim sends an `ArrayBuffer`, never a `Blob`).
 public final class WebKitBinarySchemeHandler: NSObject, WKURLSchemeHandler {
     private let driver: BinarySchemeDriver
