@@ -340,7 +340,8 @@ extension BridgeRouter {
     }
 
     /// Acts on a decoded message (``InboundAdmission/message(_:)``). Not inlined: the fast scan's
-    /// calls of tasks with an id never come here (docs/performance.md, "handleGenerally").
+    /// calls of tasks with an id never come here (docs/performance.md, "handleGenerally", the
+    /// former name of the general path).
     @inline(never)
     private func dispatch(
         _ message: InboundMessage, bytes: Int, from source: MessageSource, replyHandler: ReplyHandler?
@@ -746,7 +747,7 @@ extension BridgeRouter {
     /// Answers a message that could not be read (too large, too deep, not JSON, not a protocol
     /// message).
     ///
-    /// When it comes from the main frame and names a pending native-to-page call, it was that
+    /// When it comes from the main frame and names an unanswered native-to-page call, it was that
     /// call's answer: the call fails with `error` at once (instead of waiting for its timeout, or
     /// forever without one) and the page gets no reply for an id it never used. Anything else is
     /// answered like any refused message.
@@ -815,5 +816,56 @@ extension BridgeRouter {
     /// Runs `body` on the task table, with the router's lock held.
     func withTaskTable<Result: Sendable>(_ body: (inout TaskTable) -> Result) -> Result {
         state.withLock { body(&$0.taskTable) }
+    }
+}
+
+// MARK: The bytes held for the page
+
+/// The bytes a router holds for its page, against ``BridgeLimits/maxHeldBytes``.
+///
+/// A call is charged its body's UTF-8 byte count when it is admitted and released when its work
+/// ends (by then its options and result are gone); a fire-and-forget call from queueing until its
+/// job ends; a final reply script waiting for the engine while it waits. One short lock per charge
+/// and per release.
+///
+/// Thread safety: every method may be called from any thread.
+final class ByteBudget: Sendable {
+    /// The most bytes ``reserve(_:)`` admits.
+    let limit: Int
+    private let counts = Locked((held: 0, peak: 0))
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// The bytes held now.
+    var heldBytes: Int { counts.withLock { $0.held } }
+    /// The most bytes held at once so far.
+    var peakBytes: Int { counts.withLock { $0.peak } }
+
+    /// Charges `bytes` when they fit in the budget.
+    /// - Returns: `false`, charging nothing, when the bytes held would exceed ``limit``.
+    func reserve(_ bytes: Int) -> Bool {
+        counts.withLock { counts in
+            let (sum, overflow) = counts.held.addingReportingOverflow(bytes)
+            guard !overflow, sum <= limit else { return false }
+            counts.held = sum
+            counts.peak = max(counts.peak, sum)
+            return true
+        }
+    }
+
+    /// Charges `bytes` whatever the budget: for what the router already holds and must keep (a
+    /// reply its work produced); later reservations are refused until it is released.
+    func charge(_ bytes: Int) {
+        counts.withLock { counts in
+            counts.held &+= bytes
+            counts.peak = max(counts.peak, counts.held)
+        }
+    }
+
+    /// Releases `bytes` charged before.
+    func release(_ bytes: Int) {
+        counts.withLock { $0.held &-= bytes }
     }
 }

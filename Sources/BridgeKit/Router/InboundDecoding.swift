@@ -101,7 +101,7 @@ struct InboundDecoder: Sendable {
     }
 
     /// The general path: every message that is not a plain call envelope. Not inlined
-    /// (docs/performance.md, "handleGenerally").
+    /// (docs/performance.md, "handleGenerally", the former name of this path).
     @inline(never)
     private func generalAdmission(
         of text: UnsafeBufferPointer<UInt8>, from source: MessageSource, state: Locked<RouterState>
@@ -676,8 +676,8 @@ struct BodyScan {
         while index < bytes.count, bytes[index] <= 0x20 { index += 1 }
         let topIsObject = index < bytes.count && bytes[index] == UInt8(ascii: "{")
         var level = 0
-        var pendingKeyIsID = false
-        var pendingKeyIsCallbackID = false
+        var lastKeyIsID = false
+        var lastKeyIsCallbackID = false
         var idIsFromCallbackID = false
         var expectingKey = false
         let count = bytes.count
@@ -714,15 +714,15 @@ struct BodyScan {
                 if level == 1 {
                     if expectingKey {
                         let key = Self.idKey(bytes, start, min(end, count))
-                        pendingKeyIsID = key == .id
-                        pendingKeyIsCallbackID = key == .callbackID
-                    } else if pendingKeyIsID || pendingKeyIsCallbackID, end < count,
-                        id == nil || (pendingKeyIsID && idIsFromCallbackID)
+                        lastKeyIsID = key == .id
+                        lastKeyIsCallbackID = key == .callbackID
+                    } else if lastKeyIsID || lastKeyIsCallbackID, end < count,
+                        id == nil || (lastKeyIsID && idIsFromCallbackID)
                     {
                         id = Self.string(bytes, start, end, escaped: escaped)
-                        idIsFromCallbackID = pendingKeyIsCallbackID
-                        pendingKeyIsID = false
-                        pendingKeyIsCallbackID = false
+                        idIsFromCallbackID = lastKeyIsCallbackID
+                        lastKeyIsID = false
+                        lastKeyIsCallbackID = false
                     }
                 }
                 expectingKey = false
@@ -732,8 +732,8 @@ struct BodyScan {
                 index += 1
             default:
                 if level == 1, !expectingKey, byte > 0x20 {
-                    pendingKeyIsID = false
-                    pendingKeyIsCallbackID = false
+                    lastKeyIsID = false
+                    lastKeyIsCallbackID = false
                 }
                 index += 1
             }
