@@ -219,7 +219,8 @@ final class Conversation {
         let limits =
             settings.smallLimits
             ? BridgeLimits(
-                maxPayloadBytes: 2048, maxDepth: 6, maxPendingCalls: 4, maxProgressPerCall: 3, maxPendingPageCalls: 2)
+                maxPayloadBytes: 2048, maxDepth: 6, maxPendingCalls: 4, maxProgressPerCall: 3, maxUnansweredPageCalls: 2
+            )
             : BridgeLimits()
         router = BridgeRouter(
             configuration: BridgeConfiguration(

@@ -13,9 +13,9 @@ public struct BridgeLimits: Sendable, Hashable {
     /// The most progress messages one call may send. Default 10,000. Over it the call settles
     /// with `progress_limit_exceeded` and its task is cancelled.
     public var maxProgressPerCall: Int
-    /// The most native-to-page calls in flight at once. Default 1024. Over it:
-    /// `too_many_pending_calls`.
-    public var maxPendingPageCalls: Int
+    /// The most native-to-page calls the page has not answered yet, at once. Default 1024. Over
+    /// it: `too_many_pending_calls` (the protocol's code for both directions).
+    public var maxUnansweredPageCalls: Int
     /// The most bytes the router holds for its page at once, counted as the UTF-8 bytes of the
     /// message bodies it keeps: pending calls (from admission until their work ends, which covers
     /// their decoded options), queued and running fire-and-forget calls, and final replies waiting
@@ -31,14 +31,43 @@ public struct BridgeLimits: Sendable, Hashable {
         maxDepth: Int = 64,
         maxPendingCalls: Int = 4096,
         maxProgressPerCall: Int = 10_000,
-        maxPendingPageCalls: Int = 1024,
+        maxUnansweredPageCalls: Int = 1024,
         maxHeldBytes: Int = 64 * 1024 * 1024
     ) {
         self.maxPayloadBytes = maxPayloadBytes
         self.maxDepth = maxDepth
         self.maxPendingCalls = maxPendingCalls
         self.maxProgressPerCall = maxProgressPerCall
-        self.maxPendingPageCalls = maxPendingPageCalls
+        self.maxUnansweredPageCalls = maxUnansweredPageCalls
         self.maxHeldBytes = maxHeldBytes
+    }
+
+    /// The former name of ``maxUnansweredPageCalls``: "pending" now means only a page's call
+    /// admitted and not yet settled (``maxPendingCalls``).
+    @available(*, deprecated, renamed: "maxUnansweredPageCalls")
+    public var maxPendingPageCalls: Int {
+        get { maxUnansweredPageCalls }
+        set { maxUnansweredPageCalls = newValue }
+    }
+
+    /// Creates limits with the former name of ``maxUnansweredPageCalls`` (see
+    /// ``init(maxPayloadBytes:maxDepth:maxPendingCalls:maxProgressPerCall:maxUnansweredPageCalls:maxHeldBytes:)``).
+    @available(
+        *, deprecated,
+        renamed:
+            "init(maxPayloadBytes:maxDepth:maxPendingCalls:maxProgressPerCall:maxUnansweredPageCalls:maxHeldBytes:)"
+    )
+    public init(
+        maxPayloadBytes: Int = 16 * 1024 * 1024,
+        maxDepth: Int = 64,
+        maxPendingCalls: Int = 4096,
+        maxProgressPerCall: Int = 10_000,
+        maxPendingPageCalls: Int,
+        maxHeldBytes: Int = 64 * 1024 * 1024
+    ) {
+        self.init(
+            maxPayloadBytes: maxPayloadBytes, maxDepth: maxDepth, maxPendingCalls: maxPendingCalls,
+            maxProgressPerCall: maxProgressPerCall, maxUnansweredPageCalls: maxPendingPageCalls,
+            maxHeldBytes: maxHeldBytes)
     }
 }

@@ -32,9 +32,13 @@ public final class BridgeRouter: Sendable {
     /// - Parameter configuration: policy, limits and default timeout.
     public init(configuration: BridgeConfiguration = BridgeConfiguration()) {
         self.configuration = configuration
+        decoder = InboundDecoder(limits: configuration.limits, policy: configuration.policy)
         fireAndForget = FireAndForgetQueue(limit: configuration.limits.maxPendingCalls)
         budget = ByteBudget(limit: configuration.limits.maxHeldBytes)
     }
+
+    /// The one inbound decoder (``InboundDecoder``), with this router's limits and policy.
+    let decoder: InboundDecoder
 
     /// The bytes held for the page, against ``BridgeLimits/maxHeldBytes``.
     let budget: ByteBudget
@@ -292,14 +296,9 @@ extension BridgeRouter {
         }
     }
 
-    /// Routes one body: `text` are the bytes of `body`, only read during the call.
-    ///
-    /// A plain call envelope (the shim's usual message) takes the fast path: ``CallEnvelopeScan``
-    /// reads the envelope members in one pass and only the options go through `JSONDecoder`,
-    /// where the task runs: a call of an asynchronous task keeps `body` and its work decodes the
-    /// options (``CallInput``), reporting a failure as the general path would. Everything else,
-    /// and every other fast-path failure, takes the general path (``BodyScan``, then
-    /// ``InboundEnvelope`` decoding the whole body), which produces every error.
+    /// Routes one body: `text` are the bytes of `body`, only read during the call. The one
+    /// decoder (``InboundDecoder``) says by which case the message is admitted
+    /// (``admit(_:text:body:from:replyHandler:)``).
     ///
     /// A ``RawJSON`` option of a ``SynchronousBridgeTask`` is a view of `body` when it is `Data`
     /// instead of a copy.
@@ -307,91 +306,57 @@ extension BridgeRouter {
         _ text: UnsafeBufferPointer<UInt8>, body: CallBody, from source: MessageSource,
         replyHandler: ReplyHandler?
     ) {
-        let limits = configuration.limits
-        if text.count <= limits.maxPayloadBytes, let scan = CallEnvelopeScan(text) {
-            if scan.depth > limits.maxDepth {
-                return rejectUnreadable(
-                    id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source,
-                    replyHandler: replyHandler)
-            }
-            let (task, isClosed) = state.withLock { ($0.taskTable.task(named: scan.task), $0.isClosed) }
-            if isClosed {
-                return reject(
-                    id: scan.id, .unavailable("The router was closed."), bytes: text.count, source: source,
-                    replyHandler: replyHandler, task: scan.task)
-            }
-            // A synchronous task answers in one step, before this returns (unless its options
-            // do not decode: then the general path below reports the error).
-            if let id = scan.id, let task, (task.policy ?? configuration.policy).refusal(for: source) == nil {
-                guard let respond = task.respond else {
-                    // An asynchronous task: its work decodes the options, where the task runs.
-                    return startCall(
-                        id: id, taskName: scan.task,
-                        PreparedCall(task: task, input: .text(body, options: scan.options)),
-                        from: source, replyHandler: replyHandler, bytes: text.count)
-                }
-                if respondSynchronously(
-                    respond, task: task, scan: scan, id: id, in: text, owner: body.data, source: source,
-                    replyHandler: replyHandler)
-                {
-                    return
-                }
-            }
-            if case .call(let call)? = InboundEnvelope.fastCall(
-                scan, in: text, task: task, source: source,
-                policy: configuration.policy)
-            {
-                return start(call, from: source, replyHandler: replyHandler, bytes: text.count)
-            }
-        }
-        handleGenerally(text, from: source, replyHandler: replyHandler)
+        admit(
+            decoder.admission(of: text, body: body, from: source, state: state), text: text, body: body,
+            from: source, replyHandler: replyHandler)
     }
 
-    /// The general path of ``handle(_:body:from:replyHandler:)``: every message that is not a
-    /// plain call envelope, and every fast-path failure. Not inlined (docs/performance.md,
-    /// "handleGenerally").
-    @inline(never)
-    private func handleGenerally(
-        _ text: UnsafeBufferPointer<UInt8>, from source: MessageSource, replyHandler: ReplyHandler?
+    /// Acts on one admission case of a message (``InboundAdmission``): `text` are the bytes of
+    /// `body`, only read during the call.
+    private func admit(
+        _ admission: InboundAdmission, text: UnsafeBufferPointer<UInt8>, body: CallBody, from source: MessageSource,
+        replyHandler: ReplyHandler?
     ) {
-        let limits = configuration.limits
-        let scan = BodyScan(text)
-        if text.count > limits.maxPayloadBytes {
-            return rejectUnreadable(
-                id: scan.id, .payloadTooLarge(bytes: text.count, limit: limits.maxPayloadBytes),
-                bytes: text.count, source: source, replyHandler: replyHandler)
+        switch admission {
+        case .deferredCall(let id, let taskName, let prepared):
+            startCall(
+                id: id, taskName: taskName, prepared, from: source, replyHandler: replyHandler, bytes: text.count)
+        case .synchronousCall(let call):
+            // Options that do not decode: nothing ran, and the decoder says how to answer.
+            if let refusal = respondSynchronously(
+                call, in: text, owner: body.data, source: source, replyHandler: replyHandler)
+            {
+                admit(refusal, text: text, body: body, from: source, replyHandler: replyHandler)
+            }
+        case .message(let message):
+            dispatch(message, bytes: text.count, from: source, replyHandler: replyHandler)
+        case .unreadable(let id, let error):
+            rejectUnreadable(id: id, error, bytes: text.count, source: source, replyHandler: replyHandler)
+        case .closed(let id, let taskName):
+            reject(
+                id: id, .unavailable("The router was closed."), bytes: text.count, source: source,
+                replyHandler: replyHandler, task: taskName)
         }
-        if scan.depth > limits.maxDepth {
-            return rejectUnreadable(
-                id: scan.id, .nestingTooDeep(limit: limits.maxDepth), bytes: text.count, source: source,
-                replyHandler: replyHandler)
-        }
-        let (tasks, isClosed) = state.withLock { ($0.taskTable.tasks, $0.isClosed) }
-        let message: InboundMessage
-        do {
-            message = try InboundEnvelope.decodeWhole(text, tasks: tasks, source: source, policy: configuration.policy)
-        } catch {
-            return rejectUnreadable(
-                id: scan.id, .invalidMessage("The body is not valid JSON."), bytes: text.count, source: source,
-                replyHandler: replyHandler)
-        }
+    }
+
+    /// Acts on a decoded message (``InboundAdmission/message(_:)``). Not inlined: the fast scan's
+    /// calls of tasks with an id never come here (docs/performance.md, "handleGenerally", the
+    /// former name of the general path).
+    @inline(never)
+    private func dispatch(
+        _ message: InboundMessage, bytes: Int, from source: MessageSource, replyHandler: ReplyHandler?
+    ) {
         switch message {
         case .invalid(let id, let error):
-            rejectUnreadable(id: id, error, bytes: text.count, source: source, replyHandler: replyHandler)
+            rejectUnreadable(id: id, error, bytes: bytes, source: source, replyHandler: replyHandler)
         case .cancel(let id):
             replyHandler?.reply(nil)
             cancelCall(id, from: source)
         case .reply(let id, let result):
             replyHandler?.reply(nil)
-            settlePageCall(id, result: result, from: source, bytes: text.count)
-        case .call(let call) where isClosed:
-            // Only calls are answered `unavailable`: a cancel or a reply after close names a call
-            // that has already settled, and must not get a second final reply.
-            reject(
-                id: call.id, .unavailable("The router was closed."), bytes: text.count, source: source,
-                replyHandler: replyHandler, task: call.taskName)
+            settlePageCall(id, result: result, from: source, bytes: bytes)
         case .call(let call):
-            start(call, from: source, replyHandler: replyHandler, bytes: text.count)
+            start(call, from: source, replyHandler: replyHandler, bytes: bytes)
         }
     }
 
@@ -520,8 +485,8 @@ extension BridgeRouter {
         case .refused(let error):
             budget.release(bytes)
             // Options its work would have decoded: if they do not decode, the page gets that
-            // error, as when options were decoded on arrival, before admission.
-            let refusal = Self.optionsFailure(prepared, source: source, policy: configuration.policy) ?? error
+            // error, as a call whose options were decoded on arrival.
+            let refusal = prepared.input.optionsError(for: prepared.task) ?? error
             return reject(id: id, refusal, bytes: bytes, source: source, replyHandler: replyHandler, task: taskName)
         case .admitted(let admitted, let observer):
             entry = admitted
@@ -596,34 +561,11 @@ extension BridgeRouter {
     /// The task of `call` and its decoded options, taken out of the call (``runWork(_:)``). Not
     /// inlined, like ``settleFromWork(_:_:)`` (docs/performance.md, "takeOptions").
     /// - Throws: `cancelled` when the work was taken already; the decoding error of
-    ///   ``CallInput/options(for:source:policy:)``.
+    ///   ``CallInput/options(for:)``.
     @inline(never)
     private static func takeOptions(of call: PendingCall) throws -> (AnyBridgeTask, any Sendable) {
         guard let work = call.takeWork() else { throw BridgeError.cancelled("The call has already run.") }
-        // The router (a weak load) only when the options fail to decode, to report the error.
-        return (
-            work.task,
-            try work.input.options(
-                for: work.task, source: call.source,
-                policy: call.router?.configuration.policy ?? AccessPolicy())
-        )
-    }
-
-    /// The error of a refused call's options that its work would have decoded (``CallInput/text(_:options:)``),
-    /// decoded now on the calling thread; `nil` when they decode or were decoded already. Only
-    /// for calls refused at admission (a duplicate id, too many pending calls), which get the
-    /// reply they got when options were decoded before admission.
-    @inline(never)
-    private static func optionsFailure(_ prepared: PreparedCall, source: MessageSource, policy: AccessPolicy)
-        -> BridgeError?
-    {
-        guard case .text = prepared.input else { return nil }
-        do {
-            _ = try prepared.input.options(for: prepared.task, source: source, policy: policy)
-            return nil
-        } catch {
-            return bridgeError(error)
-        }
+        return (work.task, try work.input.options(for: work.task))
     }
 
     /// Settles `call` with its work's `outcome` (``settle(_:_:by:)``); not inlined (see
@@ -707,18 +649,20 @@ extension BridgeRouter {
     /// is from a subframe or no channel is connected; otherwise a script, sent from a new Swift task.
     ///
     /// - Parameters:
+    ///   - call: the scanned call (``InboundAdmission/synchronousCall(_:)``).
     ///   - text: the body; `owner`, when given, is the `Data` holding it (see `handle`).
-    /// - Returns: `false` when the options do not decode into the task's type: nothing ran and
-    ///   nothing was answered, and the caller takes the general path, which reports the error.
+    /// - Returns: `nil` when the call was answered; when its options do not decode (nothing ran
+    ///   and nothing was answered), the admission case that answers it
+    ///   (``InboundDecoder/optionsRefusal(_:id:taskName:)``).
     func respondSynchronously(
-        _ respond: SynchronousResponder, task: AnyBridgeTask, scan: CallEnvelopeScan, id: String,
-        in text: UnsafeBufferPointer<UInt8>, owner: Data?, source: MessageSource,
+        _ call: SynchronousCall, in text: UnsafeBufferPointer<UInt8>, owner: Data?, source: MessageSource,
         replyHandler: ReplyHandler?
-    ) -> Bool {
+    ) -> InboundAdmission? {
+        let id = call.id
         let options: Data
-        if let range = scan.options, let base = text.baseAddress, !range.isEmpty {
+        if let range = call.options, let base = text.baseAddress, !range.isEmpty {
             let start = UnsafeMutableRawPointer(mutating: base + range.lowerBound)
-            if !task.takesRawJSON {
+            if !call.task.takesRawJSON {
                 // No copy: a decoder only reads the body's own bytes while this call runs.
                 options = Data(bytesNoCopy: start, count: range.count, deallocator: .none)
             } else if let owner {
@@ -736,9 +680,9 @@ extension BridgeRouter {
         // even if close() drops the channel while the task runs.
         var channel: PageChannel?
         var observer: (@Sendable (TrafficRecord) -> Void)?
-        let taskName = scan.task
+        let taskName = call.taskName
         let bytes = text.count
-        let outcome = respond(options) {
+        let outcome = call.respond(options) {
             refusal = state.withLock { state in
                 if state.isClosed { return .unavailable("The router was closed.") }
                 if state.calls[id] != nil { return .invalidMessage("The id \"\(id)\" is already in use.") }
@@ -759,13 +703,13 @@ extension BridgeRouter {
         }
         let result: Result<Data, BridgeError>
         switch outcome {
-        case .undecodable:
-            return false
+        case .undecodable(let error):
+            return InboundDecoder.optionsRefusal(error, id: id, taskName: taskName)
         case .notAdmitted:
             reject(
                 id: id, refusal ?? .unavailable("The router was closed."), bytes: bytes, source: source,
                 replyHandler: replyHandler, task: taskName)
-            return true
+            return nil
         case .result(let data):
             result = .success(data)
         case .failure(let error):
@@ -774,7 +718,7 @@ extension BridgeRouter {
         sendSynchronousReply(
             result, id: id, taskName: taskName, source: source, replyHandler: replyHandler,
             generation: generation, channel: channel)
-        return true
+        return nil
     }
 
     private static let nullOptions = Data("null".utf8)
@@ -803,7 +747,7 @@ extension BridgeRouter {
     /// Answers a message that could not be read (too large, too deep, not JSON, not a protocol
     /// message).
     ///
-    /// When it comes from the main frame and names a pending native-to-page call, it was that
+    /// When it comes from the main frame and names an unanswered native-to-page call, it was that
     /// call's answer: the call fails with `error` at once (instead of waiting for its timeout, or
     /// forever without one) and the page gets no reply for an id it never used. Anything else is
     /// answered like any refused message.
@@ -872,5 +816,56 @@ extension BridgeRouter {
     /// Runs `body` on the task table, with the router's lock held.
     func withTaskTable<Result: Sendable>(_ body: (inout TaskTable) -> Result) -> Result {
         state.withLock { body(&$0.taskTable) }
+    }
+}
+
+// MARK: The bytes held for the page
+
+/// The bytes a router holds for its page, against ``BridgeLimits/maxHeldBytes``.
+///
+/// A call is charged its body's UTF-8 byte count when it is admitted and released when its work
+/// ends (by then its options and result are gone); a fire-and-forget call from queueing until its
+/// job ends; a final reply script waiting for the engine while it waits. One short lock per charge
+/// and per release.
+///
+/// Thread safety: every method may be called from any thread.
+final class ByteBudget: Sendable {
+    /// The most bytes ``reserve(_:)`` admits.
+    let limit: Int
+    private let counts = Locked((held: 0, peak: 0))
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    /// The bytes held now.
+    var heldBytes: Int { counts.withLock { $0.held } }
+    /// The most bytes held at once so far.
+    var peakBytes: Int { counts.withLock { $0.peak } }
+
+    /// Charges `bytes` when they fit in the budget.
+    /// - Returns: `false`, charging nothing, when the bytes held would exceed ``limit``.
+    func reserve(_ bytes: Int) -> Bool {
+        counts.withLock { counts in
+            let (sum, overflow) = counts.held.addingReportingOverflow(bytes)
+            guard !overflow, sum <= limit else { return false }
+            counts.held = sum
+            counts.peak = max(counts.peak, sum)
+            return true
+        }
+    }
+
+    /// Charges `bytes` whatever the budget: for what the router already holds and must keep (a
+    /// reply its work produced); later reservations are refused until it is released.
+    func charge(_ bytes: Int) {
+        counts.withLock { counts in
+            counts.held &+= bytes
+            counts.peak = max(counts.peak, counts.held)
+        }
+    }
+
+    /// Releases `bytes` charged before.
+    func release(_ bytes: Int) {
+        counts.withLock { $0.held &-= bytes }
     }
 }

@@ -265,8 +265,10 @@ final class PendingCall: @unchecked Sendable {
     }
 }
 
-/// A native-to-page call in flight.
-struct PendingPageCall: Sendable {
+/// A native-to-page call the page has not answered yet (``BridgeRouter/callPage(_:options:as:timeout:)``).
+/// Not "pending": in BridgeKit a pending call is a page's call admitted and not yet settled
+/// (``PendingCall``, ``BridgeLimits/maxPendingCalls``).
+struct UnansweredPageCall: Sendable {
     let handler: String
     let generation: UInt64
     let continuation: CheckedContinuation<JSONValue, any Error>
@@ -282,9 +284,10 @@ struct PendingPageCall: Sendable {
 struct RouterState: Sendable {
     var channel: PageChannel?
     var generation: UInt64 = 0
-    /// The pending calls by id.
+    /// The pending calls (admitted, not yet settled) by id.
     var calls: [String: PendingCall] = [:]
-    var pageCalls: [String: PendingPageCall] = [:]
+    /// The unanswered native-to-page calls by id.
+    var pageCalls: [String: UnansweredPageCall] = [:]
     var nextPageCallNumber: UInt64 = 0
     var isClosed = false
     var observer: (@Sendable (TrafficRecord) -> Void)?
@@ -332,7 +335,7 @@ struct RouterState: Sendable {
     }
 
     /// Removes and returns every native-to-page call.
-    mutating func takeAllPageCalls() -> [PendingPageCall] {
+    mutating func takeAllPageCalls() -> [UnansweredPageCall] {
         let all = Array(pageCalls.values)
         pageCalls.removeAll()
         return all

@@ -135,9 +135,7 @@ extension BridgeRouter {
                 return
             }
             do {
-                let options = try prepared.input.options(
-                    for: prepared.task, source: source,
-                    policy: self?.configuration.policy ?? AccessPolicy())
+                let options = try prepared.input.options(for: prepared.task)
                 _ = try await prepared.task.run(options, context)
             } catch {
                 let failure = Self.bridgeError(error)

@@ -1,14 +1,149 @@
 import Foundation
 
-// Inbound decoding: one decoder with three admission cases for a page-to-native message.
+// Inbound decoding: one decoder (`InboundDecoder`) with three admission cases for a
+// page-to-native message (`InboundAdmission`), which the router switches over.
 //
 // 1. The fast envelope scan (`CallEnvelopeScan`): a plain call envelope, as the shim always sends
-//    it, read in one strict pass; only its `options` bytes are decoded, where the task runs
-//    (`CallInput`), or by a synchronous task's own step.
-// 2. The synchronous task's case: the same scan, the options decoded and the task run in one step
-//    on the delivering thread (`BridgeRouter.respondSynchronously`).
-// 3. The general path (`BodyScan`, then `InboundEnvelope.decodeWhole`): every other message (cancel,
-//    a page's reply, an unusual envelope) and every fast-path failure, which produces every error.
+//    it, read in one strict pass; an asynchronous task's call is admitted with its body, and its
+//    work decodes only the `options` bytes where the task runs (`CallInput`).
+// 2. The synchronous task's case: the same scan; the task's own step decodes the options, runs
+//    and encodes in one pass on the delivering thread (`BridgeRouter.respondSynchronously`).
+// 3. The general path (`BodyScan`, then `InboundEnvelope.decodeWhole`): every other message
+//    (cancel, a page's reply, an unusual envelope).
+//
+// Options are decoded once, wherever that happens, and one function says which error the page
+// gets when they do not decode (`InboundEnvelope.optionsError(_:)`).
+
+/// What ``InboundDecoder`` made of one message: the case by which the router admits it.
+enum InboundAdmission {
+    /// A plain call envelope (fast scan) of an asynchronous task, with an id, that the policy
+    /// allows: admitted with its body; its work decodes the options (``CallInput/text(_:options:)``).
+    case deferredCall(id: String, taskName: String, PreparedCall)
+    /// A plain call envelope (fast scan) of a ``SynchronousBridgeTask``, with an id, that the
+    /// policy allows: decoded, run and answered in one step (``BridgeRouter/respondSynchronously(_:in:owner:source:replyHandler:)``).
+    case synchronousCall(SynchronousCall)
+    /// A decoded message: a call whose options are decoded (or the error to answer it with), a
+    /// cancel, a page's reply, or a message that is not usable (``InboundMessage/invalid(id:error:)``).
+    case message(InboundMessage)
+    /// A body refused before its envelope could be read (too large, too deep, not JSON), with the
+    /// id its first members name, if any.
+    case unreadable(id: String?, BridgeError)
+    /// A call that arrived after ``BridgeRouter/close()``: answered `unavailable`.
+    case closed(id: String?, taskName: String)
+}
+
+/// A plain call of a ``SynchronousBridgeTask`` (``InboundAdmission/synchronousCall(_:)``).
+struct SynchronousCall {
+    let id: String
+    let taskName: String
+    let task: AnyBridgeTask
+    /// The task's one-pass step.
+    let respond: SynchronousResponder
+    /// The byte range of the `options` value in the body, or `nil` when absent (JSON `null`).
+    let options: Range<Int>?
+}
+
+/// The one inbound decoder: reads a page-to-native message and says by which case the router
+/// admits it (``InboundAdmission``). Any thread; holds only constants.
+struct InboundDecoder: Sendable {
+    /// The router's limits (``BridgeLimits/maxPayloadBytes``, ``BridgeLimits/maxDepth``).
+    let limits: BridgeLimits
+    /// The router's policy, for a task without its own.
+    let policy: AccessPolicy
+
+    /// Decodes `text`, the bytes of `body` (only read during the call), from `source`; reads the
+    /// task table and whether the router is closed from `state`, under its lock, once.
+    ///
+    /// A plain call envelope takes the fast scan (``CallEnvelopeScan``); every other body the
+    /// general path (``BodyScan``, then ``InboundEnvelope/decodeWhole(_:tasks:source:policy:)``).
+    /// The policy refuses a call before anything else is decoded, then an unknown task is
+    /// refused, then the options are decoded (or deferred to the call's work).
+    @inline(__always)
+    func admission(
+        of text: UnsafeBufferPointer<UInt8>, body: CallBody, from source: MessageSource, state: Locked<RouterState>
+    ) -> InboundAdmission {
+        guard text.count <= limits.maxPayloadBytes, let scan = CallEnvelopeScan(text) else {
+            return generalAdmission(of: text, from: source, state: state)
+        }
+        if scan.depth > limits.maxDepth {
+            return .unreadable(id: scan.id, .nestingTooDeep(limit: limits.maxDepth))
+        }
+        let (task, isClosed) = state.withLock { ($0.taskTable.task(named: scan.task), $0.isClosed) }
+        if isClosed { return .closed(id: scan.id, taskName: scan.task) }
+        if let id = scan.id, let task, (task.policy ?? policy).refusal(for: source) == nil {
+            guard let respond = task.respond else {
+                return .deferredCall(
+                    id: id, taskName: scan.task, PreparedCall(task: task, input: .text(body, options: scan.options)))
+            }
+            return .synchronousCall(
+                SynchronousCall(id: id, taskName: scan.task, task: task, respond: respond, options: scan.options))
+        }
+        return preparedCall(scan, in: text, task: task, from: source)
+    }
+
+    /// A scanned call that is neither deferred nor synchronous (no id, refused by the policy, no
+    /// such task): prepared now, its options decoded when it may run. Not inlined (rare).
+    @inline(never)
+    private func preparedCall(
+        _ scan: CallEnvelopeScan, in text: UnsafeBufferPointer<UInt8>, task: AnyBridgeTask?,
+        from source: MessageSource
+    ) -> InboundAdmission {
+        do {
+            return .message(
+                try InboundEnvelope.prepareCall(
+                    id: scan.id, name: scan.task, task: task, source: source, policy: policy
+                ) { task in
+                    try InboundEnvelope.decodeOptions(scan.options, in: text, for: task)
+                })
+        } catch {
+            return Self.optionsRefusal(error, id: scan.id, taskName: scan.task)
+        }
+    }
+
+    /// The general path: every message that is not a plain call envelope. Not inlined
+    /// (docs/performance.md, "handleGenerally", the former name of this path).
+    @inline(never)
+    private func generalAdmission(
+        of text: UnsafeBufferPointer<UInt8>, from source: MessageSource, state: Locked<RouterState>
+    ) -> InboundAdmission {
+        let scan = BodyScan(text)
+        if text.count > limits.maxPayloadBytes {
+            return .unreadable(id: scan.id, .payloadTooLarge(bytes: text.count, limit: limits.maxPayloadBytes))
+        }
+        if scan.depth > limits.maxDepth {
+            return .unreadable(id: scan.id, .nestingTooDeep(limit: limits.maxDepth))
+        }
+        let (tasks, isClosed) = state.withLock { ($0.taskTable.tasks, $0.isClosed) }
+        guard let message = try? InboundEnvelope.decodeWhole(text, tasks: tasks, source: source, policy: policy)
+        else {
+            return .unreadable(id: scan.id, .invalidMessage("The body is not valid JSON."))
+        }
+        // Only calls are answered `unavailable`: a cancel or a reply after close names a call that
+        // has already settled, and must not get a second final reply.
+        if case .call(let call) = message, isClosed { return .closed(id: call.id, taskName: call.taskName) }
+        return .message(message)
+    }
+
+    /// How a scanned call whose options did not decode (`error`, thrown while decoding them) is
+    /// answered: options that are not JSON make the body unreadable (`invalid_message`, as the
+    /// general path refuses a body that is not JSON); any other error is the call's
+    /// ``InboundEnvelope/optionsError(_:)``.
+    static func optionsRefusal(_ error: any Error, id: String?, taskName: String) -> InboundAdmission {
+        if error is OptionsNotJSON { return .unreadable(id: id, InboundEnvelope.optionsError(error)) }
+        return .message(
+            .call(
+                InboundCall(
+                    id: id, taskName: taskName, prepared: .failure(InboundEnvelope.optionsError(error)), refusal: nil)))
+    }
+}
+
+/// Thrown when a call's `options` text is not JSON by ``JSONValidator`` (RFC 8259): the page gets
+/// `invalid_message`, as for a body that is not JSON (``InboundEnvelope/optionsError(_:)``).
+@usableFromInline
+struct OptionsNotJSON: Error {
+    @usableFromInline
+    init() {}
+}
 
 /// The common message in one strict pass: a page-to-native call whose envelope is plain.
 ///
@@ -288,32 +423,11 @@ struct CallEnvelopeScan {
 }
 
 extension InboundEnvelope {
-    /// Prepares the call a ``CallEnvelopeScan`` found, decoding only the `options` bytes with
-    /// `JSONDecoder` (into the task's `Options` type, as the general path does).
-    ///
-    /// - Parameters:
-    ///   - scan: the scanned envelope.
-    ///   - body: the body bytes the scan ran over; only read during the call.
-    ///   - task: the task registered under the scanned name, if any.
-    ///   - source: the sending frame.
-    ///   - policy: the router's policy, for a task without its own.
-    /// - Returns: the prepared call, or `nil` when the options do not decode: the caller then
-    ///   decodes the whole body the general way, which reports the error exactly as before
-    ///   (`invalid_options` with its path, or `invalid_message` for text that is not JSON).
-    static func fastCall(
-        _ scan: CallEnvelopeScan, in body: UnsafeBufferPointer<UInt8>, task: AnyBridgeTask?,
-        source: MessageSource, policy: AccessPolicy
-    ) -> InboundMessage? {
-        try? prepareCall(id: scan.id, name: scan.task, task: task, source: source, policy: policy) { task in
-            try decodeOptions(scan.options, in: body, for: task)
-        }
-    }
-
     /// Decodes the `options` member at `range` of `body` (absent: JSON `null`, as
     /// `superDecoder(forKey:)` reads it) into `task`'s `Options` type; a ``RawJSON`` task gets the
     /// bytes once ``JSONValidator`` accepted them (the scan has already checked their depth).
-    /// - Throws: when they do not decode; only ``generalOptions(of:task:source:policy:)`` says
-    ///   which error the page gets.
+    /// - Throws: ``OptionsNotJSON`` when the text is not JSON, else what the task's `Options` type
+    ///   throws; ``optionsError(_:)`` says which error the page gets.
     static func decodeOptions(
         _ range: Range<Int>?, in body: UnsafeBufferPointer<UInt8>,
         for task: AnyBridgeTask
@@ -323,13 +437,13 @@ extension InboundEnvelope {
         }
         if task.takesRawJSON {
             let bytes = UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
-            guard JSONValidator.isValid(bytes, maxDepth: .max) else { throw RawOptionsRejected() }
+            guard JSONValidator.isValid(bytes, maxDepth: .max) else { throw OptionsNotJSON() }
             return RawJSON(checked: Data(bytes))
         }
         // Checked first: `JSONDecoder` only looks inside the strings a type reads, so it would take
         // options whose other strings hold control characters or invalid UTF-8 (issue 20, item 10).
         let bytes = UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
-        guard JSONValidator.isValid(bytes, maxDepth: .max) else { throw RawOptionsRejected() }
+        guard JSONValidator.isValid(bytes, maxDepth: .max) else { throw OptionsNotJSON() }
         // No copy: the decoder reads the body's own bytes while this call runs.
         let options = Data(
             bytesNoCopy: UnsafeMutableRawPointer(mutating: base + range.lowerBound),
@@ -337,36 +451,30 @@ extension InboundEnvelope {
         return try task.decodeOptionsText(options)
     }
 
-    /// The options of call `body` for `task` as the general path decodes them: the whole body
-    /// with `JSONDecoder`, as ``BridgeRouter`` decodes a body the fast path gives up on. A call
-    /// whose work decodes its options (``CallInput``) falls back to this when
-    /// ``decodeOptions(_:in:for:)`` fails, so that it gets what a call decoded on arrival gets:
-    /// the same error (both check the text with ``JSONValidator`` first).
-    /// - Throws: the ``BridgeError`` the general path reports: `invalid_options` with its path;
-    ///   `invalid_message` for text that is not JSON.
-    @inline(never)
-    static func generalOptions(
-        of body: UnsafeBufferPointer<UInt8>, task: AnyBridgeTask, source: MessageSource,
-        policy: AccessPolicy
-    ) throws -> any Sendable {
-        guard let message = try? decodeWhole(body, tasks: [task.name: task], source: source, policy: policy) else {
-            throw BridgeError.invalidMessage("The body is not valid JSON.")
+    /// The error the page gets for a call's options that do not decode, wherever they were
+    /// decoded (on arrival, by the general path or the fast scan; by the call's work; by a
+    /// synchronous task's step): the one rule.
+    ///
+    /// - Text that is not JSON (``OptionsNotJSON``): `invalid_message`, as a body that is not JSON.
+    /// - A `DecodingError`: `invalid_options` with its path inside the options
+    ///   (``DecodingErrorDescription``; the same whether the options were decoded alone or as the
+    ///   envelope's `options` member).
+    /// - Anything else the task's own `Options` type throws: `invalid_options`, whose text reaches
+    ///   the page only when it is meant for the page (``PageFacingError``); otherwise only the log
+    ///   gets it.
+    static func optionsError(_ error: any Error) -> BridgeError {
+        if error is OptionsNotJSON { return .invalidMessage("The body is not valid JSON.") }
+        if let error = error as? DecodingError {
+            let failure = DecodingErrorDescription(error)
+            return .invalidOptions(failure.message, path: failure.path)
         }
-        switch message {
-        case .call(let call):
-            switch call.prepared {
-            case .success(let prepared):
-                if case .options(let options) = prepared.input { return options }
-            case .failure(let error):
-                throw error
-            }
-        case .invalid(_, let error):
-            throw error
-        case .cancel, .reply:
-            break
+        var failure = BridgeError.invalidOptions("The options could not be decoded.", path: "")
+        if let facing = error as? any PageFacingError {
+            failure.message = facing.pageErrorMessage
+        } else {
+            failure.internalDescription = String(reflecting: error)
         }
-        // Not a call the general path could prepare: not expected for a scanned call envelope.
-        throw BridgeError.invalidMessage("The body is not a call.")
+        return failure
     }
 
     /// Decodes a whole body the general way: the envelope with `JSONDecoder`, a call's options
@@ -390,8 +498,6 @@ extension InboundEnvelope {
     }
 
     private static let null = Data("null".utf8)
-
-    private struct RawOptionsRejected: Error {}
 
     /// A body that is not one JSON text (``decodeWhole(_:tasks:source:policy:)``).
     private struct NotJSON: Error {}
@@ -511,22 +617,8 @@ struct InboundEnvelope: Decodable {
             ) { task in
                 try task.decodeOptions(container.superDecoder(forKey: .options))
             }
-        } catch let error as DecodingError {
-            let failure = DecodingErrorDescription(error)
-            return .call(
-                InboundCall(
-                    id: id, taskName: name,
-                    prepared: .failure(.invalidOptions(failure.message, path: failure.path)), refusal: nil))
         } catch {
-            // Thrown by the task's own `Options` type: its text reaches the page only when it is
-            // meant for the page (``PageFacingError``); otherwise only the log gets it.
-            var failure = BridgeError.invalidOptions("The options could not be decoded.", path: "")
-            if let facing = error as? any PageFacingError {
-                failure.message = facing.pageErrorMessage
-            } else {
-                failure.internalDescription = String(reflecting: error)
-            }
-            return .call(InboundCall(id: id, taskName: name, prepared: .failure(failure), refusal: nil))
+            return .call(InboundCall(id: id, taskName: name, prepared: .failure(optionsError(error)), refusal: nil))
         }
     }
 
@@ -584,8 +676,8 @@ struct BodyScan {
         while index < bytes.count, bytes[index] <= 0x20 { index += 1 }
         let topIsObject = index < bytes.count && bytes[index] == UInt8(ascii: "{")
         var level = 0
-        var pendingKeyIsID = false
-        var pendingKeyIsCallbackID = false
+        var lastKeyIsID = false
+        var lastKeyIsCallbackID = false
         var idIsFromCallbackID = false
         var expectingKey = false
         let count = bytes.count
@@ -622,15 +714,15 @@ struct BodyScan {
                 if level == 1 {
                     if expectingKey {
                         let key = Self.idKey(bytes, start, min(end, count))
-                        pendingKeyIsID = key == .id
-                        pendingKeyIsCallbackID = key == .callbackID
-                    } else if pendingKeyIsID || pendingKeyIsCallbackID, end < count,
-                        id == nil || (pendingKeyIsID && idIsFromCallbackID)
+                        lastKeyIsID = key == .id
+                        lastKeyIsCallbackID = key == .callbackID
+                    } else if lastKeyIsID || lastKeyIsCallbackID, end < count,
+                        id == nil || (lastKeyIsID && idIsFromCallbackID)
                     {
                         id = Self.string(bytes, start, end, escaped: escaped)
-                        idIsFromCallbackID = pendingKeyIsCallbackID
-                        pendingKeyIsID = false
-                        pendingKeyIsCallbackID = false
+                        idIsFromCallbackID = lastKeyIsCallbackID
+                        lastKeyIsID = false
+                        lastKeyIsCallbackID = false
                     }
                 }
                 expectingKey = false
@@ -640,8 +732,8 @@ struct BodyScan {
                 index += 1
             default:
                 if level == 1, !expectingKey, byte > 0x20 {
-                    pendingKeyIsID = false
-                    pendingKeyIsCallbackID = false
+                    lastKeyIsID = false
+                    lastKeyIsCallbackID = false
                 }
                 index += 1
             }
@@ -710,19 +802,10 @@ enum CallInput: Sendable {
     /// The body and the byte range of its `options` member (`nil` when absent: JSON `null`).
     case text(CallBody, options: Range<Int>?)
 
-    /// The options, decoded into `task`'s `Options` type when they are still text.
-    ///
-    /// - Parameters:
-    ///   - task: the task the call runs.
-    ///   - source: the sending frame, and `policy` the router's policy: only evaluated to report
-    ///     an error the way the general path does.
-    /// - Throws: when the options do not decode: the ``BridgeError`` the general path reports for
-    ///   this body (``InboundEnvelope/generalOptions(of:task:source:policy:)``, which decodes
-    ///   them the general way when the fast way fails): `invalid_options` with its path, or
-    ///   `invalid_message` for text that is not JSON.
-    func options(for task: AnyBridgeTask, source: MessageSource, policy: @autoclosure () -> AccessPolicy) throws
-        -> any Sendable
-    {
+    /// The options, decoded into `task`'s `Options` type when they are still text (once: a call's
+    /// work takes its input once).
+    /// - Throws: the ``BridgeError`` of options that do not decode (``InboundEnvelope/optionsError(_:)``).
+    func options(for task: AnyBridgeTask) throws -> any Sendable {
         switch self {
         case .options(let options):
             return options
@@ -731,9 +814,25 @@ enum CallInput: Sendable {
                 do {
                     return try InboundEnvelope.decodeOptions(range, in: bytes, for: task)
                 } catch {
-                    return try InboundEnvelope.generalOptions(of: bytes, task: task, source: source, policy: policy())
+                    throw InboundEnvelope.optionsError(error)
                 }
             }
+        }
+    }
+
+    /// The error of options still text that do not decode into `task`'s `Options` type, decoded
+    /// now (the only decoding they get); `nil` when they decode or were decoded already. For a
+    /// call refused at admission (its id in use, too many pending calls) whose work would have
+    /// decoded them: the options' error comes first, as for a call decoded on arrival. Not
+    /// inlined (rare).
+    @inline(never)
+    func optionsError(for task: AnyBridgeTask) -> BridgeError? {
+        guard case .text = self else { return nil }
+        do {
+            _ = try options(for: task)
+            return nil
+        } catch {
+            return BridgeError.pageFacing(error)
         }
     }
 }

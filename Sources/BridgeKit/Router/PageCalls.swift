@@ -50,7 +50,7 @@ extension BridgeRouter {
     private func callPageRaw(_ handler: String, options: some Encodable & Sendable, timeout: Duration?) async throws
         -> JSONValue
     {
-        let limit = configuration.limits.maxPendingPageCalls
+        let limit = configuration.limits.maxUnansweredPageCalls
         let (id, generation) = try state.withLock { state -> (String, UInt64) in
             guard !state.isClosed else { throw BridgeError.unavailable("The router was closed.") }
             guard state.pageCalls.count < limit else { throw BridgeError.tooManyPendingCalls(limit: limit) }
@@ -65,7 +65,7 @@ extension BridgeRouter {
                     // Checked under the lock the cancellation handler takes too: a cancel that came
                     // before this registration found nothing to fail, so it is honoured here.
                     guard !Task.isCancelled else { return .cancelled() }
-                    var entry = PendingPageCall(handler: handler, generation: generation, continuation: continuation)
+                    var entry = UnansweredPageCall(handler: handler, generation: generation, continuation: continuation)
                     if let timeout {
                         entry.timer = Task { [weak self] in
                             guard (try? await Task.sleep(for: timeout)) != nil else { return }
@@ -96,7 +96,7 @@ extension BridgeRouter {
 
     /// Settles a native-to-page call with the page's reply (from ``receive(_:from:replyHandler:)``).
     func settlePageCall(_ id: String, result: Result<JSONValue, BridgeError>, from source: MessageSource, bytes: Int) {
-        let entry: PendingPageCall? = state.withLock { state in
+        let entry: UnansweredPageCall? = state.withLock { state in
             guard source.isMainFrame, let entry = state.pageCalls[id], entry.generation == state.generation else {
                 return nil
             }
@@ -116,7 +116,7 @@ extension BridgeRouter {
     }
 
     func failPageCall(_ id: String, _ error: BridgeError, notifyPage: Bool) {
-        let entry: PendingPageCall? = state.withLock { state in
+        let entry: UnansweredPageCall? = state.withLock { state in
             state.pageCalls.removeValue(forKey: id)
         }
         guard let entry else { return }

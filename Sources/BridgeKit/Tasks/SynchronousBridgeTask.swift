@@ -64,9 +64,9 @@ public protocol SynchronousBridgeTask: BridgeTask {
 /// What ``SynchronousStep/respond(_:toOptions:admit:)`` did.
 @usableFromInline
 enum SynchronousOutcome {
-    /// The options do not decode into the task's type: nothing ran; the router takes the
-    /// general path, which reports the error.
-    case undecodable
+    /// The options do not decode into the task's type: nothing ran; the router answers with the
+    /// error (``OptionsNotJSON`` or what decoding threw), mapped by `InboundEnvelope.optionsError(_:)`.
+    case undecodable(any Error)
     /// `admit` refused the call: nothing ran.
     case notAdmitted
     /// The JSON text of the task's result.
@@ -105,17 +105,17 @@ enum SynchronousStep {
         let options: T.Options
         if T.Options.self == RawJSON.self {
             let valid = text.withUnsafeBytes { JSONValidator.isValid($0.bindMemory(to: UInt8.self), maxDepth: .max) }
-            guard valid, let raw = RawJSON(checked: text) as? T.Options else { return .undecodable }
+            guard valid, let raw = RawJSON(checked: text) as? T.Options else { return .undecodable(OptionsNotJSON()) }
             options = raw
         } else {
             // The one definition of a body (RFC 8259): `JSONDecoder` does not look inside strings
             // the type never reads.
             let valid = text.withUnsafeBytes { JSONValidator.isValid($0.bindMemory(to: UInt8.self), maxDepth: .max) }
-            guard valid else { return .undecodable }
+            guard valid else { return .undecodable(OptionsNotJSON()) }
             do {
                 options = try BridgeJSON.sharedDecoder.decode(T.Options.self, from: text)
             } catch {
-                return .undecodable
+                return .undecodable(error)
             }
         }
         guard let context = admit() else { return .notAdmitted }

@@ -2,7 +2,7 @@
 import CWebKitGTK
 import Synchronization
 
-/// One pending GIO-style asynchronous call (`..._async(…, GCancellable *, GAsyncReadyCallback, gpointer)`
+/// One running GIO-style asynchronous call (`..._async(…, GCancellable *, GAsyncReadyCallback, gpointer)`
 /// + `..._finish`). Non-generic base so that a single C callback (``glibAsyncReady``) serves every
 /// call; see ``GLibAsyncOperation`` for the typed result. Thread-safe.
 ///
@@ -78,7 +78,7 @@ final class GLibAsyncOperation<Value: Sendable>: GLibAsyncCall, @unchecked Senda
         settle(.failure(error))
     }
 
-    /// Sets a function run once when the call settles (used by ``GLibPendingCalls``).
+    /// Sets a function run once when the call settles (used by ``GLibRunningOperations``).
     func setOnSettle(_ action: (@Sendable () -> Void)?) {
         onSettle.withLock { $0 = action }
     }
@@ -123,7 +123,7 @@ final class GLibAsyncOperation<Value: Sendable>: GLibAsyncCall, @unchecked Senda
 }
 
 /// The calls a web view or cookie store has in flight, so that closing can settle them all.
-final class GLibPendingCalls: Sendable {
+final class GLibRunningOperations: Sendable {
     private let calls = Mutex<[ObjectIdentifier: GLibAsyncCall]>([:])
 
     /// Remembers `call` until it settles.
@@ -135,13 +135,13 @@ final class GLibPendingCalls: Sendable {
         }
     }
 
-    /// Settles every pending call with `error` and cancels its C operation.
+    /// Settles every running call with `error` and cancels its C operation.
     func failAll(_ error: GTKWebViewError) {
-        let pending = calls.withLock { calls in
+        let running = calls.withLock { calls in
             defer { calls.removeAll() }
             return Array(calls.values)
         }
-        for call in pending {
+        for call in running {
             call.cancel(with: error)
         }
     }

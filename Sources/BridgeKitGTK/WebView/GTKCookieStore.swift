@@ -10,7 +10,7 @@ import CWebKitGTK
 public final class GTKCookieStore {
     private weak var core: GTKWebViewCore?
     private var isInvalidated = false
-    private let pending = GLibPendingCalls()
+    private let running = GLibRunningOperations()
 
     init(core: GTKWebViewCore) {
         self.core = core
@@ -81,10 +81,10 @@ public final class GTKCookieStore {
         return try await operation.value().get()
     }
 
-    /// Settles pending calls with ``GTKWebViewError/closed``; later calls throw it.
+    /// Ends running calls with ``GTKWebViewError/closed``; later calls throw it.
     func invalidate() {
         isInvalidated = true
-        pending.failAll(.closed)
+        running.failAll(.closed)
     }
 
     private func deleteExactly(_ cookie: GTKCookie) async throws(GTKWebViewError) {
@@ -114,7 +114,7 @@ public final class GTKCookieStore {
             throws(GTKWebViewError) -> Void
     ) throws(GTKWebViewError) {
         guard !isInvalidated, let core else { throw .closed }
-        pending.add(operation)
+        running.add(operation)
         let outcome: Result<Void, GTKWebViewError> = GTKThread.perform {
             guard !core.isClosed else { return .failure(.closed) }
             do throws(GTKWebViewError) {

@@ -2,7 +2,7 @@
 import CWebKitGTK
 import Synchronization
 
-/// A pending WebKit policy decision (`WebKitPolicyDecision`). ``GTKWebView`` hands it to
+/// An undecided WebKit policy decision (`WebKitPolicyDecision`). ``GTKWebView`` hands it to
 /// ``GTKWebView/onPolicyDecision`` and applies the returned ``GTKPolicyVerdict``; with
 /// ``GTKPolicyVerdict/deferred`` the handler keeps it and decides later.
 ///

@@ -49,7 +49,7 @@ extension GTKWebView {
             guard let json = JSCValueText.json(of: value) else { return .failure(.resultNotJSON) }
             return .success(json)
         }
-        pending.add(operation)
+        running.add(operation)
         let source = script.isEmpty ? "void 0" : script  // same completion value, never an empty buffer
         withOpenCore { core in
             var bytes = source

@@ -51,7 +51,7 @@ public final class GTKWebView {
     public var onWebProcessTerminated: (@MainActor (String) -> Void)?
 
     let core: GTKWebViewCore
-    let pending = GLibPendingCalls()
+    let running = GLibRunningOperations()
     var messageHandlers: [String: (world: String?, handler: @MainActor (GTKScriptMessage) -> Void)] = [:]
 
     /// Creates the view, applies `configuration` (user agent, settings) before anything can load,
@@ -79,7 +79,7 @@ public final class GTKWebView {
         GTKThread.perform { core.connectViewSignals() }
     }
 
-    /// Closes the view: settles pending calls with ``GTKWebViewError/closed``, and on the GTK thread
+    /// Closes the view: ends its running asynchronous calls (scripts, cookies) with ``GTKWebViewError/closed``, and on the GTK thread
     /// disconnects every signal handler, unregisters script message handlers, removes user scripts,
     /// destroys the window and view and drops the manager and context. Idempotent. WebKit finalizes
     /// the view once no asynchronous call of its own still holds it (see ``finalization``).
@@ -87,7 +87,7 @@ public final class GTKWebView {
         guard !isClosed else { return }
         isClosed = true
         messageHandlers.removeAll()
-        pending.failAll(.closed)
+        running.failAll(.closed)
         cookies.invalidate()
         let core = self.core
         GTKThread.perform { core.close() }

@@ -3,7 +3,7 @@
 public enum GTKWebViewError: Error, Sendable, Equatable {
     /// GTK could not start (no display); see ``GLibMainLoopError/displayUnavailable``.
     case displayUnavailable
-    /// The web view (or its cookie store) was closed; also what pending calls settle with on close.
+    /// The web view (or its cookie store) was closed; also what its running asynchronous calls end with on close.
     case closed
     /// The waiting Swift task was cancelled.
     case cancelled

@@ -134,7 +134,7 @@ public final class GTKWindow {
         GTKThread.perform { core.watchTerminationSignals() }
     }
 
-    /// Destroys the window. Requests pending in ``closeRequested()`` return. Idempotent.
+    /// Destroys the window. Requests waiting in ``closeRequested()`` return. Idempotent.
     ///
     /// Close the ``WebKitGTKBridgeHost`` (or the view) first, as the bridge should settle its
     /// calls while the page exists. A view that is still open is taken out of the window before

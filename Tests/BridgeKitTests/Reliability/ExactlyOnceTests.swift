@@ -109,7 +109,7 @@ final class InterleavingModel: @unchecked Sendable {
             tasks,
             limits: BridgeLimits(
                 maxPayloadBytes: 4096, maxDepth: 16, maxPendingCalls: 64,
-                maxProgressPerCall: 3, maxPendingPageCalls: 8))
+                maxProgressPerCall: 3, maxUnansweredPageCalls: 8))
         weakRouter = router
         log = TrafficLog(router)
         page = InMemoryPage(router: router)

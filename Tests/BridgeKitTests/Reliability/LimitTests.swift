@@ -92,10 +92,10 @@ struct LimitTests {
     }
 
     @Test(
-        "maxPendingPageCalls: native-to-page calls beyond the limit throw too_many_pending_calls; an answer frees a slot"
+        "maxUnansweredPageCalls: native-to-page calls beyond the limit throw too_many_pending_calls; an answer frees a slot"
     )
     func pendingPageCallsBoundary() async throws {
-        let page = InMemoryPage(router: try makeRouter(limits: BridgeLimits(maxPendingPageCalls: 2)))
+        let page = InMemoryPage(router: try makeRouter(limits: BridgeLimits(maxUnansweredPageCalls: 2)))
         let router = page.router
         let first = Task { try await router.callPage("pick", timeout: nil) }
         let second = Task { try await router.callPage("pick", timeout: nil) }

@@ -195,3 +195,82 @@ struct RefusedOptionsTests {
         #expect(await settle { page.messages(for: "w").count == 2 })
     }
 }
+
+/// Kind of fault: an error message reproduced by decoding again. Options that do not decode were
+/// decoded a second time (the whole body, the general way) to reproduce the error a call decoded
+/// on arrival got, and a synchronous task's a third time; a type whose decoding has effects (or
+/// costs) saw each. Issue 21, item 4: one decoder, every admission case decodes options once.
+@Suite("Options that do not decode are decoded once, in every admission case", .serialized)
+struct OptionsDecodedOnceTests {
+    /// Options that count their decodings and always fail.
+    struct Counted: Decodable, Sendable {
+        static let decodings = Mutex(0)
+
+        init(from decoder: any Decoder) throws {
+            Self.decodings.withLock { $0 += 1 }
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "never"))
+        }
+    }
+
+    struct CountedTask: BridgeTask {
+        let name: String
+        let execution: TaskExecution
+        func run(_ options: Counted, context: CallContext) async throws -> Int { 1 }
+    }
+
+    struct CountedSyncTask: SynchronousBridgeTask {
+        let name = "counted-sync"
+        func runSynchronously(_ options: Counted, context: CallContext) throws -> Int { 1 }
+    }
+
+    static func body(_ task: String, _ id: String?) -> MessageBody {
+        .string(
+            #"{"v":1,"kind":"call","# + (id.map { #""id":""# + $0 + #"","# } ?? "") + #""task":""# + task
+                + #"","options":{"a":1}}"#)
+    }
+
+    @Test("asynchronous, immediate, synchronous, fire-and-forget and general-path calls: one decoding each")
+    func oncePerCall() async throws {
+        let router = try makeRouter([
+            CountedTask(name: "counted", execution: .concurrent),
+            CountedTask(name: "counted-now", execution: .immediate), CountedSyncTask(),
+        ])
+        let page = InMemoryPage(router: router)
+        for (index, task) in ["counted", "counted-now", "counted-sync"].enumerated() {
+            Counted.decodings.withLock { $0 = 0 }
+            page.post(body: Self.body(task, "c\(index)"))
+            let reply = await page.reply(for: "c\(index)")
+            #expect(reply["error"]?.string("code") == "invalid_options", "\(task)")
+            #expect(Counted.decodings.withLock { $0 } == 1, "\(task)")
+        }
+        // Fire and forget: decoded on arrival, before `receive` returns.
+        Counted.decodings.withLock { $0 = 0 }
+        page.post(body: Self.body("counted", nil))
+        #expect(Counted.decodings.withLock { $0 } == 1)
+        // The general path (an envelope the fast scan gives up on: `callbackId`).
+        Counted.decodings.withLock { $0 = 0 }
+        page.post(body: .string(#"{"callbackId":"g","task":"counted","options":{"a":1}}"#))
+        #expect(await page.reply(for: "g")["error"]?.string("code") == "invalid_options")
+        #expect(Counted.decodings.withLock { $0 } == 1)
+    }
+
+    @Test("a call refused at admission (its id in use) reports its options' error after one decoding")
+    func onceWhenRefused() async throws {
+        let gates = Gates()
+        let wait = ClosureTask(name: "wait") { (_: NoOptions, context: CallContext) -> Int in
+            await gates.wait(context.callID ?? "")
+            return 1
+        }
+        let router = try makeRouter([wait, CountedTask(name: "counted", execution: .concurrent)])
+        let page = InMemoryPage(router: router)
+        page.send("wait", id: "w")
+        #expect(await settle { gates.waitingCount == 1 })
+        Counted.decodings.withLock { $0 = 0 }
+        page.post(body: Self.body("counted", "w"))
+        #expect(await settle { page.messages(for: "w").count == 1 })
+        #expect(page.messages(for: "w").first?["error"]?.string("code") == "invalid_options")
+        #expect(Counted.decodings.withLock { $0 } == 1)
+        gates.release("w")
+        #expect(await settle { page.messages(for: "w").count == 2 })
+    }
+}
