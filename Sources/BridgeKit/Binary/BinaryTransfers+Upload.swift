@@ -29,7 +29,8 @@ extension BinaryTransfers {
             return waiters
         }
         for waiter in waiters { waiter.resume() }
-        return BinaryUpload(transfers: self, token: binary.token, declaredSize: binary.size)
+        return BinaryUpload(
+            transfers: self, token: binary.token, declaredSize: binary.size, generation: context.pageGeneration)
     }
 
     /// All the bytes of `binary` at once (``upload(of:context:)``, collected): for small values.
@@ -164,6 +165,15 @@ extension BinaryTransfers {
         } onCancel: {
             endUpload(token, .cancelled)
         }
+    }
+
+    /// Why a transfer of page generation `generation` cannot go on, if it is for a reason outside
+    /// it: `unavailable` after ``close()`` (the code a closed router gives its calls), `navigated`
+    /// once the generation ended (the code a replaced document's calls settle with).
+    func interruption(of generation: UInt64) -> BridgeError? {
+        if state.withLock({ $0.closed }) { return .unavailable("The web view was closed.") }
+        if !isCurrent(generation) { return .navigated() }
+        return nil
     }
 
     /// Counts `count` more bytes of upload `token`; returns the error that ends it, if any.

@@ -5,8 +5,10 @@ public import Foundation
 ///
 /// It ends exactly once: at the end of the body (finished), with an error (`payload_too_large`
 /// over the declared size or the limit, `timeout` when the page's request never came,
-/// `navigated`, a body that ended short: `invalid_options`), or when the task stops iterating
-/// or is cancelled (cancelled: the page's request is answered and its body stopped).
+/// `navigated` when the page's document was replaced, `unavailable` when the web view closed (the
+/// codes the router gives the call itself then), a body that ended short: `invalid_options`), or
+/// when the task stops iterating or is cancelled (cancelled: the page's request is answered and
+/// its body stopped).
 public final class BinaryUpload: AsyncSequence, Sendable {
     /// A chunk of the body.
     public typealias Element = Data
@@ -15,11 +17,14 @@ public final class BinaryUpload: AsyncSequence, Sendable {
     public let declaredSize: Int?
     private let transfers: BinaryTransfers
     private let token: String
+    /// The page generation of the call that claimed it.
+    private let generation: UInt64
 
-    init(transfers: BinaryTransfers, token: String, declaredSize: Int?) {
+    init(transfers: BinaryTransfers, token: String, declaredSize: Int?, generation: UInt64) {
         self.transfers = transfers
         self.token = token
         self.declaredSize = declaredSize
+        self.generation = generation
     }
 
     deinit {
@@ -51,8 +56,9 @@ public final class BinaryUpload: AsyncSequence, Sendable {
             do {
                 if body == nil {
                     guard let body = await transfers.awaitBody(token) else {
-                        throw Task.isCancelled
-                            ? BridgeError.cancelled() : BridgeError.timeout(seconds: transfers.limits.claimWait)
+                        throw transfers.interruption(of: upload.generation)
+                            ?? (Task.isCancelled
+                                ? BridgeError.cancelled() : BridgeError.timeout(seconds: transfers.limits.claimWait))
                     }
                     self.body = body
                 }
@@ -78,8 +84,11 @@ public final class BinaryUpload: AsyncSequence, Sendable {
                 return chunk
             } catch {
                 done = true
+                // A close or a navigation ends the body from outside: the task gets the code the
+                // router gives the call then (unavailable, navigated), not what the cut body looked like.
                 let bridgeError =
-                    (error as? BridgeError)
+                    transfers.interruption(of: upload.generation)
+                    ?? (error as? BridgeError)
                     ?? (Task.isCancelled ? .cancelled() : .cancelled("The page stopped sending the binary value."))
                 transfers.endUpload(token, bridgeError.code == "cancelled" ? .cancelled : .failed(bridgeError.code))
                 throw bridgeError
