@@ -78,6 +78,9 @@
   var BINARY_ANNOUNCEMENT = 'webbridge.binary';
   var MAX_ANNOUNCED = 4096;
   var MAX_BINARY_DEPTH = 64;
+  // A larger binary value uploads in parts of this size, one request after the other, so the
+  // app's process holds one part at a time (BinaryLimits.chunkBytes' default).
+  var UPLOAD_PART_BYTES = 1048576;
   var objectToString = uncurry(Object.prototype.toString);
   var isArrayBufferView = typeof ArrayBuffer === 'function' ? ArrayBuffer.isView : function () { return false; };
   var Uint8ArrayCtor = typeof Uint8Array === 'function' ? Uint8Array : null;
@@ -720,9 +723,10 @@
     }
 
     // ---- binary values through the byte transport (issue 26; docs/protocol.md, "Binary values") ----
-    function binaryFetch(token, init) {
+    function binaryFetch(token, init, offset) {
       if (!winFetch) { throw new ErrorCtor('fetch is not available'); }
-      return apply(winFetch, win || undefined, [BINARY_URL + token, init]);
+      var url = BINARY_URL + token + (offset === undefined ? '' : '?offset=' + offset);
+      return apply(winFetch, win || undefined, [url, init]);
     }
     function abortTransfers(entry) {
       var controllers = entry.transfers;
@@ -738,6 +742,8 @@
      * Sends each binary value of a posted call as the body of its own request (`POST`, no
      * Content-Type, so no CORS preflight). A Blob is read into an ArrayBuffer first: WebKitGTK
      * 2.50 crashes reading a Blob request body in the UI process (webkit_uri_scheme_request_get_http_body).
+     * A value over UPLOAD_PART_BYTES goes in parts (`?offset=<n>`), each sent once native answered
+     * the one before 200: views of the page's bytes, or a Blob read one slice at a time.
      */
     function startUploads(entry) {
       var parts = entry.uploads;
@@ -748,30 +754,50 @@
       function unavailable(err) {
         if (!entry.done) { stop(entry, 'unavailable', 'The byte transport is not available', { reason: reasonOf(err) }); }
       }
-      function send(part, body) {
+      /** Posts `body` (`size` bytes at `offset`, or the whole value when offset is undefined); `next` runs after a 200. */
+      function send(token, offset, body, size, next) {
         if (entry.done) { return; }
         var controller = makeController(controllerWindow);
         track(entry, controller);
         var request;
         try {
-          request = binaryFetch(part.token, { method: 'POST', body: body, signal: controller.signal,
-            cache: 'no-store', credentials: 'omit' });
+          request = binaryFetch(token, { method: 'POST', body: body, signal: controller.signal,
+            cache: 'no-store', credentials: 'omit' }, offset);
         } catch (err) { unavailable(err); return; }
-        whenSettled(request, function () {
-          loaded += part.size;
+        whenSettled(request, function (response) {
+          loaded += size;
           if (!entry.done && entry.onUploadProgress) {
             try { entry.onUploadProgress({ loaded: loaded, total: total }); } catch (err) { report(err); }
           }
+          // A refused part ends the value: native answers the call with the reason.
+          if (next && !entry.done && response && response.status === 200) { next(); }
         }, function (err) {
           // Native answers the call for a refused body; only a transport that is not there settles it here.
           if (!controller.signal.aborted) { unavailable(err); }
         });
       }
+      function sendParts(part, offset) {
+        if (entry.done) { return; }
+        var end = mathMin(part.size, offset + UPLOAD_PART_BYTES);
+        var next = end < part.size ? function () { sendParts(part, end); } : null;
+        var body = part.body;
+        var kind = binaryKind(body);
+        if (kind === 'blob') {
+          var reading;
+          try { reading = body.slice(offset, end).arrayBuffer(); } catch (err) { unavailable(err); return; }
+          whenSettled(reading, function (buffer) { send(part.token, offset, buffer, end - offset, next); }, unavailable);
+          return;
+        }
+        var view = kind === 'buffer' ? new Uint8ArrayCtor(body, offset, end - offset)
+          : new Uint8ArrayCtor(body.buffer, body.byteOffset + offset, end - offset);
+        send(part.token, offset, view, end - offset, next);
+      }
       arrayForEach(parts, function (part) {
-        if (binaryKind(part.body) !== 'blob') { send(part, part.body); return; }
+        if (part.size > UPLOAD_PART_BYTES) { sendParts(part, 0); return; }
+        if (binaryKind(part.body) !== 'blob') { send(part.token, undefined, part.body, part.size, null); return; }
         var reading;
         try { reading = part.body.arrayBuffer(); } catch (err) { unavailable(err); return; }
-        whenSettled(reading, function (buffer) { send(part, buffer); }, unavailable);
+        whenSettled(reading, function (buffer) { send(part.token, undefined, buffer, part.size, null); }, unavailable);
       });
     }
     function onAnnouncement(data) {

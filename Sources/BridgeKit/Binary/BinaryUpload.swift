@@ -54,29 +54,39 @@ public final class BinaryUpload: AsyncSequence, Sendable {
             let transfers = upload.transfers
             let token = upload.token
             do {
-                if body == nil {
-                    guard let body = await transfers.awaitBody(token) else {
-                        throw transfers.interruption(of: upload.generation)
-                            ?? (Task.isCancelled
-                                ? BridgeError.cancelled() : BridgeError.timeout(seconds: transfers.limits.claimWait))
+                var chunk: Data?
+                while chunk == nil {
+                    if body == nil {
+                        guard let body = await transfers.awaitBody(token) else {
+                            let wait = transfers.limits.claimWait
+                            throw transfers.interruption(of: upload.generation)
+                                ?? (Task.isCancelled ? BridgeError.cancelled() : BridgeError.timeout(seconds: wait))
+                        }
+                        self.body = body
                     }
-                    self.body = body
-                }
-                guard let body else { throw BridgeError.cancelled() }
-                let chunk = try await withTaskCancellationHandler {
-                    try await body.read(maxBytes: transfers.limits.chunkBytes)
-                } onCancel: {
-                    transfers.endUpload(token, .cancelled)
-                }
-                guard let chunk else {
-                    done = true
-                    guard transfers.uploadComplete(token) else {
+                    guard let body else { throw BridgeError.cancelled() }
+                    chunk = try await withTaskCancellationHandler {
+                        try await body.read(maxBytes: transfers.limits.chunkBytes)
+                    } onCancel: {
+                        transfers.endUpload(token, .cancelled)
+                    }
+                    if chunk != nil { break }
+                    // This request's body ended: the upload's end, or the next part's turn.
+                    switch transfers.bodyEnded(token) {
+                    case .finished:
+                        done = true
+                        return nil
+                    case .nextPart:
+                        self.body = nil
+                    case .short:
+                        done = true
                         transfers.endUpload(token, .failed("invalid_options"))
                         throw BridgeError.invalidOptions("The binary value ended before its declared size.", path: "")
+                    case .gone:
+                        throw BridgeError.cancelled()
                     }
-                    transfers.endUpload(token, .finished)
-                    return nil
                 }
+                guard let chunk else { throw BridgeError.cancelled() }
                 if let error = transfers.countUpload(token, bytes: chunk.count) {
                     transfers.endUpload(token, error.code == "cancelled" ? .cancelled : .failed(error.code))
                     throw error
