@@ -78,7 +78,9 @@ export interface WebBridgeMockContext {
 /**
  * A mock task: answers like a native task. Return (or resolve with) the reply data; throw (or
  * reject with) `{code, message, details}` or a WebBridgeError to fail with that code, anything
- * else fails with "task_failed".
+ * else fails with "task_failed". Binary values in the options arrive as the page gave them
+ * (ArrayBuffer, typed array, DataView, Blob); bytes in the answer or its progress reach the page
+ * as a Uint8Array, as from native.
  */
 export type WebBridgeMock = (options: any, context: WebBridgeMockContext) => unknown | Promise<unknown>;
 

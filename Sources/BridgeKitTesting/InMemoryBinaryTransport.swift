@@ -36,9 +36,34 @@ public struct InMemoryBinaryTransport: Sendable {
         return ([BridgeBinary.placeholderKey: .object(fields)], token)
     }
 
-    /// The URL of `token`'s transfer.
-    public static func url(_ token: String) -> String {
-        BinaryTransfers.scheme + "://transfer/" + token
+    /// The URL of `token`'s transfer; with `offset`, of the upload part that starts there.
+    public static func url(_ token: String, offset: Int? = nil) -> String {
+        BinaryTransfers.scheme + "://transfer/" + token + (offset.map { "?offset=\($0)" } ?? "")
+    }
+
+    /// Uploads `data` as the shim sends a large value: in parts of `partBytes`, one request
+    /// (`POST …?offset=<n>`) after the other, each sent once the previous one was answered 200.
+    /// - Parameters:
+    ///   - data: the whole body.
+    ///   - token: the placeholder's token.
+    ///   - partBytes: the size of every part but the last.
+    ///   - origin: the `Origin` header; default ``origin``.
+    /// - Returns: the status of each request sent (it stops after the first that is not 200).
+    public func uploadParts(_ data: Data, token: String, partBytes: Int, origin: String? = nil) async -> [Int] {
+        var statuses: [Int] = []
+        var offset = 0
+        repeat {
+            let end = min(data.count, offset + max(1, partBytes))
+            let part = data.subdata(in: (data.startIndex + offset)..<(data.startIndex + end))
+            let request = BinaryRequest(
+                method: "POST", url: Self.url(token, offset: offset), origin: origin ?? self.origin,
+                body: DataBodyReader(part))
+            let status = await transfers.handle(request).status
+            statuses.append(status)
+            guard status == 200 else { break }
+            offset = end
+        } while offset < data.count
+        return statuses
     }
 
     /// Uploads `data` as the body of `token`'s request (`POST`) and returns the response status

@@ -147,10 +147,15 @@ struct BenchSettings: Sendable {
 
     /// Binary values: sizes and calls per round.
     var binaryPlan: [(PayloadSize, Int)] {
-        smoke ? [(.kb64, 1)] : [(.mb1, 4), (PayloadSize(label: "100 MB", bytes: 100 * 1024 * 1024), 1)]
+        smoke
+            ? [(.kb64, 1)]
+            : [
+                (.mb1, 4), (PayloadSize(label: "100 MB", bytes: 100 * 1024 * 1024), 1),
+                (PayloadSize(label: "1 GB", bytes: 1 << 30), 1),
+            ]
     }
     /// Timed rounds per side for binary values of `bytes`.
-    func binaryRounds(forBytes bytes: Int) -> Int { smoke ? 1 : bytes > 8 << 20 ? 3 : 5 }
+    func binaryRounds(forBytes bytes: Int) -> Int { smoke || bytes > 256 << 20 ? 1 : bytes > 8 << 20 ? 3 : 5 }
     /// Peak-memory samples per side for binary values of `bytes` (each one call).
     func binaryMemoryRounds(forBytes bytes: Int) -> Int { smoke ? 1 : bytes > 8 << 20 ? 1 : 5 }
 }

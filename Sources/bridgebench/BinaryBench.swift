@@ -2,6 +2,7 @@
 import BridgeKit
 import BridgeKitGTK
 import Foundation
+import Synchronization
 
 /// One web view with BridgeKit and its byte transport (``WebKitGTKBridgeHost/binaryTransfers``)
 /// showing ``BinaryBenchPage``, with four tasks: `BinUpload` and `BinDownload` move bytes as
@@ -29,6 +30,10 @@ final class BinaryBench {
     private struct Base64Result: Encodable, Sendable {
         let data: String
     }
+
+    /// The largest download sent as `Data` held whole (the default `BinaryLimits.maxHeldBytes`);
+    /// larger ones are streamed.
+    nonisolated static let largestHeldDownload = 256 << 20
 
     /// Creates the view, loads the page and waits until the shim is there.
     static func open() async throws -> BinaryBench {
@@ -60,7 +65,22 @@ final class BinaryBench {
             })
         try router.register(
             ClosureTask(name: "BinDownload") { (count: Int, context: CallContext) -> DownloadResult in
-                DownloadResult(file: try await transfers.send(Data(count: count), context: context))
+                guard count > Self.largestHeldDownload else {
+                    return DownloadResult(file: try await transfers.send(Data(count: count), context: context))
+                }
+                // Over what native may hold (BinaryLimits.maxHeldBytes): a stream task, its
+                // 1 MiB chunks made as the page reads them.
+                let remaining = Mutex(count)
+                let chunk = Data(count: BinaryLimits().chunkBytes)
+                let stream = AsyncThrowingStream<Data, any Error>(unfolding: {
+                    let next = remaining.withLock { left -> Int in
+                        let next = min(left, chunk.count)
+                        left -= next
+                        return next
+                    }
+                    return next == 0 ? nil : next == chunk.count ? chunk : chunk.prefix(next)
+                })
+                return DownloadResult(file: try await transfers.send(chunks: stream, size: count, context: context))
             })
         try router.register(
             ClosureTask(name: "B64Upload") { (options: Base64Options, _: CallContext) -> Int in

@@ -26,7 +26,13 @@ extension BinaryTransfers {
         var bodyWaiter: CheckedContinuation<(any BinaryBodyReader)?, Never>?
         /// The page's request, waiting for the outcome.
         var requestWaiter: CheckedContinuation<BinaryResponse, Never>?
+        /// The bytes read so far (of every part).
         var bytes = 0
+        /// Whether the page sends the body in parts (`?offset=`), decided by its first request;
+        /// `nil` before it.
+        var parted: Bool?
+        /// Counts the task's waits for a body, so a wait's timeout never ends a later one.
+        var bodyWait = 0
     }
 
     /// A download issued for a call (``BinaryTransfers/send(_:type:context:)``).

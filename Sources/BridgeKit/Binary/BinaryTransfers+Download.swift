@@ -13,7 +13,9 @@ extension BinaryTransfers {
     ///   - context: the running call's context.
     /// - Returns: the placeholder.
     /// - Throws: ``BridgeError``: `forbidden`, `navigated`, `unavailable` as for
-    ///   ``upload(of:context:)``; `payload_too_large` over ``BinaryLimits/maxTransferBytes``;
+    ///   ``upload(of:context:)``; `cancelled` when the call has already settled (its reply was
+    ///   sent, or it was cancelled or timed out: as for ``CallContext/progress(_:)``, nothing would
+    ///   read the bytes); `payload_too_large` over ``BinaryLimits/maxTransferBytes``;
     ///   `memory_budget_exceeded` over ``BinaryLimits/maxHeldBytes``; what announcing the token
     ///   to the page throws (`unavailable` when the page is gone).
     public func send(_ data: Data, type: String? = nil, context: CallContext) async throws -> BridgeBinary {
@@ -43,6 +45,7 @@ extension BinaryTransfers {
         -> BridgeBinary
     {
         let origin = try checkCall(context)
+        try checkUnsettled(context)
         if let size, size > limits.maxTransferBytes {
             throw BridgeError.payloadTooLarge(bytes: size, limit: limits.maxTransferBytes)
         }
@@ -67,6 +70,18 @@ extension BinaryTransfers {
             throw error
         }
         return BridgeBinary(token: token, size: size, type: type)
+    }
+
+    /// Refuses bytes for a call that has already settled (replied, cancelled, timed out), as
+    /// ``CallContext/progress(_:)`` refuses progress then: nothing would read them. The refusal is
+    /// in the router's traffic log (an outbound `progress`, outcome `cancelled`, not delivered).
+    /// - Throws: ``BridgeError`` `cancelled`.
+    private func checkUnsettled(_ context: CallContext) throws(BridgeError) {
+        guard let call = context.pendingCall, let router else { return }
+        guard router.state.withLock({ $0.calls[call.id] !== call }) else { return }
+        router.record(
+            .outbound, .progress, id: call.id, task: call.taskName, outcome: "cancelled", reason: .notDelivered)
+        throw .cancelled("The call has already settled.")
     }
 
     /// The announcement event's data.

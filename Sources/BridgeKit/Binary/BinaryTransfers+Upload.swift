@@ -29,7 +29,8 @@ extension BinaryTransfers {
             return waiters
         }
         for waiter in waiters { waiter.resume() }
-        return BinaryUpload(transfers: self, token: binary.token, declaredSize: binary.size)
+        return BinaryUpload(
+            transfers: self, token: binary.token, declaredSize: binary.size, generation: context.pageGeneration)
     }
 
     /// All the bytes of `binary` at once (``upload(of:context:)``, collected): for small values.
@@ -67,6 +68,16 @@ extension BinaryTransfers {
                 guard var slot = s.uploads[token] else { return .refuse(404, "unknown_transfer") }
                 guard let origin = request.origin, origin == slot.origin else { return .refuse(403, "forbidden") }
                 guard slot.body == nil else { return .refuse(409, "already_used") }
+                if let offset = request.offset {
+                    // A part: only of a body sent in parts with a declared size, and only the
+                    // next one (each offset is used once, in order).
+                    guard slot.parted != false, slot.declaredSize != nil else { return .refuse(409, "already_used") }
+                    guard offset == slot.bytes else { return .refuse(409, "out_of_order") }
+                    slot.parted = true
+                } else {
+                    guard slot.parted == nil else { return .refuse(409, "already_used") }
+                    slot.parted = false
+                }
                 slot.body = body
                 slot.requestWaiter = continuation
                 let waiter = slot.bodyWaiter
@@ -136,34 +147,46 @@ extension BinaryTransfers {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Waits for the page's request body of the claimed upload `token`: `nil` when the upload
-    /// ended first (cancelled, timed out, navigated).
+    /// Waits for the page's request body of the claimed upload `token` (its first, or its next
+    /// part): `nil` when the upload ended first (cancelled, timed out, navigated).
     func awaitBody(_ token: String) async -> (any BinaryBodyReader)? {
         let wait = limits.claimWait
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<(any BinaryBodyReader)?, Never>) in
-                let ready = state.withLock { s -> (any BinaryBodyReader)?? in
-                    guard var slot = s.uploads[token] else { return .some(nil) }
-                    if let body = slot.body { return .some(body) }
+                let ready = state.withLock { s -> Result<(any BinaryBodyReader)?, Never>? in
+                    guard var slot = s.uploads[token] else { return .success(nil) }
+                    if let body = slot.body { return .success(body) }
                     slot.bodyWaiter = continuation
+                    slot.bodyWait += 1
                     s.uploads[token] = slot
-                    return .none
+                    return nil
                 }
-                if let ready {
-                    continuation.resume(returning: ready)
+                if case .success(let body) = ready {
+                    continuation.resume(returning: body)
                     return
                 }
+                let number = state.withLock { $0.uploads[token]?.bodyWait }
                 Task.detached { [weak self] in
                     try? await Task.sleep(nanoseconds: UInt64(max(0, wait) * 1e9))
                     guard let self else { return }
-                    if self.state.withLock({ $0.uploads[token].map { $0.body == nil } ?? false }) {
-                        self.endUpload(token, .failed("timeout"))
+                    let waiting = self.state.withLock { s in
+                        s.uploads[token].map { $0.body == nil && $0.bodyWait == number } ?? false
                     }
+                    if waiting { self.endUpload(token, .failed("timeout")) }
                 }
             }
         } onCancel: {
             endUpload(token, .cancelled)
         }
+    }
+
+    /// Why a transfer of page generation `generation` cannot go on, if it is for a reason outside
+    /// it: `unavailable` after ``close()`` (the code a closed router gives its calls), `navigated`
+    /// once the generation ended (the code a replaced document's calls settle with).
+    func interruption(of generation: UInt64) -> BridgeError? {
+        if state.withLock({ $0.closed }) { return .unavailable("The web view was closed.") }
+        if !isCurrent(generation) { return .navigated() }
+        return nil
     }
 
     /// Counts `count` more bytes of upload `token`; returns the error that ends it, if any.
@@ -181,11 +204,45 @@ extension BinaryTransfers {
         return nil
     }
 
-    /// Whether upload `token` received its declared size (or has none).
-    func uploadComplete(_ token: String) -> Bool {
-        state.withLock { s in
-            guard let slot = s.uploads[token] else { return false }
-            return slot.declaredSize.map { $0 == slot.bytes } ?? true
+    /// What follows the end of the page's current request body of upload `token`.
+    enum BodyEnd {
+        /// The declared size arrived (or none was declared): the upload finished.
+        case finished
+        /// A part ended before the declared size: its request was answered 200; the next part follows.
+        case nextPart
+        /// A whole body ended before its declared size.
+        case short
+        /// The upload already ended.
+        case gone
+    }
+
+    /// The page's current request body of upload `token` ended: finishes the upload when all its
+    /// bytes came; for a part before the end, answers the part's request (200) and releases its
+    /// body, so the page sends the next part (at most one part is held at a time).
+    func bodyEnded(_ token: String) -> BodyEnd {
+        enum Step {
+            case end(BodyEnd)
+            case answer(CheckedContinuation<BinaryResponse, Never>?, origin: String)
+        }
+        let step = state.withLock { s -> Step in
+            guard var slot = s.uploads[token] else { return .end(.gone) }
+            if slot.declaredSize.map({ $0 == slot.bytes }) ?? true { return .end(.finished) }
+            guard slot.parted == true else { return .end(.short) }
+            let waiter = slot.requestWaiter
+            slot.requestWaiter = nil
+            slot.body = nil
+            s.uploads[token] = slot
+            return .answer(waiter, origin: slot.origin)
+        }
+        switch step {
+        case .end(.finished):
+            endUpload(token, .finished)
+            return .finished
+        case .end(let end):
+            return end
+        case .answer(let waiter, let origin):
+            waiter?.resume(returning: .plain(200, code: "ok", origin: origin))
+            return .nextPart
         }
     }
 
@@ -201,10 +258,11 @@ extension BinaryTransfers {
                 (code == "payload_too_large" ? 413 : code == "navigated" ? 410 : code == "timeout" ? 504 : 400, code)
             }
         if outcome != .finished { slot.body?.cancel() }
-        slot.bodyWaiter?.resume(returning: nil)
-        slot.requestWaiter?.resume(returning: .plain(status, code: code, origin: slot.origin))
+        // The record first: an observer sees the transfer end before the call's reply can go.
         report(
             BinaryTransferRecord(
                 token: token, direction: .upload, bytes: slot.bytes, outcome: outcome, callID: slot.callID))
+        slot.bodyWaiter?.resume(returning: nil)
+        slot.requestWaiter?.resume(returning: .plain(status, code: code, origin: slot.origin))
     }
 }

@@ -5,8 +5,10 @@ public import Foundation
 ///
 /// It ends exactly once: at the end of the body (finished), with an error (`payload_too_large`
 /// over the declared size or the limit, `timeout` when the page's request never came,
-/// `navigated`, a body that ended short: `invalid_options`), or when the task stops iterating
-/// or is cancelled (cancelled: the page's request is answered and its body stopped).
+/// `navigated` when the page's document was replaced, `unavailable` when the web view closed (the
+/// codes the router gives the call itself then), a body that ended short: `invalid_options`), or
+/// when the task stops iterating or is cancelled (cancelled: the page's request is answered and
+/// its body stopped).
 public final class BinaryUpload: AsyncSequence, Sendable {
     /// A chunk of the body.
     public typealias Element = Data
@@ -15,11 +17,14 @@ public final class BinaryUpload: AsyncSequence, Sendable {
     public let declaredSize: Int?
     private let transfers: BinaryTransfers
     private let token: String
+    /// The page generation of the call that claimed it.
+    private let generation: UInt64
 
-    init(transfers: BinaryTransfers, token: String, declaredSize: Int?) {
+    init(transfers: BinaryTransfers, token: String, declaredSize: Int?, generation: UInt64) {
         self.transfers = transfers
         self.token = token
         self.declaredSize = declaredSize
+        self.generation = generation
     }
 
     deinit {
@@ -49,28 +54,39 @@ public final class BinaryUpload: AsyncSequence, Sendable {
             let transfers = upload.transfers
             let token = upload.token
             do {
-                if body == nil {
-                    guard let body = await transfers.awaitBody(token) else {
-                        throw Task.isCancelled
-                            ? BridgeError.cancelled() : BridgeError.timeout(seconds: transfers.limits.claimWait)
+                var chunk: Data?
+                while chunk == nil {
+                    if body == nil {
+                        guard let body = await transfers.awaitBody(token) else {
+                            let wait = transfers.limits.claimWait
+                            throw transfers.interruption(of: upload.generation)
+                                ?? (Task.isCancelled ? BridgeError.cancelled() : BridgeError.timeout(seconds: wait))
+                        }
+                        self.body = body
                     }
-                    self.body = body
-                }
-                guard let body else { throw BridgeError.cancelled() }
-                let chunk = try await withTaskCancellationHandler {
-                    try await body.read(maxBytes: transfers.limits.chunkBytes)
-                } onCancel: {
-                    transfers.endUpload(token, .cancelled)
-                }
-                guard let chunk else {
-                    done = true
-                    guard transfers.uploadComplete(token) else {
+                    guard let body else { throw BridgeError.cancelled() }
+                    chunk = try await withTaskCancellationHandler {
+                        try await body.read(maxBytes: transfers.limits.chunkBytes)
+                    } onCancel: {
+                        transfers.endUpload(token, .cancelled)
+                    }
+                    if chunk != nil { break }
+                    // This request's body ended: the upload's end, or the next part's turn.
+                    switch transfers.bodyEnded(token) {
+                    case .finished:
+                        done = true
+                        return nil
+                    case .nextPart:
+                        self.body = nil
+                    case .short:
+                        done = true
                         transfers.endUpload(token, .failed("invalid_options"))
                         throw BridgeError.invalidOptions("The binary value ended before its declared size.", path: "")
+                    case .gone:
+                        throw BridgeError.cancelled()
                     }
-                    transfers.endUpload(token, .finished)
-                    return nil
                 }
+                guard let chunk else { throw BridgeError.cancelled() }
                 if let error = transfers.countUpload(token, bytes: chunk.count) {
                     transfers.endUpload(token, error.code == "cancelled" ? .cancelled : .failed(error.code))
                     throw error
@@ -78,8 +94,11 @@ public final class BinaryUpload: AsyncSequence, Sendable {
                 return chunk
             } catch {
                 done = true
+                // A close or a navigation ends the body from outside: the task gets the code the
+                // router gives the call then (unavailable, navigated), not what the cut body looked like.
                 let bridgeError =
-                    (error as? BridgeError)
+                    transfers.interruption(of: upload.generation)
+                    ?? (error as? BridgeError)
                     ?? (Task.isCancelled ? .cancelled() : .cancelled("The page stopped sending the binary value."))
                 transfers.endUpload(token, bridgeError.code == "cancelled" ? .cancelled : .failed(bridgeError.code))
                 throw bridgeError

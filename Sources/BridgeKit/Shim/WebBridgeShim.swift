@@ -88,6 +88,9 @@ public enum WebBridgeShim {
   var BINARY_ANNOUNCEMENT = 'webbridge.binary';
   var MAX_ANNOUNCED = 4096;
   var MAX_BINARY_DEPTH = 64;
+  // A larger binary value uploads in parts of this size, one request after the other, so the
+  // app's process holds one part at a time (BinaryLimits.chunkBytes' default).
+  var UPLOAD_PART_BYTES = 1048576;
   var objectToString = uncurry(Object.prototype.toString);
   var isArrayBufferView = typeof ArrayBuffer === 'function' ? ArrayBuffer.isView : function () { return false; };
   var Uint8ArrayCtor = typeof Uint8Array === 'function' ? Uint8Array : null;
@@ -270,7 +273,7 @@ public enum WebBridgeShim {
   /**
    * `value` with every binary value (ArrayBuffer, typed array, DataView, Blob, File) in plain
    * objects and arrays replaced by a placeholder `{"$bridgeBinary": {token, size, type?}}`; each
-   * is pushed to `parts` as {token, body, size}. Only the objects on the way to a binary value are
+   * is pushed to `parts` as {token, body, size, value}. Only the objects on the way to a binary value are
    * copied; the page's own objects are never changed and keep every key, `"$bridgeBinary"` too.
    */
   function extractBinaries(value, parts, win, depth) {
@@ -281,7 +284,7 @@ public enum WebBridgeShim {
       var fields = { token: token, size: size };
       if (kind === 'blob' && typeof value.type === 'string' && value.type) { fields.type = value.type; }
       var body = kind === 'view' ? new Uint8ArrayCtor(value.buffer, value.byteOffset, value.byteLength) : value;
-      arrayPush(parts, { token: token, body: body, size: size });
+      arrayPush(parts, { token: token, body: body, size: size, value: value });
       var placeholder = {};
       setOwn(placeholder, BINARY_KEY, fields);
       return placeholder;
@@ -384,6 +387,7 @@ public enum WebBridgeShim {
     var winMutationObserver = win && typeof win.MutationObserver === 'function' ? win.MutationObserver : null;
     var controllerWindow = { AbortController: win && win.AbortController };
     var announced = new M();     // download tokens native announced (webbridge.binary), until fetched
+    var mockOffers = new M();    // mock mode: token -> bytes a mock answered with, until the page reads them
     var winFetch = win && typeof win.fetch === 'function' ? win.fetch : hostFetch;
 
     function report(err) {
@@ -471,7 +475,7 @@ public enum WebBridgeShim {
     function transmit(post, item) {
       if (item.entry) { item.entry.queued = null; }
       var result;
-      try { result = post(item.text); } catch (err) {
+      try { result = post === mockPost ? mockPost(item.text, item.entry) : post(item.text); } catch (err) {
         fail(item, 'unavailable', 'The native channel rejected the message', { reason: reasonOf(err) });
         return false;
       }
@@ -729,9 +733,10 @@ public enum WebBridgeShim {
     }
 
     // ---- binary values through the byte transport (issue 26; docs/protocol.md, "Binary values") ----
-    function binaryFetch(token, init) {
+    function binaryFetch(token, init, offset) {
       if (!winFetch) { throw new ErrorCtor('fetch is not available'); }
-      return apply(winFetch, win || undefined, [BINARY_URL + token, init]);
+      var url = BINARY_URL + token + (offset === undefined ? '' : '?offset=' + offset);
+      return apply(winFetch, win || undefined, [url, init]);
     }
     function abortTransfers(entry) {
       var controllers = entry.transfers;
@@ -747,6 +752,8 @@ public enum WebBridgeShim {
      * Sends each binary value of a posted call as the body of its own request (`POST`, no
      * Content-Type, so no CORS preflight). A Blob is read into an ArrayBuffer first: WebKitGTK
      * 2.50 crashes reading a Blob request body in the UI process (webkit_uri_scheme_request_get_http_body).
+     * A value over UPLOAD_PART_BYTES goes in parts (`?offset=<n>`), each sent once native answered
+     * the one before 200: views of the page's bytes, or a Blob read one slice at a time.
      */
     function startUploads(entry) {
       var parts = entry.uploads;
@@ -757,30 +764,50 @@ public enum WebBridgeShim {
       function unavailable(err) {
         if (!entry.done) { stop(entry, 'unavailable', 'The byte transport is not available', { reason: reasonOf(err) }); }
       }
-      function send(part, body) {
+      /** Posts `body` (`size` bytes at `offset`, or the whole value when offset is undefined); `next` runs after a 200. */
+      function send(token, offset, body, size, next) {
         if (entry.done) { return; }
         var controller = makeController(controllerWindow);
         track(entry, controller);
         var request;
         try {
-          request = binaryFetch(part.token, { method: 'POST', body: body, signal: controller.signal,
-            cache: 'no-store', credentials: 'omit' });
+          request = binaryFetch(token, { method: 'POST', body: body, signal: controller.signal,
+            cache: 'no-store', credentials: 'omit' }, offset);
         } catch (err) { unavailable(err); return; }
-        whenSettled(request, function () {
-          loaded += part.size;
+        whenSettled(request, function (response) {
+          loaded += size;
           if (!entry.done && entry.onUploadProgress) {
             try { entry.onUploadProgress({ loaded: loaded, total: total }); } catch (err) { report(err); }
           }
+          // A refused part ends the value: native answers the call with the reason.
+          if (next && !entry.done && response && response.status === 200) { next(); }
         }, function (err) {
           // Native answers the call for a refused body; only a transport that is not there settles it here.
           if (!controller.signal.aborted) { unavailable(err); }
         });
       }
+      function sendParts(part, offset) {
+        if (entry.done) { return; }
+        var end = mathMin(part.size, offset + UPLOAD_PART_BYTES);
+        var next = end < part.size ? function () { sendParts(part, end); } : null;
+        var body = part.body;
+        var kind = binaryKind(body);
+        if (kind === 'blob') {
+          var reading;
+          try { reading = body.slice(offset, end).arrayBuffer(); } catch (err) { unavailable(err); return; }
+          whenSettled(reading, function (buffer) { send(part.token, offset, buffer, end - offset, next); }, unavailable);
+          return;
+        }
+        var view = kind === 'buffer' ? new Uint8ArrayCtor(body, offset, end - offset)
+          : new Uint8ArrayCtor(body.buffer, body.byteOffset + offset, end - offset);
+        send(part.token, offset, view, end - offset, next);
+      }
       arrayForEach(parts, function (part) {
-        if (binaryKind(part.body) !== 'blob') { send(part, part.body); return; }
+        if (part.size > UPLOAD_PART_BYTES) { sendParts(part, 0); return; }
+        if (binaryKind(part.body) !== 'blob') { send(part.token, undefined, part.body, part.size, null); return; }
         var reading;
         try { reading = part.body.arrayBuffer(); } catch (err) { unavailable(err); return; }
-        whenSettled(reading, function (buffer) { send(part, buffer); }, unavailable);
+        whenSettled(reading, function (buffer) { send(part.token, undefined, buffer, part.size, null); }, unavailable);
       });
     }
     function onAnnouncement(data) {
@@ -831,6 +858,7 @@ public enum WebBridgeShim {
     }
     /** Reads one download (`GET`) into a `Uint8Array`, in chunks. */
     function download(token, size, entry, onChunk, onBytes, onError) {
+      if (mapHas(mockOffers, token)) { readMockOffer(token, onChunk, onBytes, onError); return; }
       var controller = makeController(controllerWindow);
       track(entry, controller);
       var request;
@@ -885,10 +913,41 @@ public enum WebBridgeShim {
     }
 
     // ---- mock mode (no native channel: a normal browser) ----
+    /**
+     * Binary values in a mock's answer (result or progress) as native's would travel: each becomes
+     * an announced placeholder whose bytes the page then reads (`download`) from `mockOffers`
+     * instead of the byte transport, so the page gets a `Uint8Array` copy, with download progress.
+     */
+    function offerMockBinaries(data) {
+      var parts = [];
+      var replaced = extractBinaries(data, parts, win, 0);
+      if (!parts.length) { return data; }
+      var tokens = [];
+      arrayForEach(parts, function (part) { mapSet(mockOffers, part.token, part.body); arrayPush(tokens, part.token); });
+      onAnnouncement({ tokens: tokens });
+      // Offers the page will never read (announcements trimmed past MAX_ANNOUNCED) are dropped.
+      mapForEach(mockOffers, function (body, token) { if (!mapHas(announced, token)) { mapDelete(mockOffers, token); } });
+      return replaced;
+    }
+    /** Reads one mock offer (a Blob, an ArrayBuffer or a Uint8Array) into a new `Uint8Array`, once. */
+    function readMockOffer(token, onChunk, onBytes, onError) {
+      var body = mapGet(mockOffers, token);
+      mapDelete(mockOffers, token);
+      function copy(source) {
+        var bytes = new Uint8ArrayCtor(source.byteLength);
+        uint8Set(bytes, source instanceof Uint8ArrayCtor ? source : new Uint8ArrayCtor(source), 0);
+        onChunk(bytes.length);
+        onBytes(bytes);
+      }
+      if (binaryKind(body) !== 'blob') { soon(function () { copy(body); }); return; }
+      var reading;
+      try { reading = body.arrayBuffer(); } catch (err) { onError('invalid_result', reasonOf(err)); return; }
+      whenSettled(reading, copy, function (err) { onError('invalid_result', reasonOf(err)); });
+    }
     function finishMock(id, controller, reply) {
       if (id === null || mapGet(mockCalls, id) !== controller) { return; }
       mapDelete(mockCalls, id);
-      receive(encodeReply(id, reply));
+      receive(encodeReply(id, reply.ok ? { ok: true, data: offerMockBinaries(reply.data) } : reply));
     }
     /** Runs one mock as native runs a task: later, with the options as JSON gave them, answering with native's shapes. */
     function runMock(id, task, options, controller) {
@@ -903,7 +962,7 @@ public enum WebBridgeShim {
         progress: function (data) {
           if (id === null || mapGet(mockCalls, id) !== controller || notJSON(data)) { return false; }
           var text;
-          try { text = stringify({ v: 1, kind: 'progress', id: id, data: orNull(data) }); } catch (e) { return false; }
+          try { text = stringify({ v: 1, kind: 'progress', id: id, data: orNull(offerMockBinaries(data)) }); } catch (e) { return false; }
           receive(text);
           return true;
         }
@@ -917,8 +976,12 @@ public enum WebBridgeShim {
         function (value) { finishMock(id, controller, { ok: true, data: orNull(value) }); },
         function (err) { finishMock(id, controller, thrownFailure(err)); });
     }
-    /** The mock channel: takes the shim's message text as native would and answers through `receive`. */
-    function mockPost(text) {
+    /**
+     * The mock channel: takes the shim's message text as native would and answers through
+     * `receive`. A call's binary values (`entry.uploads`) reach the mock as the page gave them,
+     * in place of their placeholders; their upload progress reports them sent.
+     */
+    function mockPost(text, entry) {
       var m = parseJSON(text);
       if (m.kind === 'cancel') {
         var running = mapGet(mockCalls, m.id);
@@ -935,6 +998,25 @@ public enum WebBridgeShim {
         mapSet(mockCalls, id, controller);
       }
       var options = orNull(m.options);
+      var parts = entry && entry.uploads;
+      if (parts) {
+        entry.uploads = null;
+        var tokens = new M();
+        var values = new M();
+        var total = 0;
+        arrayForEach(parts, function (part) {
+          mapSet(tokens, part.token, true);
+          mapSet(values, part.token, part.value);
+          total += part.size;
+        });
+        options = replacePlaceholders(options, tokens, values, 0);
+        if (entry.onUploadProgress) {
+          soon(function () {
+            if (entry.done || !entry.onUploadProgress) { return; }
+            try { entry.onUploadProgress({ loaded: total, total: total }); } catch (err) { report(err); }
+          });
+        }
+      }
       soon(function () { runMock(id, m.task, options, controller); });
     }
     /**

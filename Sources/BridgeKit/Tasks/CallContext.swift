@@ -91,6 +91,13 @@ public struct CallContext: Sendable {
         storage = .call(call)
     }
 
+    /// The router's call this context runs (``init(call:)``); `nil` for a context made with the
+    /// public initializer. For the byte transport's check that the call has not settled.
+    var pendingCall: PendingCall? {
+        if case .call(let call) = storage { return call }
+        return nil
+    }
+
     /// Sends a progress message (not final) to the page's `onProgress` handler.
     ///
     /// Returns after the message was handed to the page (or dropped because the call has no

@@ -1,0 +1,131 @@
+import BridgeKit
+import BridgeKitTesting
+import Foundation
+import Testing
+
+/// Uploads sent in parts (`POST webbridge-binary://transfer/<token>?offset=<n>`, one request
+/// after the other), so the app's process holds one part at a time: every part is checked like
+/// a whole body (origin, claim, generation, limits) and each offset is used once, in order.
+@Suite("Binary values: uploads in parts")
+struct BinaryPartsTests {
+    typealias Fixture = BinaryTransfersTests
+    typealias Saved = BinaryTransfersTests.Saved
+
+    static func request(_ token: String, offset: Int?, _ data: Data, origin: String = appOrigin) -> BinaryRequest {
+        BinaryRequest(
+            method: "POST", url: InMemoryBinaryTransport.url(token, offset: offset), origin: origin,
+            body: DataBodyReader(data))
+    }
+
+    @Test(
+        "a body in parts reaches the task whole and in order; every part is answered 200; one finished record",
+        .timeLimit(.minutes(1)))
+    func partsRoundTrip() async throws {
+        let (page, transfers, transport, records) = try Fixture.fixture(
+            limits: BinaryLimits(chunkBytes: 1000, requestWait: 30, claimWait: 30))
+        let data = Fixture.bytes(10_500)
+        let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: data.count)
+        async let reply = page.call("Save", options: ["name": "a", "file": placeholder])
+        let statuses = await transport.uploadParts(data, token: token, partBytes: 3000)
+        let saved = try InMemoryPage.result(of: await reply, as: Saved.self)
+        #expect(statuses == [200, 200, 200, 200])
+        #expect(saved == Saved(name: "a", bytes: 10_500, sum: Fixture.sum(data)))
+        #expect(records.list.map(\.outcome) == [.finished])
+        #expect(records.list.first?.bytes == 10_500)
+        #expect(transfers.openTransfers == 0)
+    }
+
+    @Test(
+        "a part out of order, a replayed part, a whole body after parts, another origin's part: refused without ending the upload",
+        .timeLimit(.minutes(1)))
+    func refusedParts() async throws {
+        // A short request wait: the last request (a used-up token) waits it out before its 404.
+        let (page, _, transport, _) = try Fixture.fixture(limits: BinaryLimits(requestWait: 1, claimWait: 30))
+        let data = Fixture.bytes(9)
+        let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 9)
+        async let reply = page.call("Save", options: ["name": "a", "file": placeholder])
+        let transfers = transport.transfers
+        #expect(await transfers.handle(Self.request(token, offset: 3, data.prefix(3))).status == 409, "skips a part")
+        let evil = await transfers.handle(
+            Self.request(token, offset: 0, Data(count: 3), origin: "https://evil.example"))
+        #expect(evil.status == 403)
+        #expect(await transfers.handle(Self.request(token, offset: 0, data.prefix(3))).status == 200)
+        #expect(await transfers.handle(Self.request(token, offset: 0, data.prefix(3))).status == 409, "replayed")
+        #expect(await transfers.handle(Self.request(token, offset: nil, data)).status == 409, "a whole body now")
+        #expect(await transfers.handle(Self.request(token, offset: 3, Data(data[3..<6]))).status == 200)
+        #expect(await transfers.handle(Self.request(token, offset: 6, Data(data[6..<9]))).status == 200)
+        #expect(try InMemoryPage.result(of: await reply, as: Saved.self).sum == Fixture.sum(data))
+        #expect(await transfers.handle(Self.request(token, offset: 9, Data([1]))).status == 404, "used up")
+    }
+
+    @Test("parts of a whole body already sent, and of a value of unknown size, are refused", .timeLimit(.minutes(1)))
+    func partsOnlyWhereAllowed() async throws {
+        let (page, _, transport, _) = try Fixture.fixture(limits: BinaryLimits(requestWait: 30, claimWait: 2))
+        let (unsized, unsizedToken) = InMemoryBinaryTransport.placeholder(size: nil)
+        async let first = page.call("Save", options: ["name": "a", "file": unsized])
+        let part = await transport.transfers.handle(Self.request(unsizedToken, offset: 0, Data([1])))
+        #expect(part.status == 409, "a part needs a declared size")
+        #expect(await transport.upload(Data([1, 2]), token: unsizedToken) == 200)
+        #expect(try InMemoryPage.result(of: await first, as: Saved.self).bytes == 2)
+    }
+
+    @Test("a last part that goes past the declared size: 413 and payload_too_large", .timeLimit(.minutes(1)))
+    func partOverSize() async throws {
+        let (page, _, transport, records) = try Fixture.fixture()
+        let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 6)
+        async let reply = page.call("Save", options: ["name": "a", "file": placeholder])
+        let statuses = await transport.uploadParts(Fixture.bytes(8), token: token, partBytes: 4)
+        #expect(statuses == [200, 413])
+        #expect(await reply["error"]?.string("code") == "payload_too_large")
+        #expect(records.list.map(\.outcome) == [.failed("payload_too_large")])
+    }
+
+    @Test("malformed part URLs name no transfer (404)", .timeLimit(.minutes(1)))
+    func malformedQueries() async throws {
+        let (_, transfers, _, _) = try Fixture.fixture(limits: BinaryLimits(requestWait: 0.1, claimWait: 2))
+        let token = InMemoryBinaryTransport.placeholder(size: 1).token
+        for query in ["?offset=", "?offset=x", "?offset=-1", "?x=1", "?offset=1&offset=2", "?offset=1234567890123456"] {
+            let url = InMemoryBinaryTransport.url(token) + query
+            let response = await transfers.handle(
+                BinaryRequest(method: "POST", url: url, origin: appOrigin, body: DataBodyReader(Data([1]))))
+            #expect(response.status == 404, "\(query)")
+        }
+    }
+
+    @Test(
+        "the wait for the next part is per part: parts slower together than claimWait still finish; a part that never comes times out",
+        .timeLimit(.minutes(1)))
+    func waitPerPart() async throws {
+        let (page, _, transport, _) = try Fixture.fixture(limits: BinaryLimits(requestWait: 30, claimWait: 0.5))
+        let data = Fixture.bytes(8)
+        let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 8)
+        async let reply = page.call("Save", options: ["name": "a", "file": placeholder])
+        for offset in stride(from: 0, to: 8, by: 2) {
+            try await Task.sleep(for: .milliseconds(250))
+            let part = Data(data[offset..<(offset + 2)])
+            #expect(await transport.transfers.handle(Self.request(token, offset: offset, part)).status == 200)
+        }
+        #expect(try InMemoryPage.result(of: await reply, as: Saved.self).bytes == 8)
+
+        let (stalled, stalledToken) = InMemoryBinaryTransport.placeholder(size: 8)
+        async let late = page.call("Save", options: ["name": "b", "file": stalled])
+        #expect(await transport.transfers.handle(Self.request(stalledToken, offset: 0, data.prefix(2))).status == 200)
+        #expect(await late["error"]?.string("code") == "timeout")
+    }
+
+    @Test("navigation between parts: the next part is refused and the upload ends once", .timeLimit(.minutes(1)))
+    func navigationBetweenParts() async throws {
+        let (page, transfers, transport, records) = try Fixture.fixture(
+            limits: BinaryLimits(requestWait: 0.2, claimWait: 30))
+        let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 8)
+        let id = try #require(page.send("Save", options: ["name": "a", "file": placeholder]))
+        #expect(await transport.transfers.handle(Self.request(token, offset: 0, Fixture.bytes(4))).status == 200)
+        page.navigate()
+        transfers.pageDidCommitNavigation()
+        let next = await transport.transfers.handle(Self.request(token, offset: 4, Fixture.bytes(4)))
+        #expect(next.status == 404)
+        #expect(await eventually { records.list.count == 1 })
+        #expect(page.messages(for: id).isEmpty)
+        #expect(transfers.openTransfers == 0)
+    }
+}

@@ -1,0 +1,98 @@
+'use strict';
+// Large binary values upload in parts (issue 26; docs/protocol.md, "Binary values"): one request
+// per MiB (`POST webbridge-binary://transfer/<token>?offset=<n>`), each sent once native answered
+// the one before 200, so the app's process holds one part at a time.
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { loadShim, makeWindow, recordingTransport, settleMicrotasks } = require('../testing/fakes.js');
+
+const { createWebBridge } = loadShim();
+const MiB = 1048576;
+
+/** A page whose fetch holds every request until the test answers it (`answer(status)`). */
+function setup() {
+  const win = makeWindow();
+  const requests = [];
+  win.fetch = (url, init) => new Promise((resolve) => {
+    requests.push({ url, init, answer: (status) => resolve(new Response('{}', { status })) });
+  });
+  const transport = recordingTransport();
+  const bridge = createWebBridge({ window: win, transport });
+  return { requests, transport, bridge };
+}
+async function flushAll() {
+  for (let i = 0; i < 10; i++) { await settleMicrotasks(10); await new Promise((r) => setImmediate(r)); }
+}
+function pattern(n) { const a = new Uint8Array(n); for (let i = 0; i < n; i++) { a[i] = i % 251; } return a; }
+function bytesOf(body) { return body instanceof ArrayBuffer ? new Uint8Array(body) : new Uint8Array(body.buffer, body.byteOffset, body.byteLength); }
+
+test('a value over 1 MiB goes in parts, one after the other, each a view of its range; progress per part', async () => {
+  const { bridge, requests, transport } = setup();
+  const data = pattern(2 * MiB + 5).subarray(3);
+  const progress = [];
+  bridge.call('Save', { file: data }, { onUploadProgress: (p) => progress.push(p) });
+  await flushAll();
+  const token = transport.messages[0].options.file.$bridgeBinary.token;
+  assert.equal(transport.messages[0].options.file.$bridgeBinary.size, 2 * MiB + 2);
+  const seen = [];
+  for (const offset of [0, MiB, 2 * MiB]) {
+    assert.equal(requests.length, seen.length + 1, 'the next part waits for the answer to the one before');
+    const request = requests[seen.length];
+    assert.equal(request.url, 'webbridge-binary://transfer/' + token + '?offset=' + offset);
+    assert.equal(request.init.method, 'POST');
+    const body = bytesOf(request.init.body);
+    assert.equal(body.length, offset === 2 * MiB ? 2 : MiB);
+    assert.equal(body[0], data[offset]);
+    assert.equal(body.buffer, data.buffer, 'a view of the page\'s bytes, not a copy');
+    seen.push(body.length);
+    request.answer(200);
+    await flushAll();
+  }
+  assert.equal(requests.length, 3);
+  assert.deepEqual(progress.map((p) => p.loaded), [MiB, 2 * MiB, 2 * MiB + 2]);
+  assert.ok(progress.every((p) => p.total === 2 * MiB + 2));
+});
+
+test('a Blob over 1 MiB is read one slice per part (WebKitGTK cannot read Blob bodies)', async () => {
+  const { bridge, requests } = setup();
+  const data = pattern(MiB + 10);
+  bridge.call('Save', { file: new Blob([data]) });
+  await flushAll();
+  assert.equal(requests.length, 1);
+  assert.ok(requests[0].init.body instanceof ArrayBuffer);
+  assert.equal(requests[0].init.body.byteLength, MiB);
+  assert.match(requests[0].url, /\?offset=0$/);
+  requests[0].answer(200);
+  await flushAll();
+  assert.equal(requests.length, 2);
+  assert.match(requests[1].url, /\?offset=1048576$/);
+  assert.deepEqual([...new Uint8Array(requests[1].init.body)], [...data.subarray(MiB)]);
+});
+
+test('a refused part stops the value (native answers the call); an abort stops the parts', async () => {
+  const { bridge, requests } = setup();
+  bridge.call('Save', { file: new Uint8Array(3 * MiB) });
+  await flushAll();
+  requests[0].answer(413);
+  await flushAll();
+  assert.equal(requests.length, 1, 'no part after a refusal');
+
+  const controller = new AbortController();
+  const p = bridge.call('Save', { file: new Uint8Array(3 * MiB) }, { signal: controller.signal });
+  await flushAll();
+  assert.equal(requests.length, 2);
+  controller.abort();
+  await assert.rejects(p, { code: 'cancelled' });
+  assert.equal(requests[1].init.signal.aborted, true);
+  requests[1].answer(200);
+  await flushAll();
+  assert.equal(requests.length, 2, 'no part after the call settled');
+});
+
+test('values up to 1 MiB still go as one request without an offset', async () => {
+  const { bridge, requests } = setup();
+  bridge.call('Save', { a: new Uint8Array(MiB), b: new Blob([new Uint8Array(5)]) });
+  await flushAll();
+  assert.equal(requests.length, 2);
+  assert.ok(requests.every((r) => !r.url.includes('?')));
+});
