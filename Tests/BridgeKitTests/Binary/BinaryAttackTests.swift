@@ -1,0 +1,54 @@
+import BridgeKit
+import BridgeKitTesting
+import Foundation
+import Testing
+
+/// Attacks on the byte transport's policy, platform-neutral (the GTK end-to-end suite "Binary
+/// values under attack" runs them in real WebKitGTK).
+@Suite("Binary values: attacks on the byte transport")
+struct BinaryAttackTests {
+    /// Kind of fault: a shared budget that unauthenticated requests may use up (see the GTK test
+    /// `waitingFloodFromOtherFrames`).
+    @Test(
+        "requests of another origin or without one, waiting for tokens nobody claims, do not use up the main frame's waits",
+        .timeLimit(.minutes(1)))
+    func waitingFlood() async throws {
+        let (page, transfers, transport, records) = try BinaryTransfersTests.fixture(
+            limits: BinaryLimits(maxWaitingRequests: 4, requestWait: 30, claimWait: 5))
+        // A task that asks something first (where to save, say) and claims the bytes later.
+        try page.router.register(
+            ClosureTask(name: "SaveLater") { (options: BinaryTransfersTests.SaveOptions, context: CallContext) -> Int in
+                try await Task.sleep(for: .milliseconds(300))
+                return try await transfers.data(of: options.file, context: context).count
+            })
+        // Another origin's frame and an opaque one fill what used to be the one budget.
+        let flood = Task {
+            await withTaskGroup(of: Int.self) { group in
+                for origin in ["https://evil.example", "null"] {
+                    for _ in 0..<6 {
+                        group.addTask {
+                            await transport.upload(
+                                Data([1]), token: InMemoryBinaryTransport.placeholder(size: 1).token, origin: origin)
+                        }
+                    }
+                }
+                return await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        // The main frame's request arrives after its call was admitted (the shim posts the call first).
+        let data = BinaryTransfersTests.bytes(100)
+        let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: data.count)
+        let claimed = Task { await page.call("SaveLater", options: ["name": "x", "file": placeholder]) }
+        try await Task.sleep(for: .milliseconds(50))
+        async let status = transport.upload(data, token: token)
+        let reply = await claimed.value
+        #expect(await status == 200)
+        #expect(try InMemoryPage.result(of: reply, as: Int.self) == 100)
+        #expect(records.list.map(\.outcome) == [.finished])
+        transport.transfers.close()
+        let statuses = await flood.value
+        #expect(statuses.count == 12)
+        #expect(statuses.allSatisfy { $0 == 404 || $0 == 403 }, "\(statuses)")
+    }
+}
