@@ -48,6 +48,8 @@ extension BinaryTransfers {
         }
         let held: Int
         if case .data(let data) = source { held = data.count } else { held = 0 }
+        // Expired offers give their bytes back before this one is counted.
+        sweep(now: Self.now())
         let token = BinaryToken.make()
         let offer = Offer(
             origin: origin, generation: context.pageGeneration, callID: context.callID, source: source, size: size,
@@ -59,6 +61,7 @@ extension BinaryTransfers {
             s.heldBytes += held
             s.offers[token] = offer
         }
+        expireUnfetched(after: limits.offerLifetime)
         do {
             guard let router else { throw BridgeError.unavailable("The router was released.") }
             try await router.emit(Self.announcementEvent, data: Announcement(tokens: [token]))
@@ -67,6 +70,17 @@ extension BinaryTransfers {
             throw error
         }
         return BridgeBinary(token: token, size: size, type: type)
+    }
+
+    /// Ends the offers that are still unfetched once `lifetime` seconds passed, whether or not
+    /// any other request comes: a page that never fetches its bytes (an aborted call whose reply
+    /// it dropped, a page that stopped) does not keep them held for as long as it stays.
+    private func expireUnfetched(after lifetime: Double) {
+        Task.detached { [weak self] in
+            // A little past the deadline, so that the offer made just before counts as expired.
+            try? await Task.sleep(nanoseconds: UInt64((max(0, lifetime) + 0.01) * 1e9))
+            self?.sweep(now: Self.now())
+        }
     }
 
     /// The announcement event's data.

@@ -51,4 +51,26 @@ struct BinaryAttackTests {
         #expect(statuses.count == 12)
         #expect(statuses.allSatisfy { $0 == 404 || $0 == 403 }, "\(statuses)")
     }
+
+    /// Kind of fault: a lifetime that is only enforced when traffic arrives. An offer lives
+    /// ``BinaryLimits/offerLifetime`` unfetched, but expired offers were only swept when another
+    /// byte request came or a document committed: a page that got a reply with bytes and never
+    /// fetched them (an aborted call whose reply the shim dropped, a page that stopped) kept
+    /// them held for as long as it stayed, and once ``BinaryLimits/maxHeldBytes`` was spent every
+    /// later `send` failed `memory_budget_exceeded`.
+    @Test(
+        "an offer the page never fetches ends when its lifetime passes, with no other request: its bytes are released and later offers fit",
+        .timeLimit(.minutes(1)))
+    func unfetchedOfferExpires() async throws {
+        let (page, transfers, transport, records) = try BinaryTransfersTests.fixture(
+            limits: BinaryLimits(maxHeldBytes: 1000, requestWait: 30, claimWait: 30, offerLifetime: 0.3))
+        let first = await page.call("Make", options: 800)
+        let token = try #require(first["data"]?["file"]?[BridgeBinary.placeholderKey]?.string("token"))
+        #expect(transfers.heldBytes == 800)
+        #expect(await eventually { transfers.heldBytes == 0 }, "released without any request")
+        #expect(records.list.map(\.outcome) == [.cancelled])
+        let second = await page.call("Make", options: 800)
+        #expect(second["ok"] == true, "\(second)")
+        #expect(await transport.download(token).status == 404, "the expired offer is gone")
+    }
 }
