@@ -14,6 +14,8 @@ extension BinaryTransfers {
         var waiterBudgets: [Int: (token: String, budget: WaitingBudget)] = [:]
         var nextWaiter = 0
         var heldBytes = 0
+        /// Whether a timer will end the offers that expire unfetched (``BinaryTransfers/scheduleExpiry()``).
+        var expiryScheduled = false
         var closed = false
     }
 

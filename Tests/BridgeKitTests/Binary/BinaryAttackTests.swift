@@ -72,5 +72,7 @@ struct BinaryAttackTests {
         let second = await page.call("Make", options: 800)
         #expect(second["ok"] == true, "\(second)")
         #expect(await transport.download(token).status == 404, "the expired offer is gone")
+        #expect(await eventually { transfers.heldBytes == 0 }, "the next offer expires too (the timer is set again)")
+        #expect(records.list.map(\.outcome) == [.cancelled, .cancelled])
     }
 }
