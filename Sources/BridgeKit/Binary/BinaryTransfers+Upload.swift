@@ -87,8 +87,8 @@ extension BinaryTransfers {
     }
 
     /// Waits up to ``BinaryLimits/requestWait`` for a task to claim `token`; false when none did,
-    /// the request has no origin, too many requests of its budget wait already
-    /// (``WaitingBudget``), or the transfers closed.
+    /// the request has no origin, too many requests of its origin or too many origins wait
+    /// already (``WaitingBudget``), or the transfers closed.
     private func waitForClaim(_ token: String, origin: String?) async -> Bool {
         guard let budget = waitingBudget(for: origin) else { return false }
         let wait = limits.requestWait
@@ -101,7 +101,7 @@ extension BinaryTransfers {
                 }
                 s.nextWaiter += 1
                 s.waiting[token, default: [:]][s.nextWaiter] = continuation
-                s.waiterBudgets[s.nextWaiter] = (token, budget)
+                s.waiterBudgets[s.nextWaiter] = (token, budget.origin)
                 s.waitingCount += 1
                 return s.nextWaiter
             }

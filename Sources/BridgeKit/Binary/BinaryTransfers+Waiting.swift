@@ -1,18 +1,23 @@
 extension BinaryTransfers {
-    /// The budget a page request waiting for its claim counts against (``BinaryLimits/maxWaitingRequests``
-    /// each).
+    /// How many origins may have page requests waiting for their claim at once, besides the
+    /// origin of the main frame's pending calls (which always may).
+    static let maxWaitingOrigins = 16
+
+    /// The budget a page request waiting for its claim counts against: its origin's, at most
+    /// ``BinaryLimits/maxWaitingRequests`` requests each.
     ///
     /// A waiting request is not authenticated yet: its token names nothing so far, so any frame of
-    /// any origin could send one. The main frame's requests therefore never share a budget with
-    /// anybody else's: a frame of another origin, or one with no origin, cannot use up the waits
-    /// the main frame's binary values need (docs/protocol.md, "Binary values"; SECURITY.md).
-    enum WaitingBudget: Hashable, Sendable {
-        /// Requests of the origin of a main-frame call pending in the current page generation:
-        /// the document whose calls may claim bytes.
-        case mainFrame
-        /// Every other request with an origin (another origin's frame; the main frame's own request
-        /// when it arrives before the router admitted its call).
-        case others
+    /// any origin could send one. Each origin therefore waits in a budget of its own, so that a
+    /// frame of another origin cannot use up the waits the main frame's binary values need
+    /// (docs/protocol.md, "Binary values"; SECURITY.md). At most ``maxWaitingOrigins`` origins
+    /// wait at once, unless the origin is the main frame's: a main-frame call of that origin is
+    /// pending in the current page generation (the page's request may also arrive before the
+    /// router admitted its call: it then counts as any other origin until then).
+    struct WaitingBudget: Hashable, Sendable {
+        /// The request's origin, serialized.
+        var origin: String
+        /// Whether a main-frame call of this origin is pending in the current page generation.
+        var isMainFrame: Bool
     }
 
     /// The budget a request with `origin` (its `Origin` header) may wait in; `nil` when it must
@@ -28,13 +33,16 @@ extension BinaryTransfers {
                     && $0.source.origin?.description == serialized
             }
         }
-        return isMainFrame ? .mainFrame : .others
+        return WaitingBudget(origin: serialized, isMainFrame: isMainFrame)
     }
 
     /// Whether another request may wait in `budget` now; prunes the records of requests that no
     /// longer wait (claimed, timed out, woken). Call with the state lock held.
     static func admitsWaiting(_ budget: WaitingBudget, in s: inout State, limit: Int) -> Bool {
         s.waiterBudgets = s.waiterBudgets.filter { s.waiting[$0.value.token]?[$0.key] != nil }
-        return s.waiterBudgets.values.count { $0.budget == budget } < limit
+        let waitingOrigins = s.waiterBudgets.values.map(\.origin)
+        let ofOrigin = waitingOrigins.count { $0 == budget.origin }
+        guard ofOrigin < limit else { return false }
+        return ofOrigin > 0 || budget.isMainFrame || Set(waitingOrigins).count < maxWaitingOrigins
     }
 }

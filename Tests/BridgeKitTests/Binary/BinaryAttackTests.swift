@@ -52,6 +52,39 @@ struct BinaryAttackTests {
         #expect(statuses.allSatisfy { $0 == 404 || $0 == 403 }, "\(statuses)")
     }
 
+    /// The same fault when the page's request comes before the router admitted its call (the
+    /// engine may deliver the byte request first): it still waits, in its origin's budget.
+    @Test(
+        "the main frame's request that arrives before its call was admitted still waits while another origin floods",
+        .timeLimit(.minutes(1)))
+    func waitingFloodBeforeAdmission() async throws {
+        let (page, _, transport, records) = try BinaryTransfersTests.fixture(
+            limits: BinaryLimits(maxWaitingRequests: 4, requestWait: 30, claimWait: 5))
+        let flood = Task {
+            await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<6 {
+                    group.addTask {
+                        await transport.upload(
+                            Data([1]), token: InMemoryBinaryTransport.placeholder(size: 1).token,
+                            origin: "https://evil.example")
+                    }
+                }
+                return await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let data = BinaryTransfersTests.bytes(100)
+        let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: data.count)
+        async let status = transport.upload(data, token: token)
+        try await Task.sleep(for: .milliseconds(100))
+        let reply = await page.call("Save", options: ["name": "x", "file": placeholder])
+        #expect(await status == 200)
+        #expect(try InMemoryPage.result(of: reply, as: BinaryTransfersTests.Saved.self).bytes == 100)
+        #expect(records.list.map(\.outcome) == [.finished])
+        transport.transfers.close()
+        #expect(await flood.value.allSatisfy { $0 == 404 })
+    }
+
     /// Kind of fault: a lifetime that is only enforced when traffic arrives. An offer lives
     /// ``BinaryLimits/offerLifetime`` unfetched, but expired offers were only swept when another
     /// byte request came or a document committed: a page that got a reply with bytes and never
