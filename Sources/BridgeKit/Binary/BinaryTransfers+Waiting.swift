@@ -25,8 +25,15 @@ extension BinaryTransfers {
     /// only ever made for a call with an origin.
     func waitingBudget(for origin: String?) -> WaitingBudget? {
         guard let origin, let parsed = SecurityOrigin(origin) else { return nil }
-        guard let router else { return nil }
         let serialized = parsed.description
+        // The router is asked only when the answer matters (a new origin while as many origins
+        // wait as may): a flood's requests do not take the router's lock one by one.
+        let matters = state.withLock { s in
+            let origins = Set(s.waiterBudgets.values.map(\.origin))
+            return !origins.contains(serialized) && origins.count >= Self.maxWaitingOrigins
+        }
+        guard matters else { return WaitingBudget(origin: serialized, isMainFrame: false) }
+        guard let router else { return nil }
         let isMainFrame = router.state.withLock { s in
             s.calls.values.contains {
                 $0.generation == s.generation && $0.source.isMainFrame
