@@ -87,7 +87,7 @@ extension BinaryTransfers {
     }
 
     /// Waits up to ``BinaryLimits/requestWait`` for a task to claim `token`; false when none did,
-    /// the request has no origin, too many requests of its origin or too many origins wait
+    /// the request has no origin, too many requests of its origin or of all other origins wait
     /// already (``WaitingBudget``), or the transfers closed.
     private func waitForClaim(_ token: String, origin: String?) async -> Bool {
         guard let budget = waitingBudget(for: origin) else { return false }
@@ -101,7 +101,7 @@ extension BinaryTransfers {
                 }
                 s.nextWaiter += 1
                 s.waiting[token, default: [:]][s.nextWaiter] = continuation
-                s.waiterBudgets[s.nextWaiter] = (token, budget.origin)
+                s.waiterBudgets[s.nextWaiter] = (token, budget)
                 s.waitingCount += 1
                 return s.nextWaiter
             }

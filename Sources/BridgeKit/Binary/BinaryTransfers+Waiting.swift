@@ -1,7 +1,8 @@
 extension BinaryTransfers {
-    /// How many origins may have page requests waiting for their claim at once, besides the
-    /// origin of the main frame's pending calls (which always may).
-    static let maxWaitingOrigins = 16
+    /// How many times ``BinaryLimits/maxWaitingRequests`` the requests of all origins but the
+    /// main frame's may wait for their claim together: a bound on what waiting requests hold
+    /// (on Apple platforms WebKit hands each body over whole, and it lives while it waits).
+    static let othersFactor = 4
 
     /// The budget a page request waiting for its claim counts against: its origin's, at most
     /// ``BinaryLimits/maxWaitingRequests`` requests each.
@@ -9,10 +10,10 @@ extension BinaryTransfers {
     /// A waiting request is not authenticated yet: its token names nothing so far, so any frame of
     /// any origin could send one. Each origin therefore waits in a budget of its own, so that a
     /// frame of another origin cannot use up the waits the main frame's binary values need
-    /// (docs/protocol.md, "Binary values"; SECURITY.md). At most ``maxWaitingOrigins`` origins
-    /// wait at once, unless the origin is the main frame's: a main-frame call of that origin is
-    /// pending in the current page generation (the page's request may also arrive before the
-    /// router admitted its call: it then counts as any other origin until then).
+    /// (docs/protocol.md, "Binary values"; SECURITY.md). All origins but the main frame's wait
+    /// at most ``othersFactor`` times that many together; the main frame's origin is the origin
+    /// of a main-frame call pending in the current page generation (the page's request may also
+    /// arrive before the router admitted its call: it then counts as any other origin).
     struct WaitingBudget: Hashable, Sendable {
         /// The request's origin, serialized.
         var origin: String
@@ -26,11 +27,10 @@ extension BinaryTransfers {
     func waitingBudget(for origin: String?) -> WaitingBudget? {
         guard let origin, let parsed = SecurityOrigin(origin) else { return nil }
         let serialized = parsed.description
-        // The router is asked only when the answer matters (a new origin while as many origins
-        // wait as may): a flood's requests do not take the router's lock one by one.
+        // The router is asked only when the answer matters (the others' budget is spent).
+        let limit = limits.maxWaitingRequests
         let matters = state.withLock { s in
-            let origins = Set(s.waiterBudgets.values.map(\.origin))
-            return !origins.contains(serialized) && origins.count >= Self.maxWaitingOrigins
+            s.waiterBudgets.values.count { !$0.budget.isMainFrame } >= limit * Self.othersFactor
         }
         guard matters else { return WaitingBudget(origin: serialized, isMainFrame: false) }
         guard let router else { return nil }
@@ -47,9 +47,8 @@ extension BinaryTransfers {
     /// longer wait (claimed, timed out, woken). Call with the state lock held.
     static func admitsWaiting(_ budget: WaitingBudget, in s: inout State, limit: Int) -> Bool {
         s.waiterBudgets = s.waiterBudgets.filter { s.waiting[$0.value.token]?[$0.key] != nil }
-        let waitingOrigins = s.waiterBudgets.values.map(\.origin)
-        let ofOrigin = waitingOrigins.count { $0 == budget.origin }
-        guard ofOrigin < limit else { return false }
-        return ofOrigin > 0 || budget.isMainFrame || Set(waitingOrigins).count < maxWaitingOrigins
+        let waiting = s.waiterBudgets.values
+        guard waiting.count(where: { $0.budget.origin == budget.origin }) < limit else { return false }
+        return budget.isMainFrame || waiting.count(where: { !$0.budget.isMainFrame }) < limit * othersFactor
     }
 }

@@ -22,22 +22,27 @@ struct BinaryAttackTests {
                 return try await transfers.data(of: options.file, context: context).count
             })
         // Other origins' frames and an opaque one fill what used to be the one budget.
+        let answered = Counter()
         let flood = Task {
             await withTaskGroup(of: Int.self) { group in
-                // Two origins over their budget, and more origins than may wait at once.
+                // Two origins over their budget, and more than the others may wait together (16).
                 let many = (0..<20).map { ("https://e\($0).example", 1) }
                 for (origin, count) in [("https://evil.example", 6), ("null", 6)] + many {
                     for _ in 0..<count {
                         group.addTask {
-                            await transport.upload(
+                            let status = await transport.upload(
                                 Data([1]), token: InMemoryBinaryTransport.placeholder(size: 1).token, origin: origin)
+                            answered.increment()
+                            return status
                         }
                     }
                 }
                 return await group.reduce(into: [Int]()) { $0.append($1) }
             }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        #expect(
+            await eventually { answered.value == 32 - 16 },
+            "the others wait at most 4 x 4 together; the opaque ones and the rest are refused at once")
         // The main frame's request arrives after its call was admitted (the shim posts the call first).
         let data = BinaryTransfersTests.bytes(100)
         let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: data.count)
