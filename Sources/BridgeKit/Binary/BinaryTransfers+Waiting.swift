@@ -11,7 +11,7 @@ extension BinaryTransfers {
     /// any origin could send one. Each origin therefore waits in a budget of its own, so that a
     /// frame of another origin cannot use up the waits the main frame's binary values need
     /// (docs/protocol.md, "Binary values"; SECURITY.md). All origins but the main frame's wait
-    /// at most ``othersFactor`` times that many together; the main frame's origin is the origin
+    /// at most ``BinaryTransfers/othersFactor`` times that many together; the main frame's origin is the origin
     /// of a main-frame call pending in the current page generation (the page's request may also
     /// arrive before the router admitted its call: it then counts as any other origin).
     struct WaitingBudget: Hashable, Sendable {
