@@ -12,7 +12,9 @@ public struct BinaryLimits: Sendable, Hashable {
     /// (``BinaryTransfers/send(_:type:context:)`` with `Data`); over it `send` throws
     /// `memory_budget_exceeded`. Default 256 MiB.
     public var maxHeldBytes: Int
-    /// How many page requests may wait for their call to claim them. Default 32.
+    /// How many page requests of one origin may wait for their call to claim them; the requests
+    /// of all origins but the main frame's may wait four times that many together, and a request
+    /// without an origin never waits. Default 32.
     public var maxWaitingRequests: Int
     /// How long a page request waits for its call's task to claim the token, in seconds. Default 10.
     public var requestWait: Double

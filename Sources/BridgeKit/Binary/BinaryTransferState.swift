@@ -9,8 +9,13 @@ extension BinaryTransfers {
         /// Page requests that arrived before their call's task claimed the token.
         var waiting: [String: [Int: CheckedContinuation<Void, Never>]] = [:]
         var waitingCount = 0
+        /// The token and budget of each waiting request, by its key in `waiting`
+        /// (``BinaryTransfers/WaitingBudget``).
+        var waiterBudgets: [Int: (token: String, budget: WaitingBudget)] = [:]
         var nextWaiter = 0
         var heldBytes = 0
+        /// Whether a timer will end the offers that expire unfetched (``BinaryTransfers/scheduleExpiry()``).
+        var expiryScheduled = false
         var closed = false
     }
 

@@ -51,6 +51,8 @@ extension BinaryTransfers {
         }
         let held: Int
         if case .data(let data) = source { held = data.count } else { held = 0 }
+        // Expired offers give their bytes back before this one is counted.
+        sweep(now: Self.now())
         let token = BinaryToken.make()
         let offer = Offer(
             origin: origin, generation: context.pageGeneration, callID: context.callID, source: source, size: size,
@@ -62,6 +64,7 @@ extension BinaryTransfers {
             s.heldBytes += held
             s.offers[token] = offer
         }
+        scheduleExpiry()
         do {
             guard let router else { throw BridgeError.unavailable("The router was released.") }
             try await router.emit(Self.announcementEvent, data: Announcement(tokens: [token]))

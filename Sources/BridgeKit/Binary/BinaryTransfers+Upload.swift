@@ -54,7 +54,7 @@ extension BinaryTransfers {
             return .plain(404, code: "unknown_transfer", origin: request.origin)
         }
         if state.withLock({ $0.uploads[token] == nil }) {
-            guard await waitForClaim(token) else {
+            guard await waitForClaim(token, origin: request.origin) else {
                 body.cancel()
                 return .plain(404, code: "unknown_transfer", origin: request.origin)
             }
@@ -98,23 +98,25 @@ extension BinaryTransfers {
     }
 
     /// Waits up to ``BinaryLimits/requestWait`` for a task to claim `token`; false when none did,
-    /// too many requests wait already, or the transfers closed.
-    private func waitForClaim(_ token: String) async -> Bool {
-        let admitted = state.withLock { s -> Int? in
-            guard !s.closed, s.waitingCount < limits.maxWaitingRequests else { return nil }
-            s.nextWaiter += 1
-            return s.nextWaiter
-        }
-        guard let key = admitted else { return false }
+    /// the request has no origin, too many requests of its origin or of all other origins wait
+    /// already (``WaitingBudget``), or the transfers closed.
+    private func waitForClaim(_ token: String, origin: String?) async -> Bool {
+        guard let budget = waitingBudget(for: origin) else { return false }
         let wait = limits.requestWait
+        let limit = limits.maxWaitingRequests
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let claimed = state.withLock { s -> Bool in
-                if s.uploads[token] != nil { return true }
-                s.waiting[token, default: [:]][key] = continuation
+            // Admitted and recorded under one lock, so that no budget is ever over its limit.
+            let admitted = state.withLock { s -> Int? in
+                guard s.uploads[token] == nil, !s.closed, Self.admitsWaiting(budget, in: &s, limit: limit) else {
+                    return nil
+                }
+                s.nextWaiter += 1
+                s.waiting[token, default: [:]][s.nextWaiter] = continuation
+                s.waiterBudgets[s.nextWaiter] = (token, budget)
                 s.waitingCount += 1
-                return false
+                return s.nextWaiter
             }
-            if claimed {
+            guard let key = admitted else {
                 continuation.resume()
                 return
             }
@@ -130,6 +132,7 @@ extension BinaryTransfers {
         let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
             guard let waiter = s.waiting[token]?.removeValue(forKey: key) else { return nil }
             if s.waiting[token]?.isEmpty == true { s.waiting[token] = nil }
+            s.waiterBudgets[key] = nil
             s.waitingCount -= 1
             return waiter
         }
@@ -141,6 +144,7 @@ extension BinaryTransfers {
         let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
             let waiters = s.waiting.values.flatMap(\.values)
             s.waiting = [:]
+            s.waiterBudgets = [:]
             s.waitingCount = 0
             return waiters
         }

@@ -1,0 +1,24 @@
+extension BinaryTransfers {
+    /// Ends the offers that are still unfetched when their lifetime passes, whether or not any
+    /// other request comes: a page that never fetches its bytes (an aborted call whose reply it
+    /// dropped, a page that stopped) does not keep them held for as long as it stays. One timer
+    /// at a time, for the earliest deadline; it sets the next one when it fires.
+    func scheduleExpiry() {
+        let deadline = state.withLock { s -> Double? in
+            guard !s.expiryScheduled, let next = s.offers.values.filter({ !$0.taken }).map(\.expires).min() else {
+                return nil
+            }
+            s.expiryScheduled = true
+            return next
+        }
+        guard let deadline else { return }
+        Task.detached { [weak self] in
+            // A little past the deadline, so that the offer counts as expired.
+            try? await Task.sleep(nanoseconds: UInt64((max(0, deadline - Self.now()) + 0.01) * 1e9))
+            guard let self else { return }
+            self.state.withLock { $0.expiryScheduled = false }
+            self.sweep(now: Self.now())
+            self.scheduleExpiry()
+        }
+    }
+}
