@@ -46,8 +46,9 @@
    * character in 16, unchanged.
    *
    * One pass over the body writes its ASCII bytes and escapes into a byte array, which
-   * `TextDecoder` turns into a one-byte string (docs/performance.md, "The relay's narrowing"):
-   * JavaScriptCore's `replace` and `TextEncoder` on a two-byte string cost ten times as much.
+   * `TextDecoder` turns into a one-byte string: a count, `replace` and `TextEncoder` on the
+   * two-byte string took about 2.5 times as long in WebKit's web process (docs/performance.md,
+   * "The large rows (issue 25, third pass)").
    */
   function narrow(body, decoder, Bytes) {
     if (body.length < LARGE_BODY_UNITS || !decoder || !Bytes || !WIDE.test(body)) { return body; }
