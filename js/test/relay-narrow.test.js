@@ -75,8 +75,8 @@ test('one threshold: a body of 65,535 UTF-16 units goes as one string, unchanged
 });
 
 // Issue 25, third pass: the narrowing is one pass of the relay's own into a byte array and one
-// TextDecoder call (JavaScriptCore's `replace` and `TextEncoder` on a two-byte string cost about
-// three times as much in the web process, docs/performance.md "The relay's narrowing").
+// TextDecoder call (a count, `replace` and `TextEncoder` on the two-byte string took about 2.5
+// times as long in the web process: docs/performance.md, "The large rows (issue 25, third pass)").
 
 test('narrowing needs TextDecoder only (one pass into bytes, no TextEncoder)', () => {
   const { bridge, handler } = setUp({ decoderOnly: true });
