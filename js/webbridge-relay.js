@@ -33,27 +33,46 @@
   var LARGE_BODY_UNITS = 65536;
   var LINE_BREAK = /[\r\n]/;
   var WIDE = /[^\u0000-\u00ff]/;
-  var NON_ASCII = /[^\u0000-\u007f]/g;
-
-  function escapeUnit(c) { return '\\u' + ('000' + c.charCodeAt(0).toString(16)).slice(-4); }
+  /** The bytes of the lowercase hexadecimal digits, for the `\u` escapes `narrow` writes. */
+  var HEX_DIGITS = [48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102];
 
   /**
    * A large body with a few characters above U+00FF, written with those (and every other
    * non-ASCII character) as JSON `\u` escapes, in a one-byte-per-character string: JavaScriptCore
    * keeps a string with any such character at two bytes per character, in this process and in
    * the app's. The body is JSON text (the shim's `JSON.stringify`), where non-ASCII characters
-   * only occur inside strings and the escape means the same character. Other bodies unchanged.
+   * only occur inside strings and the escape means the same character (each UTF-16 code unit of
+   * a surrogate pair gets its own escape). Other bodies, and bodies with more than one non-ASCII
+   * character in 16, unchanged.
+   *
+   * One pass over the body writes its ASCII bytes and escapes into a byte array, which
+   * `TextDecoder` turns into a one-byte string: a count, `replace` and `TextEncoder` on the
+   * two-byte string took about 2.5 times as long in WebKit's web process (docs/performance.md,
+   * "The large rows (issue 25, third pass)").
    */
-  function narrow(body, encoder, decoder) {
-    if (body.length < LARGE_BODY_UNITS || !encoder || !decoder || !WIDE.test(body)) { return body; }
-    var limit = body.length >> 4;
+  function narrow(body, decoder, Bytes) {
+    if (body.length < LARGE_BODY_UNITS || !decoder || !Bytes || !WIDE.test(body)) { return body; }
+    var units = body.length;
+    var limit = units >> 4;
+    var bytes = new Bytes(units + 5 * limit);
     var count = 0;
-    NON_ASCII.lastIndex = 0;
-    while (NON_ASCII.exec(body) !== null) {
+    var n = 0;
+    for (var i = 0; i < units; i++) {
+      var c = body.charCodeAt(i);
+      if (c < 0x80) {
+        bytes[n++] = c;
+        continue;
+      }
       if (++count > limit) { return body; }
+      bytes[n] = 92;  // backslash
+      bytes[n + 1] = 117;  // u
+      bytes[n + 2] = HEX_DIGITS[c >> 12];
+      bytes[n + 3] = HEX_DIGITS[(c >> 8) & 15];
+      bytes[n + 4] = HEX_DIGITS[(c >> 4) & 15];
+      bytes[n + 5] = HEX_DIGITS[c & 15];
+      n += 6;
     }
-    // replace() keeps the two-byte form; a round trip through UTF-8 bytes gives the one-byte one.
-    return decoder.decode(encoder.encode(body.replace(NON_ASCII, escapeUnit)));
+    return decoder.decode(bytes.subarray(0, n));
   }
 
   /** How many UTF-16 code units of an oversized body are posted, for native to find its id. */
@@ -119,12 +138,12 @@
       }
       var maxBodyUnits = opts && typeof opts.maxBodyUnits === 'number' && opts.maxBodyUnits > 0 ? opts.maxBodyUnits : 0;
 
-      var encoder = null;
       var decoder = null;
+      var Bytes = null;
       try {
-        encoder = typeof win.TextEncoder === 'function' ? new win.TextEncoder() : null;
         decoder = typeof win.TextDecoder === 'function' ? new win.TextDecoder() : null;
-      } catch (e) { encoder = null; decoder = null; }
+        Bytes = typeof Uint8Array === 'function' ? Uint8Array : null;  // a builtin of this world
+      } catch (e) { decoder = null; Bytes = null; }
       // Read once, at install. The relay's world has its own globals and its own DOM wrappers and
       // prototypes, which page scripts cannot reach (they share only the document); capturing them
       // keeps the relay independent of later changes in its own world too.
@@ -195,7 +214,7 @@
           var frame = win.top === win ? 'main' : 'sub';
           // Over the native limit in UTF-8 bytes: only the head crosses. Narrowing writes more
           // characters (as ASCII escapes), so its result is checked again.
-          var text = maxBodyUnits > 0 && overLimit(body, maxBodyUnits) ? null : narrow(body, encoder, decoder);
+          var text = maxBodyUnits > 0 && overLimit(body, maxBodyUnits) ? null : narrow(body, decoder, Bytes);
           if (text !== null && maxBodyUnits > 0 && text !== body && text.length > maxBodyUnits) { text = null; }
           var result = h.postMessage(text === null ? oversized(origin, frame, body) : envelope(origin, frame, text));
           if (result && typeof result.then === 'function') { result.then(deliverReply, ignoreRejection); }

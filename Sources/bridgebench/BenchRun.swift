@@ -24,7 +24,7 @@ struct BenchRun {
             }
         }
         if let profile = settings.endToEndProfile { return await runEndToEndProfile(profile) }
-        if let count = settings.stepsProfile { return await runStepsProfile(count: count) }
+        if let steps = settings.stepsProfile { return await runStepsProfile(count: steps.count, bytes: steps.bytes) }
         var table = ResultTable(judges: !settings.smoke)
         do {
             if settings.runs("native") {

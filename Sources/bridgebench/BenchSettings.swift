@@ -12,9 +12,10 @@ struct BenchSettings: Sendable {
     /// end-to-end side only (a ``BenchPage`` router mode or a ``PeerPage`` mode), for
     /// `perf record` (no table).
     var endToEndProfile: (mode: String, bytes: Int, count: Int)?
-    /// `--profile-steps COUNT`: times the steps of a 100 B call in the web process, in the page's
-    /// world and in the relay's, COUNT repetitions each (``StepsProfile``; no table).
-    var stepsProfile: Int?
+    /// `--profile-steps COUNT [BYTES]`: times the steps of a call of BYTES (default 100) in the web
+    /// process, in the page's world and in the relay's, COUNT repetitions each (``StepsProfile``;
+    /// no table).
+    var stepsProfile: (count: Int, bytes: Int)?
     /// The pairs measured in the WebKitGTK parts: BridgeKit's side (the page's call mode, see
     /// ``BenchPage``), the bare side that does the same work without BridgeKit, and the words
     /// that name the pair in the table.
@@ -42,7 +43,7 @@ struct BenchSettings: Sendable {
 
     static let usage = """
         usage: bridgebench [--smoke] [--only native|e2e|large|peers|startup|binary] [--profile SIDE BYTES COUNT]
-                   [--profile-e2e MODE BYTES COUNT] [--profile-steps COUNT]
+                   [--profile-e2e MODE BYTES COUNT] [--profile-steps COUNT [BYTES]]
           --smoke   a few seconds in total: tiny counts and small payloads; checks the benchmark runs
                     and prints its table (targets are not judged)
           --only    run one part: native (router vs bare codec), e2e (round trips in WebKitGTK),
@@ -58,9 +59,11 @@ struct BenchSettings: Sendable {
           --profile-e2e run COUNT round trips of BYTES one at a time through one end-to-end side,
                     for perf record. MODE: router-sync, router-raw (BridgeKit) or a peer page mode
                     (reply, reply-typed, eval-typed, wvjb, dsbridge, dsbridge-sync, capacitor, cordova)
-          --profile-steps time each step of a 100 B call in the web process (events between the
-                    page's world and the relay's, the relay's reads, the post and its reply), COUNT
-                    repetitions per step and round, 5 rounds; prints microseconds per step
+          --profile-steps time each step of a call in the web process (events between the page's
+                    world and the relay's, the relay's reads, the post and its reply), COUNT
+                    repetitions per step and round, 7 rounds; prints microseconds per step. BYTES
+                    (default 100): from 64 KiB a text payload, with the relay's narrowing split
+                    into its passes
         """
 
     enum ParseError: Error {
@@ -98,7 +101,13 @@ struct BenchSettings: Sendable {
                 settings.endToEndProfile = (mode, bytes, count)
             case "--profile-steps":
                 guard let count = rest.popFirst().flatMap({ Int($0) }), count > 0 else { throw .usage(usage) }
-                settings.stepsProfile = count
+                var bytes = 100
+                if let next = rest.first, let value = Int(next) {
+                    guard value > 0 else { throw .usage(usage) }
+                    bytes = value
+                    rest = rest.dropFirst()
+                }
+                settings.stepsProfile = (count, bytes)
             default:
                 throw .usage(usage)
             }

@@ -42,7 +42,7 @@ extension BenchRun {
 
     /// `--profile-steps`: see ``StepsProfile``.
     @MainActor
-    func runStepsProfile(count: Int) async -> Int32 { await StepsProfile.run(count: count) }
+    func runStepsProfile(count: Int, bytes: Int) async -> Int32 { await StepsProfile.run(count: count, bytes: bytes) }
 }
 #else
 extension BenchRun {
@@ -57,7 +57,7 @@ extension BenchRun {
     }
 
     /// `--profile-steps` needs an engine.
-    func runStepsProfile(count: Int) async -> Int32 {
+    func runStepsProfile(count: Int, bytes: Int) async -> Int32 {
         FileHandle.standardError.write(Data("bridgebench: --profile-steps needs the WebKitGTK trait\n".utf8))
         return 1
     }

@@ -28,8 +28,16 @@ extension BenchSettings {
     /// 25 B), 1 KB and 100 KB (sequential). Up to 10 KB the payload is records (``BenchPayload/make(bytes:)``),
     /// above it mostly one long string (``BenchPayload/text(bytes:)``). 64 calls are in flight when
     /// pipelined, except at 8 MB: 4 (64 × 8 MB would hold about 1.5 GB in the two processes at once, and
-    /// a round of ten sides would take minutes).
+    /// a round of ten sides would take minutes). The environment variable `BRIDGEBENCH_PEER_SIZES`
+    /// (labels separated by commas, e.g. `1 MB,8 MB`) keeps only those sizes: for A/B runs of two
+    /// builds on the rows a change is about.
     var peerPlan: [PeerSize] {
+        guard let only = ProcessInfo.processInfo.environment["BRIDGEBENCH_PEER_SIZES"] else { return allPeerSizes }
+        let labels = Set(only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        return allPeerSizes.filter { labels.contains($0.label) }
+    }
+
+    private var allPeerSizes: [PeerSize] {
         if smoke {
             return [
                 PeerSize("100 B", .make(bytes: 100), sequential: 3, pipeline: (4, 4)),
@@ -56,9 +64,10 @@ extension BenchSettings {
     func dsbridgeSequentialCount(_ count: Int) -> Int { min(count, smoke ? 2 : 10) }
 
     /// Where the round-trip chart goes: the document's picture after a full run; a temporary file
-    /// after a smoke run (which must not replace the document's picture with smoke figures).
+    /// after a smoke run or one of some sizes only (which must not replace the document's picture).
     var chartPath: String {
-        smoke ? NSTemporaryDirectory() + "/bridgebench-round-trips.svg" : "docs/performance-round-trips.svg"
+        smoke || ProcessInfo.processInfo.environment["BRIDGEBENCH_PEER_SIZES"] != nil
+            ? NSTemporaryDirectory() + "/bridgebench-round-trips.svg" : "docs/performance-round-trips.svg"
     }
 
     /// Startup and idle memory: rounds per side.

@@ -5,11 +5,14 @@ import BridgeKit
 import BridgeKitGTK
 import CWebKitGTK
 
-/// `--profile-steps COUNT`: splits a 100 B call's time in the web process into its steps, each
+/// `--profile-steps COUNT [BYTES]`: splits a call's time in the web process into its steps, each
 /// timed in the page with `performance.now()` over COUNT repetitions (20 × COUNT for a synchronous step; the median of 7 rounds, which
 /// alternate between the two worlds):
 /// the events between the page world and the relay's isolated world, the relay's reads, the
 /// post and its reply with and without BridgeKit around them. Prints microseconds per step.
+/// From ``largeBytes`` (a text payload, as in the large rows) the steps are the per-byte ones
+/// instead: encoding and parsing, the relay's narrowing pass by pass, and the post of a wide and
+/// of a narrowed body (``LargeSteps``).
 ///
 /// Thread: main actor (the GTK thread).
 @MainActor
@@ -163,7 +166,7 @@ enum StepsProfile {
     /// names a directory in `BRIDGEBENCH_BASELINE_JS` (holding another version's `webbridge.js` and
     /// `webbridge-relay.js`), in a second raw view with those, rounds alternating between the two:
     /// an A/B of two versions of the page scripts in one process.
-    static func runRaw(count: Int, rounds: Int, payload: String) async throws -> [String: [Double]] {
+    static func runRaw(count: Int, rounds: Int, payload: String, large: Bool) async throws -> [String: [Double]] {
         var views = [("", try await openRaw(shim: WebBridgeShim.source, relay: WebBridgeRelay.source))]
         defer { for (_, view) in views { view.close() } }
         if let directory = ProcessInfo.processInfo.environment["BRIDGEBENCH_BASELINE_JS"] {
@@ -180,7 +183,9 @@ enum StepsProfile {
         for round in 0..<rounds {
             for (label, view) in views {
                 for world in [nil, relayWorld] {
-                    let steps = world == nil ? rawSteps : rawRelaySteps
+                    let steps =
+                        world == nil
+                        ? (large ? LargeSteps.raw : rawSteps) : (large ? LargeSteps.rawRelay : rawRelaySteps)
                     _ = await view.evaluateReturningJSON(
                         "window.__steps.start(\(steps), \(count), \(round)); 1", world: world)
                     var json: String?
@@ -202,14 +207,16 @@ enum StepsProfile {
     }
 
     /// Runs both worlds' steps and prints the medians. Returns the exit status.
-    static func run(count: Int, rounds: Int = 7) async -> Int32 {
+    static func run(count: Int, bytes: Int = 100, rounds: Int = 7) async -> Int32 {
         do {
             let bench = try await EngineBench.open()
             try bench.webView.registerScriptMessageHandler(name: "benchreply", world: nil, withReply: true) {
                 message in
                 _ = message.reply?.returnValue(message.bodyJSONText)
             }
-            let payload = String(decoding: try JSONEncoder().encode(BenchPayload.make(bytes: 100)), as: UTF8.self)
+            let large = bytes >= LargeSteps.largeBytes
+            let value = bytes > 10 * 1024 ? BenchPayload.text(bytes: bytes) : BenchPayload.make(bytes: bytes)
+            let payload = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
             var samples: [String: [Double]] = [:]
             for world in [nil, relayWorld] as [String?] {
                 try await bench.webView.evaluateJavaScript("window.__stepsPayload = \(payload);", inWorld: world)
@@ -219,7 +226,8 @@ enum StepsProfile {
             // hits both alike.
             for round in 0..<rounds {
                 for world in [nil, relayWorld] as [String?] {
-                    let steps = world == nil ? pageSteps : relaySteps
+                    let steps =
+                        world == nil ? (large ? LargeSteps.page : pageSteps) : (large ? LargeSteps.relay : relaySteps)
                     try await bench.webView.evaluateJavaScript(
                         "window.__steps.start(\(steps), \(count), \(round))", inWorld: world)
                     var json: String?
@@ -238,12 +246,12 @@ enum StepsProfile {
                 }
             }
             await bench.close()
-            for (name, values) in try await runRaw(count: count, rounds: rounds, payload: payload) {
+            for (name, values) in try await runRaw(count: count, rounds: rounds, payload: payload, large: large) {
                 samples[name] = values
             }
             let lines = samples.sorted { $0.key < $1.key }
             print(
-                "bridgebench: steps of a 100 B call, µs per repetition (\(count) per round, 20 × \(count) for synchronous steps), median (min–max of \(rounds) rounds)"
+                "bridgebench: steps of a \(bytes) B call, µs per repetition (\(count) per round, 20 × \(count) for synchronous steps), median (min–max of \(rounds) rounds)"
             )
             for (name, values) in lines {
                 let spread = Spread(values)

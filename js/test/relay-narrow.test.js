@@ -11,12 +11,10 @@ const { install } = loadShim();
 const { createRelay } = loadRelay();
 
 /** A relay world with the encoders a WebKit world has, and a page bridge posting through it. */
-function setUp({ encoders = true } = {}) {
+function setUp({ encoders = true, decoderOnly = false } = {}) {
   const { page, relay, handler } = makeWorlds();
-  if (encoders) {
-    relay.TextEncoder = TextEncoder;
-    relay.TextDecoder = TextDecoder;
-  }
+  if (encoders && !decoderOnly) { relay.TextEncoder = TextEncoder; }
+  if (encoders) { relay.TextDecoder = TextDecoder; }
   createRelay({ window: relay });
   return { bridge: install(page), handler };
 }
@@ -73,5 +71,47 @@ test('one threshold: a body of 65,535 UTF-16 units goes as one string, unchanged
     const body = handler.messages[1][2];
     assert.equal(body.length, large ? units + 5 : units, 'the narrowed body writes ✓ as \\u2713');
     assert.equal(isASCII(body), large, `${units} units`);
+  }
+});
+
+// Issue 25, third pass: the narrowing is one pass of the relay's own into a byte array and one
+// TextDecoder call (a count, `replace` and `TextEncoder` on the two-byte string took about 2.5
+// times as long in the web process: docs/performance.md, "The large rows (issue 25, third pass)").
+
+test('narrowing needs TextDecoder only (one pass into bytes, no TextEncoder)', () => {
+  const { bridge, handler } = setUp({ decoderOnly: true });
+  const options = { file: 'QUJD'.repeat(20000), name: 'Grüße ✓' };
+  bridge.call('t', options, () => {});
+  const posted = handler.messages[0][2];
+  assert.ok(isASCII(posted), 'narrowed without a TextEncoder');
+  assert.deepEqual(JSON.parse(posted).options, options);
+});
+
+test('every non-ASCII code unit as a lowercase four-digit escape, surrogate halves one by one', () => {
+  const { bridge, handler } = setUp({ decoderOnly: true });
+  // U+0080 and U+00FF (one byte in Latin-1, escaped all the same), U+0100, U+0FFF (leading
+  // zero), U+FFFF, a surrogate pair and ✓ as the last character of the body's last string.
+  const tail = '\u0080\u00ff\u0100\u0fff\uffff😀✓';
+  const options = { file: 'QUJD'.repeat(20000), tail };
+  bridge.call('t', options, () => {});
+  const posted = handler.messages[0][2];
+  assert.ok(posted.endsWith('"tail":"\\u0080\\u00ff\\u0100\\u0fff\\uffff\\ud83d\\ude00\\u2713"}}'), posted.slice(-80));
+  assert.deepEqual(JSON.parse(posted).options, options);
+});
+
+test('exactly one non-ASCII unit in 16: narrowed, the escapes fill the byte array to its end; one more: unchanged', () => {
+  // The body's length in units, 80,000, allows 5,000 non-ASCII units; the text is padded to it
+  // around an envelope measured with a first call.
+  const units = 80000;
+  for (const [wide, narrowed] of [[5000, true], [5001, false]]) {
+    const { bridge, handler } = setUp({ decoderOnly: true });
+    bridge.call('t', { text: '' }, () => {});
+    const overhead = handler.messages[0][2].length;
+    const text = 'a'.repeat(units - overhead - wide) + '✓'.repeat(wide);
+    bridge.call('t', { text }, () => {});
+    const posted = handler.messages[1][2];
+    assert.equal(isASCII(posted), narrowed, `${wide} wide units`);
+    assert.equal(posted.length, narrowed ? units + 5 * wide : units);
+    assert.equal(JSON.parse(posted).options.text, text);
   }
 });
