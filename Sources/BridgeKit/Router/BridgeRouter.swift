@@ -340,8 +340,7 @@ extension BridgeRouter {
     }
 
     /// Acts on a decoded message (``InboundAdmission/message(_:)``). Not inlined: the fast scan's
-    /// calls of tasks with an id never come here (docs/performance.md, "handleGenerally", the
-    /// former name of the general path).
+    /// calls of tasks with an id never come here (docs/performance.md, "dispatch").
     @inline(never)
     private func dispatch(
         _ message: InboundMessage, bytes: Int, from source: MessageSource, replyHandler: ReplyHandler?

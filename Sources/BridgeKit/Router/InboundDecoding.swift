@@ -101,7 +101,7 @@ struct InboundDecoder: Sendable {
     }
 
     /// The general path: every message that is not a plain call envelope. Not inlined
-    /// (docs/performance.md, "handleGenerally", the former name of this path).
+    /// (docs/performance.md, "generalAdmission").
     @inline(never)
     private func generalAdmission(
         of text: UnsafeBufferPointer<UInt8>, from source: MessageSource, state: Locked<RouterState>
