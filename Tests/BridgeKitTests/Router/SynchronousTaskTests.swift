@@ -288,6 +288,8 @@ struct SynchronousTaskTests {
                 finished.resume()
             }.start()
         }
+        // The reply script goes to the engine from a Swift task: it can land after `send` returned.
+        #expect(await eventually { !page.messages(for: "c").isEmpty })
         #expect(page.messages(for: "c") == [["v": 1, "kind": "reply", "id": "c", "ok": true, "data": "done"]])
         // Closed: a later call is refused (through its reply handler, the only path left), and the
         // call that was running was answered once.
