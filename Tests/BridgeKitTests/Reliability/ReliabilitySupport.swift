@@ -102,9 +102,15 @@ final class ReplyLog: Sendable {
 
 /// Waits until `condition` holds, yielding and sleeping briefly between checks (a bounded
 /// wait for a state, never a timing assertion). Returns whether the condition held. Runs on
-/// the caller's actor, so the condition may read actor-isolated state.
+/// the caller's actor, so the condition may read actor-isolated state. Checks at least `tries`
+/// times and for at least 30 s of wall-clock time, so a starved test pool (a sanitizer run)
+/// cannot run the wait out before the awaited work ran.
 func settle(tries: Int = 20_000, isolation: isolated (any Actor)? = #isolation, _ condition: () -> Bool) async -> Bool {
-    for attempt in 0..<tries {
+    let clock = ContinuousClock()
+    let deadline = clock.now + .seconds(30)
+    var attempt = 0
+    while attempt < tries || clock.now < deadline {
+        defer { attempt += 1 }
         if condition() { return true }
         if attempt % 8 == 7 {
             try? await Task.sleep(for: .microseconds(200))
