@@ -23,7 +23,7 @@ extension GTKWrapperTests {
         func repliesAfterContextIdle() async throws {
             let view = try GTKWebView()
             defer { finish(view) }
-            var held: [(String, ScriptMessageReply)] = []
+            var held: [(String, GTKScriptMessage.Reply)] = []
             try view.registerScriptMessageHandler(name: "webbridge", world: "bridgekit", withReply: true) { message in
                 if let reply = message.reply { held.append((message.bodyJSONText, reply)) }
             }
