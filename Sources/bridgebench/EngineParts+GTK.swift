@@ -162,25 +162,15 @@ extension BenchRun {
     }
 
     /// The growth of the peak resident memory of this (UI) process and of the web process during
-    /// one round trip of `key` through `mode`, in bytes. Free heap memory is returned to the
-    /// system first (`malloc_trim`), so the growth is not hidden by memory kept from earlier runs;
-    /// the web process's peak is reset the same way but its heap cannot be trimmed from here.
+    /// one round trip of `key` through `mode`, in bytes (``MemoryProbe/peakGrowth(web:during:)``).
     @MainActor
     private func peakMemory(_ engine: EngineBench, mode: String, key: String) async throws -> (ui: Int, web: Int?) {
-        let ui = MemoryProbe(pid: nil)
-        let web = MemoryProbe.webProcesses().first.map { MemoryProbe(pid: $0) }
-        MemoryProbe.trimHeap()
-        let uiReset = ui.resetPeak()
-        let webReset = web?.resetPeak() ?? false
-        let uiBefore = ui.read()?.rss ?? 0
-        let webBefore = web?.read()?.rss ?? 0
         // Exactly one round trip: the verifying call that `run` makes first by default would leave
         // its garbage (JavaScriptCore strings not yet collected, freed chunks glibc keeps after
         // raising its mmap threshold) under the measured call's peak. Every other run verifies.
-        _ = try await engine.run(mode, key: key, count: 1, verify: false)
-        let uiPeak = (ui.read()?.peak ?? 0) - (uiReset ? uiBefore : 0)
-        let webPeak = web.flatMap { probe in webReset ? probe.read().map { $0.peak - webBefore } : nil }
-        return (max(uiPeak, 0), webPeak.map { max($0, 0) })
+        try await MemoryProbe.peakGrowth(web: MemoryProbe.webProcesses().first) {
+            _ = try await engine.run(mode, key: key, count: 1, verify: false)
+        }
     }
 }
 #endif

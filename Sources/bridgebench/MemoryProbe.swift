@@ -49,6 +49,42 @@ struct MemoryProbe {
         return write(descriptor, "5", 1) == 1
     }
 
+    /// The growth of the peak resident memory of this (UI) process and of the web process `web`
+    /// during `work`, in bytes. Free heap memory is returned to the system first (`malloc_trim`), so
+    /// the growth is not hidden by memory kept from earlier runs; the web process's peak is reset
+    /// the same way but its heap cannot be trimmed from here.
+    /// - Returns: the UI growth, and the web process's (`nil` without `web` or where its peak
+    ///   cannot be reset).
+    @MainActor
+    static func peakGrowth(web pid: Int32?, during work: () async throws -> Void) async rethrows -> (
+        ui: Int, web: Int?
+    ) {
+        let ui = MemoryProbe(pid: nil)
+        let web = pid.map { MemoryProbe(pid: $0) }
+        trimHeap()
+        let uiReset = ui.resetPeak()
+        let webReset = web?.resetPeak() ?? false
+        let uiBefore = ui.read()?.rss ?? 0
+        let webBefore = web?.read()?.rss ?? 0
+        try await work()
+        let uiPeak = (ui.read()?.peak ?? 0) - (uiReset ? uiBefore : 0)
+        let webPeak = web.flatMap { probe in webReset ? probe.read().map { $0.peak - webBefore } : nil }
+        return (max(uiPeak, 0), webPeak.map { max($0, 0) })
+    }
+
+    /// Fixes glibc's mmap threshold at its initial 128 KiB (`mallopt(M_MMAP_THRESHOLD, …)`,
+    /// looked up at run time like ``trimHeap()``), which also turns off glibc's raising it after a
+    /// large block is freed. Without it, an allocation of a size freed before comes from heap
+    /// memory kept since, and the peak of a step hides it, so the same step measures 8 MiB in one
+    /// run and 40 MiB in the next. It stays fixed for the rest of the process: call it after the
+    /// timed rows, before the memory rows.
+    static func fixMmapThreshold() {
+        typealias SetOption = @convention(c) (Int32, Int32) -> Int32
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "mallopt") else { return }
+        let mmapThreshold: Int32 = -3  // M_MMAP_THRESHOLD in <malloc.h>
+        _ = unsafeBitCast(symbol, to: SetOption.self)(mmapThreshold, 128 * 1024)
+    }
+
     /// Returns free heap memory of this process to the system (glibc `malloc_trim(0)`, looked up
     /// at run time because no Swift module exports it); does nothing where it does not exist.
     static func trimHeap() {

@@ -112,6 +112,16 @@ extension BenchRun {
             try await engine.dropPayload(key: key)
             await peers.dropPayload(key: key)
         }
+        // Memory last: the fixed mmap threshold it needs would change the timed rows' allocator.
+        MemoryProbe.fixMmapThreshold()
+        for size in settings.peerPlan where size.bytes >= 1 << 20 {
+            let key = "peer memory \(size.label)"
+            try await engine.setPayload(size.payload, key: key)
+            try await peers.setPayload(size.payload, key: key)
+            try await addMemoryRows(size, key: key, engine: engine, peers: peers, into: &table)
+            try await engine.dropPayload(key: key)
+            await peers.dropPayload(key: key)
+        }
         print(
             "\nBridgeKit's typed task ÷ each peer design (round trips per second, medians over \(settings.peerRounds(forBytes: 0)) rounds, "
                 + "\(settings.peerRounds(forBytes: 1 << 20)) from 1 MB; > 1: BridgeKit ahead)\n")
@@ -122,6 +132,62 @@ extension BenchRun {
         } catch {
             progress("chart not written to \(settings.chartPath): \(error)")
         }
+    }
+
+    /// The UI process's peak memory growth during one round trip of payload `key`, BridgeKit's
+    /// tasks against the bare reply-handler echoes (issue 25's target: at most 3x the payload),
+    /// medians of ``BenchSettings/memoryRounds`` alternating measurements
+    /// (``MemoryProbe/peakGrowth(web:during:)``; no verifying call inside the measurement).
+    @MainActor
+    private func addMemoryRows(
+        _ size: PeerSize, key: String, engine: EngineBench, peers: PeerEngine, into table: inout ResultTable
+    ) async throws {
+        let pairs = [
+            ("router-sync", "reply-typed", "typed task vs bare reply echo + codec"),
+            ("router-raw", "reply", "Echo task vs bare reply echo"),
+        ]
+        var typedMedian: Double?
+        for (bridgeMode, bareMode, label) in pairs {
+            var bridge: [Double] = []
+            var bare: [Double] = []
+            for _ in 0..<settings.memoryRounds {
+                let bridgeGrowth = try await MemoryProbe.peakGrowth(web: nil) {
+                    _ = try await engine.run(bridgeMode, key: key, count: 1, verify: false)
+                }
+                let bareGrowth = try await MemoryProbe.peakGrowth(web: nil) {
+                    _ = try await peers.run(bareMode, key: key, count: 1, verify: false)
+                }
+                bridge.append(Double(bridgeGrowth.ui))
+                bare.append(Double(bareGrowth.ui))
+            }
+            let bridgeMedian = Measure.median(bridge)
+            let bareMedian = Measure.median(bare)
+            if bridgeMode == "router-sync" { typedMedian = bridgeMedian }
+            progress(
+                "peers \(size.label) UI peak growth, \(label): +\(ResultTable.mebibytes(bridgeMedian)) vs "
+                    + "+\(ResultTable.mebibytes(bareMedian))")
+            table.add(
+                "engine limit", "\(size.label) peak memory growth, UI process ÷ payload, \(label)",
+                bridge: ResultTable.mebibytes(bridgeMedian), bare: ResultTable.mebibytes(bareMedian),
+                ratio: bridgeMedian / Double(size.bytes), target: .atMost(3))
+        }
+        // The floor of any typed task in this process: Foundation's codec alone, decoding the
+        // payload's JSON into its `Decodable` value and encoding it again, no web view involved.
+        let json = try JSONEncoder().encode(size.payload)
+        var codec: [Double] = []
+        for _ in 0..<settings.memoryRounds {
+            let growth = try await MemoryProbe.peakGrowth(web: nil) {
+                let value = try JSONDecoder().decode(BenchPayload.self, from: json)
+                _ = try JSONEncoder().encode(value).count
+            }
+            codec.append(Double(growth.ui))
+        }
+        let codecMedian = Measure.median(codec)
+        table.add(
+            "engine limit",
+            "\(size.label) peak memory growth, UI process: typed task vs Foundation's JSON codec alone (decode + encode)",
+            bridge: typedMedian.map { ResultTable.mebibytes($0) } ?? "?", bare: ResultTable.mebibytes(codecMedian),
+            ratio: typedMedian.map { $0 / codecMedian }, target: nil)
     }
 
     /// Runs every side `rounds` times, one warm-up call first, rotating the order

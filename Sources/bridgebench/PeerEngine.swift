@@ -303,10 +303,11 @@ final class PeerEngine {
     }
 
     /// Runs `count` calls of payload `key` through `mode`, `width` at a time, after one call
-    /// compared in full. - Returns: seconds per call, measured in the page.
-    func run(_ mode: String, key: String, count: Int, width: Int = 1) async throws -> Double {
+    /// compared in full (without `verify`: exactly `count` calls, each checked by size).
+    /// - Returns: seconds per call, measured in the page.
+    func run(_ mode: String, key: String, count: Int, width: Int = 1, verify: Bool = true) async throws -> Double {
         _ = await view.evaluateReturningJSON(
-            "window.__peer.start(\(Self.quoted(mode)), \(Self.quoted(key)), \(count), \(width)), 0")
+            "window.__peer.start(\(Self.quoted(mode)), \(Self.quoted(key)), \(count), \(width), \(verify)), 0")
         struct Outcome: Decodable {
             let ms: Double?
             let error: String?

@@ -25,8 +25,8 @@
 /// - **cordova**: `postMessage([callbackId, service, action, [payload]])`; native evaluates
 ///   `cordova.require('cordova/exec').nativeCallback('<id>',1,<JSON>,false,false)`.
 ///
-/// `__peer.start(mode, key, count, width)` runs like ``BenchPage``'s `__bench.start` (one full
-/// comparison first, then `count` calls, `width` at a time, each answer checked by size) and stores
+/// `__peer.start(mode, key, count, width, verify)` runs like ``BenchPage``'s `__bench.start` (one
+/// full comparison first unless `verify` is `false`, then `count` calls, `width` at a time, each answer checked by size) and stores
 /// `{ms}` or `{error}` in `__peer.result`.
 enum PeerPage {
     static let origin = "https://peer.bridgekit.invalid"
@@ -140,12 +140,12 @@ enum PeerPage {
             cordova: cdvCall
           };
           \#(BenchPage.echoChecks)
-          async function run(mode, key, count, width) {
+          async function run(mode, key, count, width, verify) {
             var payload = payloads[key];
             var call = modes[mode];
             if (!payload) { throw new Error('no payload ' + key); }
             if (!call) { throw new Error('no mode ' + mode); }
-            if (!same(await call(payload), payload)) { throw new Error(mode + ': the echo is not the same value as the payload'); }
+            if (verify && !same(await call(payload), payload)) { throw new Error(mode + ': the echo is not the same value as the payload'); }
             var t0 = performance.now();
             if (width <= 1) {
               for (var i = 0; i < count; i++) { check(payload, await call(payload)); }
@@ -163,10 +163,10 @@ enum PeerPage {
             ready: function () { return !!(window.webkit && window.webkit.messageHandlers); },
             setPayload: function (key, value) { payloads[key] = value; },
             dropPayload: function (key) { delete payloads[key]; },
-            start: function (mode, key, count, width) {
+            start: function (mode, key, count, width, verify) {
               var self = this;
               self.result = null;
-              run(mode, key, count, width).then(function (r) { self.result = r; }, function (e) {
+              run(mode, key, count, width, verify !== false).then(function (r) { self.result = r; }, function (e) {
                 self.result = { error: String((e && e.message) || e) };
               });
             }
