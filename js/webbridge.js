@@ -754,6 +754,24 @@
       function unavailable(err) {
         if (!entry.done) { stop(entry, 'unavailable', 'The byte transport is not available', { reason: reasonOf(err) }); }
       }
+      /**
+       * A refused body or part ends the value: no more parts go. Its answer's `code` (the code
+       * native ended the upload with) settles the call at once, unless it is `cancelled` (native's
+       * task stopped reading: its reply settles the call) or `unknown_transfer` (no task claimed
+       * the value: the task's reply settles it).
+       */
+      function refused(response) {
+        if (entry.done) { return; }
+        var status = response ? response.status : 0;
+        var reading;
+        try { reading = response.json(); } catch (err) { return; }
+        whenSettled(reading, function (j) {
+          var code = isObject(j) && typeof j.code === 'string' ? j.code : null;
+          if (!code || code === 'ok' || code === 'cancelled' || code === 'unknown_transfer') { return; }
+          stop(entry, code, 'The byte transport refused the binary value',
+            { status: status, reason: typeof j.reason === 'string' ? j.reason : null });
+        }, function () { /* no code: the reply settles the call */ });
+      }
       /** Posts `body` (`size` bytes at `offset`, or the whole value when offset is undefined); `next` runs after a 200. */
       function send(token, offset, body, size, next) {
         if (entry.done) { return; }
@@ -765,12 +783,12 @@
             cache: 'no-store', credentials: 'omit' }, offset);
         } catch (err) { unavailable(err); return; }
         whenSettled(request, function (response) {
+          if (!response || response.status !== 200) { refused(response); return; }
           loaded += size;
           if (!entry.done && entry.onUploadProgress) {
             try { entry.onUploadProgress({ loaded: loaded, total: total }); } catch (err) { report(err); }
           }
-          // A refused part ends the value: native answers the call with the reason.
-          if (next && !entry.done && response && response.status === 200) { next(); }
+          if (next && !entry.done) { next(); }
         }, function (err) {
           // Native answers the call for a refused body; only a transport that is not there settles it here.
           if (!controller.signal.aborted) { unavailable(err); }

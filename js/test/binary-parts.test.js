@@ -14,7 +14,7 @@ function setup() {
   const win = makeWindow();
   const requests = [];
   win.fetch = (url, init) => new Promise((resolve) => {
-    requests.push({ url, init, answer: (status) => resolve(new Response('{}', { status })) });
+    requests.push({ url, init, answer: (status, body) => resolve(new Response(JSON.stringify(body || {}), { status })) });
   });
   const transport = recordingTransport();
   const bridge = createWebBridge({ window: win, transport });
@@ -69,7 +69,7 @@ test('a Blob over 1 MiB is read one slice per part (WebKitGTK cannot read Blob b
   assert.deepEqual([...new Uint8Array(requests[1].init.body)], [...data.subarray(MiB)]);
 });
 
-test('a refused part stops the value (native answers the call); an abort stops the parts', async () => {
+test('a refused part without a code stops the value (the reply settles the call); an abort stops the parts', async () => {
   const { bridge, requests } = setup();
   bridge.call('Save', { file: new Uint8Array(3 * MiB) });
   await flushAll();
@@ -95,4 +95,45 @@ test('values up to 1 MiB still go as one request without an offset', async () =>
   await flushAll();
   assert.equal(requests.length, 2);
   assert.ok(requests.every((r) => !r.url.includes('?')));
+});
+
+test('a refused part settles the call at once with its code, sends no more parts and tells native (cancel)', async () => {
+  for (const [status, code, reason] of [[409, 'invalid_options', 'out_of_order'], [413, 'payload_too_large', undefined],
+    [410, 'navigated', undefined], [504, 'timeout', undefined], [403, 'forbidden', undefined]]) {
+    const { bridge, requests, transport } = setup();
+    const progress = [];
+    const p = bridge.call('Save', { file: new Uint8Array(3 * MiB) }, { onUploadProgress: (x) => progress.push(x) });
+    await flushAll();
+    requests[0].answer(200);
+    await flushAll();
+    assert.equal(requests.length, 2);
+    requests[1].answer(status, { code, reason });
+    await assert.rejects(p, (err) => {
+      assert.equal(err.code, code);
+      assert.equal(err.details.status, status);
+      assert.equal(err.details.reason, reason === undefined ? null : reason);
+      return true;
+    });
+    await flushAll();
+    assert.equal(requests.length, 2, 'no part after a refusal');
+    assert.deepEqual(progress.map((x) => x.loaded), [MiB], 'a refused part is not progress');
+    const cancels = transport.messages.filter((m) => m.kind === 'cancel');
+    assert.deepEqual(cancels.map((m) => m.id), [transport.messages[0].id], 'native is told once');
+    // The reply that follows is dropped: the call settled once.
+    bridge._receive({ v: 1, kind: 'reply', id: transport.messages[0].id, ok: false, error: { code: 'task_failed', message: 'x' } });
+  }
+});
+
+test('a part answered cancelled (the task stopped reading) or unknown_transfer: no more parts; the reply settles the call', async () => {
+  for (const code of ['cancelled', 'unknown_transfer']) {
+    const { bridge, requests, transport } = setup();
+    const p = bridge.call('Save', { file: new Uint8Array(3 * MiB) });
+    await flushAll();
+    requests[0].answer(code === 'cancelled' ? 499 : 404, { code });
+    await flushAll();
+    assert.equal(requests.length, 1);
+    assert.equal(transport.messages.filter((m) => m.kind === 'cancel').length, 0);
+    bridge._receive({ v: 1, kind: 'reply', id: transport.messages[0].id, ok: true, data: 'head read' });
+    assert.equal(await p, 'head read');
+  }
 });

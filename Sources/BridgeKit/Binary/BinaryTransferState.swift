@@ -14,9 +14,34 @@ extension BinaryTransfers {
         var waiterBudgets: [Int: (token: String, budget: WaitingBudget)] = [:]
         var nextWaiter = 0
         var heldBytes = 0
+        /// How the uploads that ended lately ended, so that a later request of one (the next part)
+        /// is answered at once with that ending, not after a wait; the newest
+        /// ``maxEndedUploads``, oldest first in `endedOrder`.
+        var endedUploads: [String: EndedUpload] = [:]
+        var endedOrder: [String] = []
         /// Whether a timer will end the offers that expire unfetched (``BinaryTransfers/scheduleExpiry()``).
         var expiryScheduled = false
         var closed = false
+
+        /// How many ended uploads are remembered, so that their later requests are answered at once.
+        static let maxEndedUploads = 1024
+
+        /// Remembers how upload `token` ended; forgets the oldest ending past ``maxEndedUploads``.
+        mutating func remember(_ token: String, _ ended: EndedUpload) {
+            if endedUploads.updateValue(ended, forKey: token) == nil { endedOrder.append(token) }
+            if endedOrder.count > Self.maxEndedUploads { endedUploads[endedOrder.removeFirst()] = nil }
+        }
+    }
+
+    /// How an upload ended, as later requests of its token are answered.
+    struct EndedUpload {
+        /// The origin of the call that claimed it: a request of any other origin gets 403.
+        let origin: String
+        /// The answer's HTTP status and `code`.
+        let status: Int
+        let code: String
+        /// The error the task's stream ended with; `nil` when it finished.
+        let error: BridgeError?
     }
 
     /// An upload a task claimed (``BinaryTransfers/upload(of:context:)``).

@@ -11,15 +11,19 @@ extension BinaryTransfers {
     /// - Returns: the upload; iterate it once.
     /// - Throws: ``BridgeError``: `forbidden` for a call from a subframe or without an origin;
     ///   `navigated` when the page generation already ended; `payload_too_large` when the
-    ///   declared size is over ``BinaryLimits/maxTransferBytes``; `invalid_options` when the
-    ///   token was already claimed; `unavailable` after ``close()``.
+    ///   declared size is over ``BinaryLimits/maxTransferBytes`` (the page's requests of the token
+    ///   are then answered 413 at once); `invalid_options` when the token was already claimed (also
+    ///   by an upload that ended); `unavailable` after ``close()``.
     public func upload(of binary: BridgeBinary, context: CallContext) throws(BridgeError) -> BinaryUpload {
         let origin = try checkCall(context)
         if let size = binary.size, size > limits.maxTransferBytes {
-            throw .payloadTooLarge(bytes: size, limit: limits.maxTransferBytes)
+            let error = BridgeError.payloadTooLarge(bytes: size, limit: limits.maxTransferBytes)
+            refuseClaim(binary.token, origin: origin, status: 413, error: error)
+            throw error
         }
         let waiters = try state.withLock { (s) throws(BridgeError) -> [CheckedContinuation<Void, Never>] in
-            guard s.uploads[binary.token] == nil, s.offers[binary.token] == nil else {
+            guard s.uploads[binary.token] == nil, s.offers[binary.token] == nil, s.endedUploads[binary.token] == nil
+            else {
                 throw .invalidOptions("The binary value was already used.", path: "")
             }
             s.uploads[binary.token] = UploadSlot(
@@ -31,6 +35,20 @@ extension BinaryTransfers {
         for waiter in waiters { waiter.resume() }
         return BinaryUpload(
             transfers: self, token: binary.token, declaredSize: binary.size, generation: context.pageGeneration)
+    }
+
+    /// The task's claim of `token` was refused with `error`: the page's requests of the token (waiting
+    /// or later) are answered at once with `status` and the error's code, not after the request wait.
+    /// Leaves a token that names a transfer alone (it is not the refused call's).
+    private func refuseClaim(_ token: String, origin: String, status: Int, error: BridgeError) {
+        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            guard s.uploads[token] == nil, s.offers[token] == nil, s.endedUploads[token] == nil else { return [] }
+            s.remember(token, EndedUpload(origin: origin, status: status, code: error.code, error: error))
+            let waiters = s.waiting.removeValue(forKey: token).map { Array($0.values) } ?? []
+            s.waitingCount -= waiters.count
+            return waiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// All the bytes of `binary` at once (``upload(of:context:)``, collected): for small values.
@@ -48,34 +66,49 @@ extension BinaryTransfers {
 
     /// A page request with a body: waits (bounded) for the call's task to claim the token, checks
     /// the origin and the generation, hands the body to the task and waits for the outcome.
+    ///
+    /// A request of the call's origin that breaks the rules of its upload (a part out of order,
+    /// a second body, a part of a whole body) is refused and **ends the upload** at once: the
+    /// task's stream and the page's call end with the refusal's code (docs/protocol.md, "Binary
+    /// values"). A request of another origin is refused (403) without touching the upload.
     func handleUpload(_ request: BinaryRequest) async -> BinaryResponse {
         guard let token = request.token, let body = request.body else {
             request.body?.cancel()
             return .plain(404, code: "unknown_transfer", origin: request.origin)
         }
+        if let answer = endedAnswer(token, origin: request.origin) {
+            body.cancel()
+            return answer
+        }
         if state.withLock({ $0.uploads[token] == nil }) {
             guard await waitForClaim(token, origin: request.origin) else {
                 body.cancel()
-                return .plain(404, code: "unknown_transfer", origin: request.origin)
+                return endedAnswer(token, origin: request.origin)
+                    ?? .plain(404, code: "unknown_transfer", origin: request.origin)
             }
         }
         return await withCheckedContinuation { (continuation: CheckedContinuation<BinaryResponse, Never>) in
             enum Step {
                 case refuse(Int, String)
+                /// A request of the call's origin against its upload's rules: the upload ends with `invalid_options`.
+                case breaksRules(String)
                 case attach(CheckedContinuation<(any BinaryBodyReader)?, Never>?)
             }
             let step = state.withLock { s -> Step in
-                guard var slot = s.uploads[token] else { return .refuse(404, "unknown_transfer") }
+                guard var slot = s.uploads[token] else {
+                    if let ended = s.endedUploads[token] { return .refuse(ended.status, ended.code) }
+                    return .refuse(404, "unknown_transfer")
+                }
                 guard let origin = request.origin, origin == slot.origin else { return .refuse(403, "forbidden") }
-                guard slot.body == nil else { return .refuse(409, "already_used") }
+                guard slot.body == nil else { return .breaksRules("already_used") }
                 if let offset = request.offset {
                     // A part: only of a body sent in parts with a declared size, and only the
                     // next one (each offset is used once, in order).
-                    guard slot.parted != false, slot.declaredSize != nil else { return .refuse(409, "already_used") }
-                    guard offset == slot.bytes else { return .refuse(409, "out_of_order") }
+                    guard slot.parted != false, slot.declaredSize != nil else { return .breaksRules("already_used") }
+                    guard offset == slot.bytes else { return .breaksRules("out_of_order") }
                     slot.parted = true
                 } else {
-                    guard slot.parted == nil else { return .refuse(409, "already_used") }
+                    guard slot.parted == nil else { return .breaksRules("already_used") }
                     slot.parted = false
                 }
                 slot.body = body
@@ -89,12 +122,46 @@ extension BinaryTransfers {
             case .refuse(let status, let code):
                 body.cancel()
                 continuation.resume(returning: .plain(status, code: code, origin: request.origin))
+            case .breaksRules(let reason):
+                body.cancel()
+                let error = BridgeError.invalidOptions(
+                    "The page sent the binary value against the rules of its transfer (\(reason)).", path: "")
+                endUpload(token, .failed(error.code), error: error)
+                continuation.resume(
+                    returning: Self.answer(409, code: error.code, reason: reason, origin: request.origin))
             case .attach(let waiter):
                 waiter?.resume(returning: body)
                 // An earlier generation's slot is swept (410 through endUpload).
                 sweep(now: Self.now())
             }
         }
+    }
+
+    /// The answer to a request of an upload that already ended: its ending's status and code
+    /// (a finished one: 404 `unknown_transfer`, its token is used up), 403 for another origin;
+    /// `nil` when `token` names no ended upload.
+    private func endedAnswer(_ token: String, origin: String?) -> BinaryResponse? {
+        guard let ended = state.withLock({ $0.endedUploads[token] }) else { return nil }
+        guard let origin, origin == ended.origin else { return .plain(403, code: "forbidden", origin: origin) }
+        return .plain(ended.status, code: ended.code, origin: origin)
+    }
+
+    /// The error the stream of upload `token` ended with, when it ended with one.
+    func endingError(_ token: String) -> BridgeError? {
+        state.withLock { $0.endedUploads[token]?.error }
+    }
+
+    /// An answer `{"code": code, "reason": reason}` (and `"partBytes"` when given) with CORS headers for `origin`.
+    static func answer(
+        _ status: Int, code: String, reason: String? = nil, partBytes: Int? = nil, origin: String?
+    ) -> BinaryResponse {
+        var fields = ["\"code\":\"\(code)\""]
+        if let reason { fields.append("\"reason\":\"\(reason)\"") }
+        if let partBytes { fields.append("\"partBytes\":\(partBytes)") }
+        let text = Data("{\(fields.joined(separator: ","))}".utf8)
+        var headers = ["Content-Type": "application/json"]
+        if let origin { headers["Access-Control-Allow-Origin"] = origin }
+        return BinaryResponse(status: status, headers: headers, body: DataBodyReader(text), contentLength: text.count)
     }
 
     /// Waits up to ``BinaryLimits/requestWait`` for a task to claim `token`; false when none did,
@@ -107,7 +174,9 @@ extension BinaryTransfers {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             // Admitted and recorded under one lock, so that no budget is ever over its limit.
             let admitted = state.withLock { s -> Int? in
-                guard s.uploads[token] == nil, !s.closed, Self.admitsWaiting(budget, in: &s, limit: limit) else {
+                guard s.uploads[token] == nil, s.endedUploads[token] == nil, !s.closed,
+                    Self.admitsWaiting(budget, in: &s, limit: limit)
+                else {
                     return nil
                 }
                 s.nextWaiter += 1
@@ -176,7 +245,7 @@ extension BinaryTransfers {
                     let waiting = self.state.withLock { s in
                         s.uploads[token].map { $0.body == nil && $0.bodyWait == number } ?? false
                     }
-                    if waiting { self.endUpload(token, .failed("timeout")) }
+                    if waiting { self.endUpload(token, .failed("timeout"), error: .timeout(seconds: wait)) }
                 }
             }
         } onCancel: {
@@ -251,22 +320,48 @@ extension BinaryTransfers {
     }
 
     /// Ends upload `token` once: removes it, answers the page's request and the waiting task,
-    /// stops the body unless it was read to its end, reports the record.
-    func endUpload(_ token: String, _ outcome: BinaryTransferRecord.Outcome) {
-        guard let slot = state.withLock({ $0.uploads.removeValue(forKey: token) }) else { return }
+    /// stops the body unless it was read to its end, reports the record, and remembers the ending
+    /// (``BinaryTransfers/State/maxEndedUploads``) for later requests of the token and for the task's stream.
+    /// - Parameters:
+    ///   - token: the upload's token.
+    ///   - outcome: how it ended.
+    ///   - error: the error the task's stream ends with (default: one made from `outcome`'s code).
+    func endUpload(_ token: String, _ outcome: BinaryTransferRecord.Outcome, error: BridgeError? = nil) {
         let (status, code): (Int, String) =
             switch outcome {
-            case .finished: (200, "ok")
+            case .finished: (404, "unknown_transfer")
             case .cancelled: (499, "cancelled")
             case .failed(let code):
                 (code == "payload_too_large" ? 413 : code == "navigated" ? 410 : code == "timeout" ? 504 : 400, code)
             }
+        let streamError: BridgeError? =
+            switch outcome {
+            case .finished: nil
+            case .cancelled: error ?? .cancelled()
+            case .failed(let code): error ?? BridgeError(code: code, message: "The binary value's transfer failed.")
+            }
+        // Read before the lock (the router has its own): a request of an earlier document's upload is told so.
+        let generation = router?.pageGeneration
+        let slot = state.withLock { s -> UploadSlot? in
+            guard let slot = s.uploads.removeValue(forKey: token) else { return nil }
+            s.remember(
+                token,
+                slot.generation == generation
+                    ? EndedUpload(origin: slot.origin, status: status, code: code, error: streamError)
+                    : EndedUpload(origin: slot.origin, status: 410, code: "navigated", error: .navigated()))
+            return slot
+        }
+        guard let slot else { return }
         if outcome != .finished { slot.body?.cancel() }
         // The record first: an observer sees the transfer end before the call's reply can go.
         report(
             BinaryTransferRecord(
                 token: token, direction: .upload, bytes: slot.bytes, outcome: outcome, callID: slot.callID))
         slot.bodyWaiter?.resume(returning: nil)
-        slot.requestWaiter?.resume(returning: .plain(status, code: code, origin: slot.origin))
+        let answer =
+            outcome == .finished
+            ? Self.answer(200, code: "ok", origin: slot.origin)
+            : Self.answer(status, code: code, origin: slot.origin)
+        slot.requestWaiter?.resume(returning: answer)
     }
 }

@@ -36,37 +36,39 @@ struct BinaryPartsTests {
     }
 
     @Test(
-        "a part out of order, a replayed part, a whole body after parts, another origin's part: refused without ending the upload",
+        "another origin's part is refused without ending the upload; a part of a finished upload is refused at once (404)",
         .timeLimit(.minutes(1)))
     func refusedParts() async throws {
-        // A short request wait: the last request (a used-up token) waits it out before its 404.
-        let (page, _, transport, _) = try Fixture.fixture(limits: BinaryLimits(requestWait: 1, claimWait: 30))
+        // Long waits: the refusals must not wait for them (the page's own refusals: BinaryPartRefusalTests).
+        let (page, _, transport, _) = try Fixture.fixture(limits: BinaryLimits(requestWait: 20, claimWait: 30))
         let data = Fixture.bytes(9)
         let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 9)
         async let reply = page.call("Save", options: ["name": "a", "file": placeholder])
         let transfers = transport.transfers
-        #expect(await transfers.handle(Self.request(token, offset: 3, data.prefix(3))).status == 409, "skips a part")
         let evil = await transfers.handle(
             Self.request(token, offset: 0, Data(count: 3), origin: "https://evil.example"))
         #expect(evil.status == 403)
         #expect(await transfers.handle(Self.request(token, offset: 0, data.prefix(3))).status == 200)
-        #expect(await transfers.handle(Self.request(token, offset: 0, data.prefix(3))).status == 409, "replayed")
-        #expect(await transfers.handle(Self.request(token, offset: nil, data)).status == 409, "a whole body now")
         #expect(await transfers.handle(Self.request(token, offset: 3, Data(data[3..<6]))).status == 200)
         #expect(await transfers.handle(Self.request(token, offset: 6, Data(data[6..<9]))).status == 200)
         #expect(try InMemoryPage.result(of: await reply, as: Saved.self).sum == Fixture.sum(data))
+        let clock = ContinuousClock()
+        let start = clock.now
         #expect(await transfers.handle(Self.request(token, offset: 9, Data([1]))).status == 404, "used up")
+        #expect(clock.now - start < .seconds(5), "answered at once, not after the request wait")
     }
 
-    @Test("parts of a whole body already sent, and of a value of unknown size, are refused", .timeLimit(.minutes(1)))
+    @Test(
+        "a part of a value of unknown size is refused and ends the upload (invalid_options); a whole body after it too",
+        .timeLimit(.minutes(1)))
     func partsOnlyWhereAllowed() async throws {
-        let (page, _, transport, _) = try Fixture.fixture(limits: BinaryLimits(requestWait: 30, claimWait: 2))
+        let (page, _, transport, _) = try Fixture.fixture(limits: BinaryLimits(requestWait: 30, claimWait: 30))
         let (unsized, unsizedToken) = InMemoryBinaryTransport.placeholder(size: nil)
         async let first = page.call("Save", options: ["name": "a", "file": unsized])
         let part = await transport.transfers.handle(Self.request(unsizedToken, offset: 0, Data([1])))
         #expect(part.status == 409, "a part needs a declared size")
-        #expect(await transport.upload(Data([1, 2]), token: unsizedToken) == 200)
-        #expect(try InMemoryPage.result(of: await first, as: Saved.self).bytes == 2)
+        #expect(await first["error"]?.string("code") == "invalid_options")
+        #expect(await transport.upload(Data([1, 2]), token: unsizedToken) == 400)
     }
 
     @Test("a last part that goes past the declared size: 413 and payload_too_large", .timeLimit(.minutes(1)))
@@ -115,15 +117,14 @@ struct BinaryPartsTests {
 
     @Test("navigation between parts: the next part is refused and the upload ends once", .timeLimit(.minutes(1)))
     func navigationBetweenParts() async throws {
-        let (page, transfers, transport, records) = try Fixture.fixture(
-            limits: BinaryLimits(requestWait: 0.2, claimWait: 30))
+        let (page, transfers, transport, records) = try Fixture.fixture()
         let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 8)
         let id = try #require(page.send("Save", options: ["name": "a", "file": placeholder]))
         #expect(await transport.transfers.handle(Self.request(token, offset: 0, Fixture.bytes(4))).status == 200)
         page.navigate()
         transfers.pageDidCommitNavigation()
         let next = await transport.transfers.handle(Self.request(token, offset: 4, Fixture.bytes(4)))
-        #expect(next.status == 404)
+        #expect(next.status == 410)
         #expect(await eventually { records.list.count == 1 })
         #expect(page.messages(for: id).isEmpty)
         #expect(transfers.openTransfers == 0)
