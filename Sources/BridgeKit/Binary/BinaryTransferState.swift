@@ -58,6 +58,8 @@ extension BinaryTransfers {
         var requestWaiter: CheckedContinuation<BinaryResponse, Never>?
         /// The bytes read so far (of every part).
         var bytes = 0
+        /// `bytes` when the current request's body arrived: the current part's bytes are `bytes - partStart`.
+        var partStart = 0
         /// Whether the page sends the body in parts (`?offset=`), decided by its first request;
         /// `nil` before it.
         var parted: Bool?

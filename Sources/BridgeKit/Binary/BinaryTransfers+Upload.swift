@@ -112,6 +112,7 @@ extension BinaryTransfers {
                     slot.parted = false
                 }
                 slot.body = body
+                slot.partStart = slot.bytes
                 slot.requestWaiter = continuation
                 let waiter = slot.bodyWaiter
                 slot.bodyWaiter = nil
@@ -262,18 +263,22 @@ extension BinaryTransfers {
         return nil
     }
 
-    /// Counts `count` more bytes of upload `token`; returns the error that ends it, if any.
-    func countUpload(_ token: String, bytes count: Int) -> BridgeError? {
-        let result = state.withLock { s -> (Int, Int?, UInt64)? in
+    /// Counts `count` more bytes of upload `token`; returns the error that ends it, if any, and
+    /// the answer's `reason` for it (`part_too_large`: a part over ``BinaryLimits/partBytes``).
+    func countUpload(_ token: String, bytes count: Int) -> (error: BridgeError, reason: String?)? {
+        let result = state.withLock { s -> (Int, Int, Bool, Int?, UInt64)? in
             guard var slot = s.uploads[token] else { return nil }
             slot.bytes += count
             s.uploads[token] = slot
-            return (slot.bytes, slot.declaredSize, slot.generation)
+            return (slot.bytes, slot.bytes - slot.partStart, slot.parted == true, slot.declaredSize, slot.generation)
         }
-        guard let (bytes, declared, generation) = result else { return .cancelled() }
+        guard let (bytes, partBytes, parted, declared, generation) = result else { return (.cancelled(), nil) }
         let limit = min(limits.maxTransferBytes, declared ?? .max)
-        if bytes > limit { return .payloadTooLarge(bytes: bytes, limit: limit) }
-        if !isCurrent(generation) { return .navigated() }
+        if bytes > limit { return (.payloadTooLarge(bytes: bytes, limit: limit), nil) }
+        if parted, partBytes > limits.partBytes {
+            return (.payloadTooLarge(bytes: partBytes, limit: limits.partBytes), "part_too_large")
+        }
+        if !isCurrent(generation) { return (.navigated(), nil) }
         return nil
     }
 
@@ -314,7 +319,7 @@ extension BinaryTransfers {
         case .end(let end):
             return end
         case .answer(let waiter, let origin):
-            waiter?.resume(returning: .plain(200, code: "ok", origin: origin))
+            waiter?.resume(returning: Self.answer(200, code: "ok", partBytes: limits.partBytes, origin: origin))
             return .nextPart
         }
     }
@@ -326,7 +331,10 @@ extension BinaryTransfers {
     ///   - token: the upload's token.
     ///   - outcome: how it ended.
     ///   - error: the error the task's stream ends with (default: one made from `outcome`'s code).
-    func endUpload(_ token: String, _ outcome: BinaryTransferRecord.Outcome, error: BridgeError? = nil) {
+    ///   - reason: the `reason` in the answer to the page's request in progress, if any.
+    func endUpload(
+        _ token: String, _ outcome: BinaryTransferRecord.Outcome, error: BridgeError? = nil, reason: String? = nil
+    ) {
         let (status, code): (Int, String) =
             switch outcome {
             case .finished: (404, "unknown_transfer")
@@ -360,8 +368,8 @@ extension BinaryTransfers {
         slot.bodyWaiter?.resume(returning: nil)
         let answer =
             outcome == .finished
-            ? Self.answer(200, code: "ok", origin: slot.origin)
-            : Self.answer(status, code: code, origin: slot.origin)
+            ? Self.answer(200, code: "ok", partBytes: limits.partBytes, origin: slot.origin)
+            : Self.answer(status, code: code, reason: reason, origin: slot.origin)
         slot.requestWaiter?.resume(returning: answer)
     }
 }

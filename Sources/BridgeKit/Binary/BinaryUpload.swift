@@ -4,7 +4,7 @@ public import Foundation
 /// task iterates (``BinaryTransfers/upload(of:context:)``). Iterate it once.
 ///
 /// It ends exactly once: at the end of the body (finished), with an error (`payload_too_large`
-/// over the declared size or the limit, `timeout` when the page's request never came,
+/// over the declared size, the limit or a part's size (``BinaryLimits/partBytes``), `timeout` when the page's request never came,
 /// `invalid_options` when the page sent a request against the rules of its transfer (a part out
 /// of order, a second body; the refusal ends the upload at once),
 /// `navigated` when the page's document was replaced, `unavailable` when the web view closed (the
@@ -91,9 +91,10 @@ public final class BinaryUpload: AsyncSequence, Sendable {
                     }
                 }
                 guard let chunk else { throw BridgeError.cancelled() }
-                if let error = transfers.countUpload(token, bytes: chunk.count) {
+                if let (error, reason) = transfers.countUpload(token, bytes: chunk.count) {
                     transfers.endUpload(
-                        token, error.code == "cancelled" ? .cancelled : .failed(error.code), error: error)
+                        token, error.code == "cancelled" ? .cancelled : .failed(error.code), error: error,
+                        reason: reason)
                     throw error
                 }
                 return chunk
