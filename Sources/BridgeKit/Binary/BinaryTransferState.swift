@@ -7,7 +7,7 @@ extension BinaryTransfers {
         var uploads: [String: UploadSlot] = [:]
         var offers: [String: Offer] = [:]
         /// Page requests that arrived before their call's task claimed the token.
-        var waiting: [String: [Int: CheckedContinuation<Void, Never>]] = [:]
+        var waiting: [String: [Int: ClaimWaiter]] = [:]
         var waitingCount = 0
         /// The token and budget of each waiting request, by its key in `waiting`
         /// (``BinaryTransfers/WaitingBudget``).
@@ -22,6 +22,16 @@ extension BinaryTransfers {
         /// Whether a timer will end the offers that expire unfetched (``BinaryTransfers/scheduleExpiry()``).
         var expiryScheduled = false
         var closed = false
+        /// The wait timers running (``BinaryTransfers/startWaitTimer(in:seconds:fire:)``).
+        var waitTimers = 0
+
+        /// Removes the requests waiting for `token`'s claim and returns them, for
+        /// ``BinaryTransfers/release(_:)`` after the lock.
+        mutating func takeWaiters(for token: String) -> [ClaimWaiter] {
+            let waiters = waiting.removeValue(forKey: token).map { Array($0.values) } ?? []
+            waitingCount -= waiters.count
+            return waiters
+        }
 
         /// How many ended uploads are remembered, so that their later requests are answered at once.
         static let maxEndedUploads = 1024
@@ -31,6 +41,12 @@ extension BinaryTransfers {
             if endedUploads.updateValue(ended, forKey: token) == nil { endedOrder.append(token) }
             if endedOrder.count > Self.maxEndedUploads { endedUploads[endedOrder.removeFirst()] = nil }
         }
+    }
+
+    /// A page request waiting for its token's claim, and the timer that ends its wait.
+    struct ClaimWaiter {
+        let continuation: CheckedContinuation<Void, Never>
+        let timer: Task<Void, Never>
     }
 
     /// How an upload ended, as later requests of its token are answered.
@@ -65,6 +81,8 @@ extension BinaryTransfers {
         var parted: Bool?
         /// Counts the task's waits for a body, so a wait's timeout never ends a later one.
         var bodyWait = 0
+        /// The timer of the task's current wait for a body; cancelled when the body arrives or the upload ends.
+        var bodyTimer: Task<Void, Never>?
     }
 
     /// A download issued for a call (``BinaryTransfers/send(_:type:context:)``).

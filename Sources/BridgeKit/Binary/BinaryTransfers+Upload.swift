@@ -21,18 +21,16 @@ extension BinaryTransfers {
             refuseClaim(binary.token, origin: origin, status: 413, error: error)
             throw error
         }
-        let waiters = try state.withLock { (s) throws(BridgeError) -> [CheckedContinuation<Void, Never>] in
+        let waiters = try state.withLock { (s) throws(BridgeError) -> [ClaimWaiter] in
             guard s.uploads[binary.token] == nil, s.offers[binary.token] == nil, s.endedUploads[binary.token] == nil
             else {
                 throw .invalidOptions("The binary value was already used.", path: "")
             }
             s.uploads[binary.token] = UploadSlot(
                 origin: origin, generation: context.pageGeneration, declaredSize: binary.size, callID: context.callID)
-            let waiters = s.waiting.removeValue(forKey: binary.token).map { Array($0.values) } ?? []
-            s.waitingCount -= waiters.count
-            return waiters
+            return s.takeWaiters(for: binary.token)
         }
-        for waiter in waiters { waiter.resume() }
+        Self.release(waiters)
         return BinaryUpload(
             transfers: self, token: binary.token, declaredSize: binary.size, generation: context.pageGeneration)
     }
@@ -41,14 +39,12 @@ extension BinaryTransfers {
     /// or later) are answered at once with `status` and the error's code, not after the request wait.
     /// Leaves a token that names a transfer alone (it is not the refused call's).
     private func refuseClaim(_ token: String, origin: String, status: Int, error: BridgeError) {
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+        let waiters = state.withLock { s -> [ClaimWaiter] in
             guard s.uploads[token] == nil, s.offers[token] == nil, s.endedUploads[token] == nil else { return [] }
             s.remember(token, EndedUpload(origin: origin, status: status, code: error.code, error: error))
-            let waiters = s.waiting.removeValue(forKey: token).map { Array($0.values) } ?? []
-            s.waitingCount -= waiters.count
-            return waiters
+            return s.takeWaiters(for: token)
         }
-        for waiter in waiters { waiter.resume() }
+        Self.release(waiters)
     }
 
     /// All the bytes of `binary` at once (``upload(of:context:)``, collected): for small values.
@@ -92,7 +88,7 @@ extension BinaryTransfers {
                 case refuse(Int, String)
                 /// A request of the call's origin against its upload's rules: the upload ends with `invalid_options`.
                 case breaksRules(String)
-                case attach(CheckedContinuation<(any BinaryBodyReader)?, Never>?)
+                case attach(CheckedContinuation<(any BinaryBodyReader)?, Never>?, Task<Void, Never>?)
             }
             let step = state.withLock { s -> Step in
                 guard var slot = s.uploads[token] else {
@@ -115,9 +111,11 @@ extension BinaryTransfers {
                 slot.partStart = slot.bytes
                 slot.requestWaiter = continuation
                 let waiter = slot.bodyWaiter
+                let timer = slot.bodyTimer
                 slot.bodyWaiter = nil
+                slot.bodyTimer = nil
                 s.uploads[token] = slot
-                return .attach(waiter)
+                return .attach(waiter, timer)
             }
             switch step {
             case .refuse(let status, let code):
@@ -130,7 +128,8 @@ extension BinaryTransfers {
                 endUpload(token, .failed(error.code), error: error)
                 continuation.resume(
                     returning: Self.answer(409, code: error.code, reason: reason, origin: request.origin))
-            case .attach(let waiter):
+            case .attach(let waiter, let timer):
+                timer?.cancel()
                 waiter?.resume(returning: body)
                 // An earlier generation's slot is swept (410 through endUpload).
                 sweep(now: Self.now())
@@ -165,89 +164,30 @@ extension BinaryTransfers {
         return BinaryResponse(status: status, headers: headers, body: DataBodyReader(text), contentLength: text.count)
     }
 
-    /// Waits up to ``BinaryLimits/requestWait`` for a task to claim `token`; false when none did,
-    /// the request has no origin, too many requests of its origin or of all other origins wait
-    /// already (``WaitingBudget``), or the transfers closed.
-    private func waitForClaim(_ token: String, origin: String?) async -> Bool {
-        guard let budget = waitingBudget(for: origin) else { return false }
-        let wait = limits.requestWait
-        let limit = limits.maxWaitingRequests
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            // Admitted and recorded under one lock, so that no budget is ever over its limit.
-            let admitted = state.withLock { s -> Int? in
-                guard s.uploads[token] == nil, s.endedUploads[token] == nil, !s.closed,
-                    Self.admitsWaiting(budget, in: &s, limit: limit)
-                else {
-                    return nil
-                }
-                s.nextWaiter += 1
-                s.waiting[token, default: [:]][s.nextWaiter] = continuation
-                s.waiterBudgets[s.nextWaiter] = (token, budget)
-                s.waitingCount += 1
-                return s.nextWaiter
-            }
-            guard let key = admitted else {
-                continuation.resume()
-                return
-            }
-            Task.detached { [weak self] in
-                try? await Task.sleep(nanoseconds: UInt64(max(0, wait) * 1e9))
-                self?.resumeWaiter(token: token, key: key)
-            }
-        }
-        return state.withLock { $0.uploads[token] != nil }
-    }
-
-    private func resumeWaiter(token: String, key: Int) {
-        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
-            guard let waiter = s.waiting[token]?.removeValue(forKey: key) else { return nil }
-            if s.waiting[token]?.isEmpty == true { s.waiting[token] = nil }
-            s.waiterBudgets[key] = nil
-            s.waitingCount -= 1
-            return waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Wakes waiting page requests (they then find no claim and answer 404).
-    func wakeWaitingRequests(all: Bool) {
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            let waiters = s.waiting.values.flatMap(\.values)
-            s.waiting = [:]
-            s.waiterBudgets = [:]
-            s.waitingCount = 0
-            return waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
     /// Waits for the page's request body of the claimed upload `token` (its first, or its next
     /// part): `nil` when the upload ended first (cancelled, timed out, navigated).
     func awaitBody(_ token: String) async -> (any BinaryBodyReader)? {
         let wait = limits.claimWait
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<(any BinaryBodyReader)?, Never>) in
+                // The wait's timer ends with the wait: the body's arrival or the upload's end cancels it.
                 let ready = state.withLock { s -> Result<(any BinaryBodyReader)?, Never>? in
                     guard var slot = s.uploads[token] else { return .success(nil) }
                     if let body = slot.body { return .success(body) }
                     slot.bodyWaiter = continuation
                     slot.bodyWait += 1
+                    let number = slot.bodyWait
+                    slot.bodyTimer?.cancel()
+                    slot.bodyTimer = startWaitTimer(in: &s, seconds: wait) { transfers in
+                        let waiting = transfers.state.withLock { s in
+                            s.uploads[token].map { $0.body == nil && $0.bodyWait == number } ?? false
+                        }
+                        if waiting { transfers.endUpload(token, .failed("timeout"), error: .timeout(seconds: wait)) }
+                    }
                     s.uploads[token] = slot
                     return nil
                 }
-                if case .success(let body) = ready {
-                    continuation.resume(returning: body)
-                    return
-                }
-                let number = state.withLock { $0.uploads[token]?.bodyWait }
-                Task.detached { [weak self] in
-                    try? await Task.sleep(nanoseconds: UInt64(max(0, wait) * 1e9))
-                    guard let self else { return }
-                    let waiting = self.state.withLock { s in
-                        s.uploads[token].map { $0.body == nil && $0.bodyWait == number } ?? false
-                    }
-                    if waiting { self.endUpload(token, .failed("timeout"), error: .timeout(seconds: wait)) }
-                }
+                if case .success(let body) = ready { continuation.resume(returning: body) }
             }
         } onCancel: {
             endUpload(token, .cancelled)
@@ -360,6 +300,7 @@ extension BinaryTransfers {
             return slot
         }
         guard let slot else { return }
+        slot.bodyTimer?.cancel()
         if outcome != .finished { slot.body?.cancel() }
         // The record first: an observer sees the transfer end before the call's reply can go.
         report(
