@@ -13,11 +13,10 @@ extension GTKWrapperTests.EndToEnd {
             "a 5 MiB typed array and a 3.5 MiB Blob arrive whole through parts of the app's size (64 KiB, then 1 MiB), with progress per part",
             .timeLimit(.minutes(1)))
         func largeUploads() async throws {
-            let server = try LoopbackServer()
-            defer { server.stop() }
-            server.routes["/"] = .init(body: Binary.page)
-            let (harness, records) = try Binary.harness(server)
-            try await harness.load(server.origin + "/")
+            let scene = try BinaryScene()
+            defer { scene.stop() }
+            let (harness, records) = (scene.harness, scene.records)
+            try await scene.load()
             try await harness.run(
                 """
                 var big = pattern(5 * 1048576 + 11);
@@ -52,12 +51,11 @@ extension GTKWrapperTests.EndToEnd {
             "parts through WebKit's scheme handler: a part out of order is refused 409 and ends the upload at once; the call fails invalid_options, a later part is told so",
             .timeLimit(.minutes(1)))
         func partsChecked() async throws {
-            let server = try LoopbackServer()
-            defer { server.stop() }
-            server.routes["/"] = .init(body: Binary.page)
+            let scene = try BinaryScene(limits: BinaryLimits(requestWait: 20, claimWait: 20))
+            defer { scene.stop() }
             // Long waits: the refusal must end the call without waiting for any of them.
-            let (harness, records) = try Binary.harness(server, limits: BinaryLimits(requestWait: 20, claimWait: 20))
-            try await harness.load(server.origin + "/")
+            let (harness, records) = (scene.harness, scene.records)
+            try await scene.load()
             let clock = ContinuousClock()
             let start = clock.now
             // The page writes the placeholder itself, so it knows the token and sends the parts by hand.
@@ -95,12 +93,10 @@ extension GTKWrapperTests.EndToEnd {
             "the page takes the app's part size: with BinaryLimits(chunkBytes: 256 KiB) a 1 MiB value goes in 64 KiB + 256 KiB parts",
             .timeLimit(.minutes(1)))
         func appPartSize() async throws {
-            let server = try LoopbackServer()
-            defer { server.stop() }
-            server.routes["/"] = .init(body: Binary.page)
-            let (harness, records) = try Binary.harness(
-                server, limits: BinaryLimits(chunkBytes: 256 << 10, requestWait: 5, claimWait: 10))
-            try await harness.load(server.origin + "/")
+            let scene = try BinaryScene(limits: BinaryLimits(chunkBytes: 256 << 10, requestWait: 5, claimWait: 10))
+            defer { scene.stop() }
+            let (harness, records) = (scene.harness, scene.records)
+            try await scene.load()
             try await harness.run(
                 """
                 var big = pattern(1048576);
