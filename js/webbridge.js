@@ -78,9 +78,11 @@
   var BINARY_ANNOUNCEMENT = 'webbridge.binary';
   var MAX_ANNOUNCED = 4096;
   var MAX_BINARY_DEPTH = 64;
-  // A larger binary value uploads in parts of this size, one request after the other, so the
-  // app's process holds one part at a time (BinaryLimits.chunkBytes' default).
-  var UPLOAD_PART_BYTES = 1048576;
+  // A larger binary value uploads in parts, one request after the other, so the app's process
+  // holds one part at a time. Their size is the app's (BinaryLimits.partBytes), told in every
+  // upload answer ({"code": "ok", "partBytes": n}); until the page has one, parts are this size
+  // (BinaryLimits.minimumPartBytes, which native always accepts).
+  var FIRST_PART_BYTES = 65536;
   var objectToString = uncurry(Object.prototype.toString);
   var isArrayBufferView = typeof ArrayBuffer === 'function' ? ArrayBuffer.isView : function () { return false; };
   var Uint8ArrayCtor = typeof Uint8Array === 'function' ? Uint8Array : null;
@@ -378,6 +380,7 @@
     var controllerWindow = { AbortController: win && win.AbortController };
     var announced = new M();     // download tokens native announced (webbridge.binary), until fetched
     var mockOffers = new M();    // mock mode: token -> bytes a mock answered with, until the page reads them
+    var partBytes = FIRST_PART_BYTES;  // upload part size: native's, from its last upload answer
     var winFetch = win && typeof win.fetch === 'function' ? win.fetch : hostFetch;
 
     function report(err) {
@@ -742,8 +745,9 @@
      * Sends each binary value of a posted call as the body of its own request (`POST`, no
      * Content-Type, so no CORS preflight). A Blob is read into an ArrayBuffer first: WebKitGTK
      * 2.50 crashes reading a Blob request body in the UI process (webkit_uri_scheme_request_get_http_body).
-     * A value over UPLOAD_PART_BYTES goes in parts (`?offset=<n>`), each sent once native answered
-     * the one before 200: views of the page's bytes, or a Blob read one slice at a time.
+     * A value over the part size goes in parts (`?offset=<n>`), each sent once native answered
+     * the one before 200: views of the page's bytes, or a Blob read one slice at a time. Each 200
+     * answer tells the app's part size (`partBytes`); the next parts take it.
      */
     function startUploads(entry) {
       var parts = entry.uploads;
@@ -753,6 +757,24 @@
       arrayForEach(parts, function (part) { total += part.size; });
       function unavailable(err) {
         if (!entry.done) { stop(entry, 'unavailable', 'The byte transport is not available', { reason: reasonOf(err) }); }
+      }
+      /**
+       * A refused body or part ends the value: no more parts go. Its answer's `code` (the code
+       * native ended the upload with) settles the call at once, unless it is `cancelled` (native's
+       * task stopped reading: its reply settles the call) or `unknown_transfer` (no task claimed
+       * the value: the task's reply settles it).
+       */
+      function refused(response) {
+        if (entry.done) { return; }
+        var status = response ? response.status : 0;
+        var reading;
+        try { reading = response.json(); } catch (err) { return; }
+        whenSettled(reading, function (j) {
+          var code = isObject(j) && typeof j.code === 'string' ? j.code : null;
+          if (!code || code === 'ok' || code === 'cancelled' || code === 'unknown_transfer') { return; }
+          stop(entry, code, 'The byte transport refused the binary value',
+            { status: status, reason: typeof j.reason === 'string' ? j.reason : null });
+        }, function () { /* no code: the reply settles the call */ });
       }
       /** Posts `body` (`size` bytes at `offset`, or the whole value when offset is undefined); `next` runs after a 200. */
       function send(token, offset, body, size, next) {
@@ -765,12 +787,18 @@
             cache: 'no-store', credentials: 'omit' }, offset);
         } catch (err) { unavailable(err); return; }
         whenSettled(request, function (response) {
+          if (!response || response.status !== 200) { refused(response); return; }
           loaded += size;
           if (!entry.done && entry.onUploadProgress) {
             try { entry.onUploadProgress({ loaded: loaded, total: total }); } catch (err) { report(err); }
           }
-          // A refused part ends the value: native answers the call with the reason.
-          if (next && !entry.done && response && response.status === 200) { next(); }
+          var reading;
+          try { reading = response.json(); } catch (err) { reading = null; }
+          whenSettled(reading, function (j) {
+            var n = isObject(j) ? j.partBytes : null;
+            if (typeof n === 'number' && n >= 1 && n <= 9007199254740991 && mathFloor(n) === n) { partBytes = n; }
+            if (next && !entry.done) { next(); }
+          }, function () { if (next && !entry.done) { next(); } });
         }, function (err) {
           // Native answers the call for a refused body; only a transport that is not there settles it here.
           if (!controller.signal.aborted) { unavailable(err); }
@@ -778,7 +806,7 @@
       }
       function sendParts(part, offset) {
         if (entry.done) { return; }
-        var end = mathMin(part.size, offset + UPLOAD_PART_BYTES);
+        var end = mathMin(part.size, offset + partBytes);
         var next = end < part.size ? function () { sendParts(part, end); } : null;
         var body = part.body;
         var kind = binaryKind(body);
@@ -793,7 +821,7 @@
         send(part.token, offset, view, end - offset, next);
       }
       arrayForEach(parts, function (part) {
-        if (part.size > UPLOAD_PART_BYTES) { sendParts(part, 0); return; }
+        if (part.size > partBytes) { sendParts(part, 0); return; }
         if (binaryKind(part.body) !== 'blob') { send(part.token, undefined, part.body, part.size, null); return; }
         var reading;
         try { reading = part.body.arrayBuffer(); } catch (err) { unavailable(err); return; }

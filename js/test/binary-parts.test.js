@@ -1,20 +1,25 @@
 'use strict';
 // Large binary values upload in parts (issue 26; docs/protocol.md, "Binary values"): one request
-// per MiB (`POST webbridge-binary://transfer/<token>?offset=<n>`), each sent once native answered
-// the one before 200, so the app's process holds one part at a time.
+// per part (`POST webbridge-binary://transfer/<token>?offset=<n>`), each sent once native answered
+// the one before 200, so the app's process holds one part at a time. The first part is 64 KiB;
+// every 200 answer tells the app's part size (`partBytes`), which the next parts take.
 const test = require('node:test');
 const assert = require('node:assert/strict');
+const fs = require('node:fs');
+const path = require('node:path');
 const { loadShim, makeWindow, recordingTransport, settleMicrotasks } = require('../testing/fakes.js');
 
 const { createWebBridge } = loadShim();
 const MiB = 1048576;
+const FIRST = 65536;
+const OK = { code: 'ok', partBytes: MiB };
 
 /** A page whose fetch holds every request until the test answers it (`answer(status)`). */
 function setup() {
   const win = makeWindow();
   const requests = [];
   win.fetch = (url, init) => new Promise((resolve) => {
-    requests.push({ url, init, answer: (status) => resolve(new Response('{}', { status })) });
+    requests.push({ url, init, answer: (status, body) => resolve(new Response(JSON.stringify(body || {}), { status })) });
   });
   const transport = recordingTransport();
   const bridge = createWebBridge({ window: win, transport });
@@ -26,7 +31,7 @@ async function flushAll() {
 function pattern(n) { const a = new Uint8Array(n); for (let i = 0; i < n; i++) { a[i] = i % 251; } return a; }
 function bytesOf(body) { return body instanceof ArrayBuffer ? new Uint8Array(body) : new Uint8Array(body.buffer, body.byteOffset, body.byteLength); }
 
-test('a value over 1 MiB goes in parts, one after the other, each a view of its range; progress per part', async () => {
+test('a value over the part size goes in parts: 64 KiB first, then the size native tells; each a view; progress per part', async () => {
   const { bridge, requests, transport } = setup();
   const data = pattern(2 * MiB + 5).subarray(3);
   const progress = [];
@@ -34,42 +39,78 @@ test('a value over 1 MiB goes in parts, one after the other, each a view of its 
   await flushAll();
   const token = transport.messages[0].options.file.$bridgeBinary.token;
   assert.equal(transport.messages[0].options.file.$bridgeBinary.size, 2 * MiB + 2);
-  const seen = [];
-  for (const offset of [0, MiB, 2 * MiB]) {
-    assert.equal(requests.length, seen.length + 1, 'the next part waits for the answer to the one before');
-    const request = requests[seen.length];
-    assert.equal(request.url, 'webbridge-binary://transfer/' + token + '?offset=' + offset);
+  const offsets = [0, FIRST, FIRST + MiB];
+  const sizes = [FIRST, MiB, 2 * MiB + 2 - FIRST - MiB];
+  offsets.forEach((offset, i) => assert.ok(offset + sizes[i] <= 2 * MiB + 2));
+  for (let i = 0; i < offsets.length; i++) {
+    assert.equal(requests.length, i + 1, 'the next part waits for the answer to the one before');
+    const request = requests[i];
+    assert.equal(request.url, 'webbridge-binary://transfer/' + token + '?offset=' + offsets[i]);
     assert.equal(request.init.method, 'POST');
     const body = bytesOf(request.init.body);
-    assert.equal(body.length, offset === 2 * MiB ? 2 : MiB);
-    assert.equal(body[0], data[offset]);
+    assert.equal(body.length, sizes[i]);
+    assert.equal(body[0], data[offsets[i]]);
     assert.equal(body.buffer, data.buffer, 'a view of the page\'s bytes, not a copy');
-    seen.push(body.length);
-    request.answer(200);
+    request.answer(200, OK);
     await flushAll();
   }
   assert.equal(requests.length, 3);
-  assert.deepEqual(progress.map((p) => p.loaded), [MiB, 2 * MiB, 2 * MiB + 2]);
+  assert.deepEqual(progress.map((p) => p.loaded), [FIRST, FIRST + MiB, 2 * MiB + 2]);
   assert.ok(progress.every((p) => p.total === 2 * MiB + 2));
 });
 
-test('a Blob over 1 MiB is read one slice per part (WebKitGTK cannot read Blob bodies)', async () => {
+test('a Blob over the part size is read one slice per part (WebKitGTK cannot read Blob bodies)', async () => {
   const { bridge, requests } = setup();
   const data = pattern(MiB + 10);
   bridge.call('Save', { file: new Blob([data]) });
   await flushAll();
   assert.equal(requests.length, 1);
   assert.ok(requests[0].init.body instanceof ArrayBuffer);
-  assert.equal(requests[0].init.body.byteLength, MiB);
+  assert.equal(requests[0].init.body.byteLength, FIRST);
   assert.match(requests[0].url, /\?offset=0$/);
-  requests[0].answer(200);
+  requests[0].answer(200, OK);
   await flushAll();
   assert.equal(requests.length, 2);
-  assert.match(requests[1].url, /\?offset=1048576$/);
-  assert.deepEqual([...new Uint8Array(requests[1].init.body)], [...data.subarray(MiB)]);
+  assert.match(requests[1].url, /\?offset=65536$/);
+  assert.deepEqual([...new Uint8Array(requests[1].init.body)], [...data.subarray(FIRST)]);
 });
 
-test('a refused part stops the value (native answers the call); an abort stops the parts', async () => {
+test('the app\'s part size, smaller or larger, from the answers (fixture binary/part-answer.json); a malformed one is ignored', async () => {
+  const fixture = JSON.parse(fs.readFileSync(
+    path.join(__dirname, '..', '..', 'Tests', 'Fixtures', 'binary', 'part-answer.json'), 'utf8'));
+  assert.equal(fixture.kind, 'answer');
+  for (const [answer, expected] of [[fixture.message.body, fixture.message.body.partBytes], [{ code: 'ok', partBytes: 100000 }, 100000],
+    [{ code: 'ok', partBytes: 3 * MiB }, 3 * MiB], [{ code: 'ok', partBytes: 0 }, FIRST], [{ code: 'ok', partBytes: 1.5 }, FIRST],
+    [{ code: 'ok', partBytes: '9' }, FIRST], [{ code: 'ok' }, FIRST]]) {
+    const { bridge, requests } = setup();
+    bridge.call('Save', { file: new Uint8Array(5 * MiB) });
+    await flushAll();
+    assert.equal(bytesOf(requests[0].init.body).length, FIRST);
+    requests[0].answer(fixture.message.status, answer);
+    await flushAll();
+    assert.equal(bytesOf(requests[1].init.body).length, expected, JSON.stringify(answer));
+    assert.match(requests[1].url, /\?offset=65536$/);
+  }
+});
+
+test('values up to the part size go as one request without an offset: 64 KiB before an answer, then native\'s size', async () => {
+  const { bridge, requests } = setup();
+  bridge.call('Save', { a: new Uint8Array(FIRST), b: new Blob([new Uint8Array(5)]) });
+  await flushAll();
+  assert.equal(requests.length, 2);
+  assert.ok(requests.every((r) => !r.url.includes('?')));
+  bridge.call('Save', { c: new Uint8Array(FIRST + 1) });
+  await flushAll();
+  assert.equal(requests.length, 3);
+  assert.match(requests[2].url, /\?offset=0$/, 'over 64 KiB before the page knows the app\'s size: parts');
+  requests[0].answer(200, OK);
+  await flushAll();
+  bridge.call('Save', { d: new Uint8Array(MiB) });
+  await flushAll();
+  assert.ok(!requests[requests.length - 1].url.includes('?'), 'up to the size native told: one request');
+});
+
+test('a refused part without a code stops the value (the reply settles the call); an abort stops the parts', async () => {
   const { bridge, requests } = setup();
   bridge.call('Save', { file: new Uint8Array(3 * MiB) });
   await flushAll();
@@ -89,10 +130,43 @@ test('a refused part stops the value (native answers the call); an abort stops t
   assert.equal(requests.length, 2, 'no part after the call settled');
 });
 
-test('values up to 1 MiB still go as one request without an offset', async () => {
-  const { bridge, requests } = setup();
-  bridge.call('Save', { a: new Uint8Array(MiB), b: new Blob([new Uint8Array(5)]) });
-  await flushAll();
-  assert.equal(requests.length, 2);
-  assert.ok(requests.every((r) => !r.url.includes('?')));
+test('a refused part settles the call at once with its code, sends no more parts and tells native (cancel)', async () => {
+  for (const [status, code, reason] of [[409, 'invalid_options', 'out_of_order'], [413, 'payload_too_large', undefined],
+    [410, 'navigated', undefined], [504, 'timeout', undefined], [403, 'forbidden', undefined]]) {
+    const { bridge, requests, transport } = setup();
+    const progress = [];
+    const p = bridge.call('Save', { file: new Uint8Array(3 * MiB) }, { onUploadProgress: (x) => progress.push(x) });
+    await flushAll();
+    requests[0].answer(200);
+    await flushAll();
+    assert.equal(requests.length, 2);
+    requests[1].answer(status, { code, reason });
+    await assert.rejects(p, (err) => {
+      assert.equal(err.code, code);
+      assert.equal(err.details.status, status);
+      assert.equal(err.details.reason, reason === undefined ? null : reason);
+      return true;
+    });
+    await flushAll();
+    assert.equal(requests.length, 2, 'no part after a refusal');
+    assert.deepEqual(progress.map((x) => x.loaded), [FIRST], 'a refused part is not progress');
+    const cancels = transport.messages.filter((m) => m.kind === 'cancel');
+    assert.deepEqual(cancels.map((m) => m.id), [transport.messages[0].id], 'native is told once');
+    // The reply that follows is dropped: the call settled once.
+    bridge._receive({ v: 1, kind: 'reply', id: transport.messages[0].id, ok: false, error: { code: 'task_failed', message: 'x' } });
+  }
+});
+
+test('a part answered cancelled (the task stopped reading) or unknown_transfer: no more parts; the reply settles the call', async () => {
+  for (const code of ['cancelled', 'unknown_transfer']) {
+    const { bridge, requests, transport } = setup();
+    const p = bridge.call('Save', { file: new Uint8Array(3 * MiB) });
+    await flushAll();
+    requests[0].answer(code === 'cancelled' ? 499 : 404, { code });
+    await flushAll();
+    assert.equal(requests.length, 1);
+    assert.equal(transport.messages.filter((m) => m.kind === 'cancel').length, 0);
+    bridge._receive({ v: 1, kind: 'reply', id: transport.messages[0].id, ok: true, data: 'head read' });
+    assert.equal(await p, 'head read');
+  }
 });

@@ -6,7 +6,8 @@ public struct BinaryLimits: Sendable, Hashable {
     /// The largest transfer, either way, in bytes; a page body over it is cut off and refused
     /// with `payload_too_large` (HTTP 413 to the page's request). Default 1 GiB.
     public var maxTransferBytes: Int
-    /// The largest chunk handed to a task or read from a native stream, in bytes. Default 1 MiB.
+    /// The largest chunk handed to a task or read from a native stream, in bytes; also the size
+    /// of the parts a page sends a larger value in (``partBytes``). Default 1 MiB.
     public var chunkBytes: Int
     /// The bytes native may hold for downloads the page has not fetched yet
     /// (``BinaryTransfers/send(_:type:context:)`` with `Data`); over it `send` throws
@@ -22,6 +23,16 @@ public struct BinaryLimits: Sendable, Hashable {
     public var claimWait: Double
     /// How long a download offer lives unfetched, in seconds. Default 60.
     public var offerLifetime: Double
+
+    /// The smallest part size, in bytes (64 KiB): the size of a page's first part of a value, sent
+    /// before the page learned ``partBytes``, so a part this large is always accepted.
+    public static let minimumPartBytes = 64 << 10
+
+    /// The size of the parts a page sends a value larger than it in, in bytes: ``chunkBytes``,
+    /// at least ``minimumPartBytes``. Native tells the page in every upload answer
+    /// (`{"code": "ok", "partBytes": n}`) and refuses a larger part with `payload_too_large`
+    /// (HTTP 413, reason `part_too_large`), which ends the upload (docs/protocol.md, "Binary values").
+    public var partBytes: Int { max(chunkBytes, Self.minimumPartBytes) }
 
     /// Creates limits; every argument has the default documented on its property.
     public init(

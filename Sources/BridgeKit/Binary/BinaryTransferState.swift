@@ -7,16 +7,57 @@ extension BinaryTransfers {
         var uploads: [String: UploadSlot] = [:]
         var offers: [String: Offer] = [:]
         /// Page requests that arrived before their call's task claimed the token.
-        var waiting: [String: [Int: CheckedContinuation<Void, Never>]] = [:]
+        var waiting: [String: [Int: ClaimWaiter]] = [:]
         var waitingCount = 0
         /// The token and budget of each waiting request, by its key in `waiting`
         /// (``BinaryTransfers/WaitingBudget``).
         var waiterBudgets: [Int: (token: String, budget: WaitingBudget)] = [:]
         var nextWaiter = 0
         var heldBytes = 0
+        /// How the uploads that ended lately ended, so that a later request of one (the next part)
+        /// is answered at once with that ending, not after a wait; the newest
+        /// ``maxEndedUploads``, oldest first in `endedOrder`.
+        var endedUploads: [String: EndedUpload] = [:]
+        var endedOrder: [String] = []
         /// Whether a timer will end the offers that expire unfetched (``BinaryTransfers/scheduleExpiry()``).
         var expiryScheduled = false
         var closed = false
+        /// The wait timers running (``BinaryTransfers/startWaitTimer(in:seconds:fire:)``).
+        var waitTimers = 0
+
+        /// Removes the requests waiting for `token`'s claim and returns them, for
+        /// ``BinaryTransfers/release(_:)`` after the lock.
+        mutating func takeWaiters(for token: String) -> [ClaimWaiter] {
+            let waiters = waiting.removeValue(forKey: token).map { Array($0.values) } ?? []
+            waitingCount -= waiters.count
+            return waiters
+        }
+
+        /// How many ended uploads are remembered, so that their later requests are answered at once.
+        static let maxEndedUploads = 1024
+
+        /// Remembers how upload `token` ended; forgets the oldest ending past ``maxEndedUploads``.
+        mutating func remember(_ token: String, _ ended: EndedUpload) {
+            if endedUploads.updateValue(ended, forKey: token) == nil { endedOrder.append(token) }
+            if endedOrder.count > Self.maxEndedUploads { endedUploads[endedOrder.removeFirst()] = nil }
+        }
+    }
+
+    /// A page request waiting for its token's claim, and the timer that ends its wait.
+    struct ClaimWaiter {
+        let continuation: CheckedContinuation<Void, Never>
+        let timer: Task<Void, Never>
+    }
+
+    /// How an upload ended, as later requests of its token are answered.
+    struct EndedUpload {
+        /// The origin of the call that claimed it: a request of any other origin gets 403.
+        let origin: String
+        /// The answer's HTTP status and `code`.
+        let status: Int
+        let code: String
+        /// The error the task's stream ended with; `nil` when it finished.
+        let error: BridgeError?
     }
 
     /// An upload a task claimed (``BinaryTransfers/upload(of:context:)``).
@@ -33,11 +74,15 @@ extension BinaryTransfers {
         var requestWaiter: CheckedContinuation<BinaryResponse, Never>?
         /// The bytes read so far (of every part).
         var bytes = 0
+        /// `bytes` when the current request's body arrived: the current part's bytes are `bytes - partStart`.
+        var partStart = 0
         /// Whether the page sends the body in parts (`?offset=`), decided by its first request;
         /// `nil` before it.
         var parted: Bool?
         /// Counts the task's waits for a body, so a wait's timeout never ends a later one.
         var bodyWait = 0
+        /// The timer of the task's current wait for a body; cancelled when the body arrives or the upload ends.
+        var bodyTimer: Task<Void, Never>?
     }
 
     /// A download issued for a call (``BinaryTransfers/send(_:type:context:)``).

@@ -21,4 +21,19 @@ extension BinaryTransfers {
             self.scheduleExpiry()
         }
     }
+
+    /// Starts the timer of a wait: after `seconds`, `fire` runs (on a detached task) unless the
+    /// timer was cancelled first; its owner cancels it when the wait ends for another reason, so
+    /// no sleeper outlives its wait (``waitTimers`` counts them). Call with the state lock held.
+    func startWaitTimer(
+        in s: inout State, seconds: Double, fire: @escaping @Sendable (BinaryTransfers) -> Void
+    ) -> Task<Void, Never> {
+        s.waitTimers += 1
+        return Task.detached { [weak self] in
+            let fired = (try? await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1e9))) != nil
+            guard let self else { return }
+            self.state.withLock { $0.waitTimers -= 1 }
+            if fired { fire(self) }
+        }
+    }
 }

@@ -11,26 +11,40 @@ extension BinaryTransfers {
     /// - Returns: the upload; iterate it once.
     /// - Throws: ``BridgeError``: `forbidden` for a call from a subframe or without an origin;
     ///   `navigated` when the page generation already ended; `payload_too_large` when the
-    ///   declared size is over ``BinaryLimits/maxTransferBytes``; `invalid_options` when the
-    ///   token was already claimed; `unavailable` after ``close()``.
+    ///   declared size is over ``BinaryLimits/maxTransferBytes`` (the page's requests of the token
+    ///   are then answered 413 at once); `invalid_options` when the token was already claimed (also
+    ///   by an upload that ended); `unavailable` after ``close()``.
     public func upload(of binary: BridgeBinary, context: CallContext) throws(BridgeError) -> BinaryUpload {
         let origin = try checkCall(context)
         if let size = binary.size, size > limits.maxTransferBytes {
-            throw .payloadTooLarge(bytes: size, limit: limits.maxTransferBytes)
+            let error = BridgeError.payloadTooLarge(bytes: size, limit: limits.maxTransferBytes)
+            refuseClaim(binary.token, origin: origin, status: 413, error: error)
+            throw error
         }
-        let waiters = try state.withLock { (s) throws(BridgeError) -> [CheckedContinuation<Void, Never>] in
-            guard s.uploads[binary.token] == nil, s.offers[binary.token] == nil else {
+        let waiters = try state.withLock { (s) throws(BridgeError) -> [ClaimWaiter] in
+            guard s.uploads[binary.token] == nil, s.offers[binary.token] == nil, s.endedUploads[binary.token] == nil
+            else {
                 throw .invalidOptions("The binary value was already used.", path: "")
             }
             s.uploads[binary.token] = UploadSlot(
                 origin: origin, generation: context.pageGeneration, declaredSize: binary.size, callID: context.callID)
-            let waiters = s.waiting.removeValue(forKey: binary.token).map { Array($0.values) } ?? []
-            s.waitingCount -= waiters.count
-            return waiters
+            return s.takeWaiters(for: binary.token)
         }
-        for waiter in waiters { waiter.resume() }
+        Self.release(waiters)
         return BinaryUpload(
             transfers: self, token: binary.token, declaredSize: binary.size, generation: context.pageGeneration)
+    }
+
+    /// The task's claim of `token` was refused with `error`: the page's requests of the token (waiting
+    /// or later) are answered at once with `status` and the error's code, not after the request wait.
+    /// Leaves a token that names a transfer alone (it is not the refused call's).
+    private func refuseClaim(_ token: String, origin: String, status: Int, error: BridgeError) {
+        let waiters = state.withLock { s -> [ClaimWaiter] in
+            guard s.uploads[token] == nil, s.offers[token] == nil, s.endedUploads[token] == nil else { return [] }
+            s.remember(token, EndedUpload(origin: origin, status: status, code: error.code, error: error))
+            return s.takeWaiters(for: token)
+        }
+        Self.release(waiters)
     }
 
     /// All the bytes of `binary` at once (``upload(of:context:)``, collected): for small values.
@@ -48,48 +62,74 @@ extension BinaryTransfers {
 
     /// A page request with a body: waits (bounded) for the call's task to claim the token, checks
     /// the origin and the generation, hands the body to the task and waits for the outcome.
+    ///
+    /// A request of the call's origin that breaks the rules of its upload (a part out of order,
+    /// a second body, a part of a whole body) is refused and **ends the upload** at once: the
+    /// task's stream and the page's call end with the refusal's code (docs/protocol.md, "Binary
+    /// values"). A request of another origin is refused (403) without touching the upload.
     func handleUpload(_ request: BinaryRequest) async -> BinaryResponse {
         guard let token = request.token, let body = request.body else {
             request.body?.cancel()
             return .plain(404, code: "unknown_transfer", origin: request.origin)
         }
+        if let answer = endedAnswer(token, origin: request.origin) {
+            body.cancel()
+            return answer
+        }
         if state.withLock({ $0.uploads[token] == nil }) {
             guard await waitForClaim(token, origin: request.origin) else {
                 body.cancel()
-                return .plain(404, code: "unknown_transfer", origin: request.origin)
+                return endedAnswer(token, origin: request.origin)
+                    ?? .plain(404, code: "unknown_transfer", origin: request.origin)
             }
         }
         return await withCheckedContinuation { (continuation: CheckedContinuation<BinaryResponse, Never>) in
             enum Step {
                 case refuse(Int, String)
-                case attach(CheckedContinuation<(any BinaryBodyReader)?, Never>?)
+                /// A request of the call's origin against its upload's rules: the upload ends with `invalid_options`.
+                case breaksRules(String)
+                case attach(CheckedContinuation<(any BinaryBodyReader)?, Never>?, Task<Void, Never>?)
             }
             let step = state.withLock { s -> Step in
-                guard var slot = s.uploads[token] else { return .refuse(404, "unknown_transfer") }
+                guard var slot = s.uploads[token] else {
+                    if let ended = s.endedUploads[token] { return .refuse(ended.status, ended.code) }
+                    return .refuse(404, "unknown_transfer")
+                }
                 guard let origin = request.origin, origin == slot.origin else { return .refuse(403, "forbidden") }
-                guard slot.body == nil else { return .refuse(409, "already_used") }
+                guard slot.body == nil else { return .breaksRules("already_used") }
                 if let offset = request.offset {
                     // A part: only of a body sent in parts with a declared size, and only the
                     // next one (each offset is used once, in order).
-                    guard slot.parted != false, slot.declaredSize != nil else { return .refuse(409, "already_used") }
-                    guard offset == slot.bytes else { return .refuse(409, "out_of_order") }
+                    guard slot.parted != false, slot.declaredSize != nil else { return .breaksRules("already_used") }
+                    guard offset == slot.bytes else { return .breaksRules("out_of_order") }
                     slot.parted = true
                 } else {
-                    guard slot.parted == nil else { return .refuse(409, "already_used") }
+                    guard slot.parted == nil else { return .breaksRules("already_used") }
                     slot.parted = false
                 }
                 slot.body = body
+                slot.partStart = slot.bytes
                 slot.requestWaiter = continuation
                 let waiter = slot.bodyWaiter
+                let timer = slot.bodyTimer
                 slot.bodyWaiter = nil
+                slot.bodyTimer = nil
                 s.uploads[token] = slot
-                return .attach(waiter)
+                return .attach(waiter, timer)
             }
             switch step {
             case .refuse(let status, let code):
                 body.cancel()
                 continuation.resume(returning: .plain(status, code: code, origin: request.origin))
-            case .attach(let waiter):
+            case .breaksRules(let reason):
+                body.cancel()
+                let error = BridgeError.invalidOptions(
+                    "The page sent the binary value against the rules of its transfer (\(reason)).", path: "")
+                endUpload(token, .failed(error.code), error: error)
+                continuation.resume(
+                    returning: Self.answer(409, code: error.code, reason: reason, origin: request.origin))
+            case .attach(let waiter, let timer):
+                timer?.cancel()
                 waiter?.resume(returning: body)
                 // An earlier generation's slot is swept (410 through endUpload).
                 sweep(now: Self.now())
@@ -97,58 +137,31 @@ extension BinaryTransfers {
         }
     }
 
-    /// Waits up to ``BinaryLimits/requestWait`` for a task to claim `token`; false when none did,
-    /// the request has no origin, too many requests of its origin or of all other origins wait
-    /// already (``WaitingBudget``), or the transfers closed.
-    private func waitForClaim(_ token: String, origin: String?) async -> Bool {
-        guard let budget = waitingBudget(for: origin) else { return false }
-        let wait = limits.requestWait
-        let limit = limits.maxWaitingRequests
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            // Admitted and recorded under one lock, so that no budget is ever over its limit.
-            let admitted = state.withLock { s -> Int? in
-                guard s.uploads[token] == nil, !s.closed, Self.admitsWaiting(budget, in: &s, limit: limit) else {
-                    return nil
-                }
-                s.nextWaiter += 1
-                s.waiting[token, default: [:]][s.nextWaiter] = continuation
-                s.waiterBudgets[s.nextWaiter] = (token, budget)
-                s.waitingCount += 1
-                return s.nextWaiter
-            }
-            guard let key = admitted else {
-                continuation.resume()
-                return
-            }
-            Task.detached { [weak self] in
-                try? await Task.sleep(nanoseconds: UInt64(max(0, wait) * 1e9))
-                self?.resumeWaiter(token: token, key: key)
-            }
-        }
-        return state.withLock { $0.uploads[token] != nil }
+    /// The answer to a request of an upload that already ended: its ending's status and code
+    /// (a finished one: 404 `unknown_transfer`, its token is used up), 403 for another origin;
+    /// `nil` when `token` names no ended upload.
+    private func endedAnswer(_ token: String, origin: String?) -> BinaryResponse? {
+        guard let ended = state.withLock({ $0.endedUploads[token] }) else { return nil }
+        guard let origin, origin == ended.origin else { return .plain(403, code: "forbidden", origin: origin) }
+        return .plain(ended.status, code: ended.code, origin: origin)
     }
 
-    private func resumeWaiter(token: String, key: Int) {
-        let waiter = state.withLock { s -> CheckedContinuation<Void, Never>? in
-            guard let waiter = s.waiting[token]?.removeValue(forKey: key) else { return nil }
-            if s.waiting[token]?.isEmpty == true { s.waiting[token] = nil }
-            s.waiterBudgets[key] = nil
-            s.waitingCount -= 1
-            return waiter
-        }
-        waiter?.resume()
+    /// The error the stream of upload `token` ended with, when it ended with one.
+    func endingError(_ token: String) -> BridgeError? {
+        state.withLock { $0.endedUploads[token]?.error }
     }
 
-    /// Wakes waiting page requests (they then find no claim and answer 404).
-    func wakeWaitingRequests(all: Bool) {
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            let waiters = s.waiting.values.flatMap(\.values)
-            s.waiting = [:]
-            s.waiterBudgets = [:]
-            s.waitingCount = 0
-            return waiters
-        }
-        for waiter in waiters { waiter.resume() }
+    /// An answer `{"code": code, "reason": reason}` (and `"partBytes"` when given) with CORS headers for `origin`.
+    static func answer(
+        _ status: Int, code: String, reason: String? = nil, partBytes: Int? = nil, origin: String?
+    ) -> BinaryResponse {
+        var fields = ["\"code\":\"\(code)\""]
+        if let reason { fields.append("\"reason\":\"\(reason)\"") }
+        if let partBytes { fields.append("\"partBytes\":\(partBytes)") }
+        let text = Data("{\(fields.joined(separator: ","))}".utf8)
+        var headers = ["Content-Type": "application/json"]
+        if let origin { headers["Access-Control-Allow-Origin"] = origin }
+        return BinaryResponse(status: status, headers: headers, body: DataBodyReader(text), contentLength: text.count)
     }
 
     /// Waits for the page's request body of the claimed upload `token` (its first, or its next
@@ -157,27 +170,24 @@ extension BinaryTransfers {
         let wait = limits.claimWait
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<(any BinaryBodyReader)?, Never>) in
+                // The wait's timer ends with the wait: the body's arrival or the upload's end cancels it.
                 let ready = state.withLock { s -> Result<(any BinaryBodyReader)?, Never>? in
                     guard var slot = s.uploads[token] else { return .success(nil) }
                     if let body = slot.body { return .success(body) }
                     slot.bodyWaiter = continuation
                     slot.bodyWait += 1
+                    let number = slot.bodyWait
+                    slot.bodyTimer?.cancel()
+                    slot.bodyTimer = startWaitTimer(in: &s, seconds: wait) { transfers in
+                        let waiting = transfers.state.withLock { s in
+                            s.uploads[token].map { $0.body == nil && $0.bodyWait == number } ?? false
+                        }
+                        if waiting { transfers.endUpload(token, .failed("timeout"), error: .timeout(seconds: wait)) }
+                    }
                     s.uploads[token] = slot
                     return nil
                 }
-                if case .success(let body) = ready {
-                    continuation.resume(returning: body)
-                    return
-                }
-                let number = state.withLock { $0.uploads[token]?.bodyWait }
-                Task.detached { [weak self] in
-                    try? await Task.sleep(nanoseconds: UInt64(max(0, wait) * 1e9))
-                    guard let self else { return }
-                    let waiting = self.state.withLock { s in
-                        s.uploads[token].map { $0.body == nil && $0.bodyWait == number } ?? false
-                    }
-                    if waiting { self.endUpload(token, .failed("timeout")) }
-                }
+                if case .success(let body) = ready { continuation.resume(returning: body) }
             }
         } onCancel: {
             endUpload(token, .cancelled)
@@ -193,18 +203,22 @@ extension BinaryTransfers {
         return nil
     }
 
-    /// Counts `count` more bytes of upload `token`; returns the error that ends it, if any.
-    func countUpload(_ token: String, bytes count: Int) -> BridgeError? {
-        let result = state.withLock { s -> (Int, Int?, UInt64)? in
+    /// Counts `count` more bytes of upload `token`; returns the error that ends it, if any, and
+    /// the answer's `reason` for it (`part_too_large`: a part over ``BinaryLimits/partBytes``).
+    func countUpload(_ token: String, bytes count: Int) -> (error: BridgeError, reason: String?)? {
+        let result = state.withLock { s -> (Int, Int, Bool, Int?, UInt64)? in
             guard var slot = s.uploads[token] else { return nil }
             slot.bytes += count
             s.uploads[token] = slot
-            return (slot.bytes, slot.declaredSize, slot.generation)
+            return (slot.bytes, slot.bytes - slot.partStart, slot.parted == true, slot.declaredSize, slot.generation)
         }
-        guard let (bytes, declared, generation) = result else { return .cancelled() }
+        guard let (bytes, partBytes, parted, declared, generation) = result else { return (.cancelled(), nil) }
         let limit = min(limits.maxTransferBytes, declared ?? .max)
-        if bytes > limit { return .payloadTooLarge(bytes: bytes, limit: limit) }
-        if !isCurrent(generation) { return .navigated() }
+        if bytes > limit { return (.payloadTooLarge(bytes: bytes, limit: limit), nil) }
+        if parted, partBytes > limits.partBytes {
+            return (.payloadTooLarge(bytes: partBytes, limit: limits.partBytes), "part_too_large")
+        }
+        if !isCurrent(generation) { return (.navigated(), nil) }
         return nil
     }
 
@@ -245,28 +259,58 @@ extension BinaryTransfers {
         case .end(let end):
             return end
         case .answer(let waiter, let origin):
-            waiter?.resume(returning: .plain(200, code: "ok", origin: origin))
+            waiter?.resume(returning: Self.answer(200, code: "ok", partBytes: limits.partBytes, origin: origin))
             return .nextPart
         }
     }
 
     /// Ends upload `token` once: removes it, answers the page's request and the waiting task,
-    /// stops the body unless it was read to its end, reports the record.
-    func endUpload(_ token: String, _ outcome: BinaryTransferRecord.Outcome) {
-        guard let slot = state.withLock({ $0.uploads.removeValue(forKey: token) }) else { return }
+    /// stops the body unless it was read to its end, reports the record, and remembers the ending
+    /// (``BinaryTransfers/State/maxEndedUploads``) for later requests of the token and for the task's stream.
+    /// - Parameters:
+    ///   - token: the upload's token.
+    ///   - outcome: how it ended.
+    ///   - error: the error the task's stream ends with (default: one made from `outcome`'s code).
+    ///   - reason: the `reason` in the answer to the page's request in progress, if any.
+    func endUpload(
+        _ token: String, _ outcome: BinaryTransferRecord.Outcome, error: BridgeError? = nil, reason: String? = nil
+    ) {
         let (status, code): (Int, String) =
             switch outcome {
-            case .finished: (200, "ok")
+            case .finished: (404, "unknown_transfer")
             case .cancelled: (499, "cancelled")
             case .failed(let code):
                 (code == "payload_too_large" ? 413 : code == "navigated" ? 410 : code == "timeout" ? 504 : 400, code)
             }
+        let streamError: BridgeError? =
+            switch outcome {
+            case .finished: nil
+            case .cancelled: error ?? .cancelled()
+            case .failed(let code): error ?? BridgeError(code: code, message: "The binary value's transfer failed.")
+            }
+        // Read before the lock (the router has its own): a request of an earlier document's upload is told so.
+        let generation = router?.pageGeneration
+        let slot = state.withLock { s -> UploadSlot? in
+            guard let slot = s.uploads.removeValue(forKey: token) else { return nil }
+            s.remember(
+                token,
+                slot.generation == generation
+                    ? EndedUpload(origin: slot.origin, status: status, code: code, error: streamError)
+                    : EndedUpload(origin: slot.origin, status: 410, code: "navigated", error: .navigated()))
+            return slot
+        }
+        guard let slot else { return }
+        slot.bodyTimer?.cancel()
         if outcome != .finished { slot.body?.cancel() }
         // The record first: an observer sees the transfer end before the call's reply can go.
         report(
             BinaryTransferRecord(
                 token: token, direction: .upload, bytes: slot.bytes, outcome: outcome, callID: slot.callID))
         slot.bodyWaiter?.resume(returning: nil)
-        slot.requestWaiter?.resume(returning: .plain(status, code: code, origin: slot.origin))
+        let answer =
+            outcome == .finished
+            ? Self.answer(200, code: "ok", partBytes: limits.partBytes, origin: slot.origin)
+            : Self.answer(status, code: code, reason: reason, origin: slot.origin)
+        slot.requestWaiter?.resume(returning: answer)
     }
 }

@@ -51,4 +51,64 @@ extension BinaryTransfers {
         guard waiting.count(where: { $0.budget.origin == budget.origin }) < limit else { return false }
         return budget.isMainFrame || waiting.count(where: { !$0.budget.isMainFrame }) < limit * othersFactor
     }
+
+    /// Waits up to ``BinaryLimits/requestWait`` for a task to claim `token`; false when none did,
+    /// the request has no origin, too many requests of its origin or of all other origins wait
+    /// already (``WaitingBudget``), or the transfers closed. The wait's timer ends with the wait.
+    func waitForClaim(_ token: String, origin: String?) async -> Bool {
+        guard let budget = waitingBudget(for: origin) else { return false }
+        let wait = limits.requestWait
+        let limit = limits.maxWaitingRequests
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            // Admitted and recorded under one lock, so that no budget is ever over its limit.
+            let admitted = state.withLock { s -> Bool in
+                guard s.uploads[token] == nil, s.endedUploads[token] == nil, !s.closed,
+                    Self.admitsWaiting(budget, in: &s, limit: limit)
+                else {
+                    return false
+                }
+                s.nextWaiter += 1
+                let key = s.nextWaiter
+                let timer = startWaitTimer(in: &s, seconds: wait) { $0.resumeWaiter(token: token, key: key) }
+                s.waiting[token, default: [:]][key] = ClaimWaiter(continuation: continuation, timer: timer)
+                s.waiterBudgets[key] = (token, budget)
+                s.waitingCount += 1
+                return true
+            }
+            if !admitted { continuation.resume() }
+        }
+        return state.withLock { $0.uploads[token] != nil }
+    }
+
+    /// The wait of the request `key` for `token`'s claim timed out.
+    private func resumeWaiter(token: String, key: Int) {
+        let waiter = state.withLock { s -> ClaimWaiter? in
+            guard let waiter = s.waiting[token]?.removeValue(forKey: key) else { return nil }
+            if s.waiting[token]?.isEmpty == true { s.waiting[token] = nil }
+            s.waiterBudgets[key] = nil
+            s.waitingCount -= 1
+            return waiter
+        }
+        waiter?.continuation.resume()
+    }
+
+    /// Wakes waiting page requests (they then find no claim and answer 404).
+    func wakeWaitingRequests(all: Bool) {
+        let waiters = state.withLock { s -> [ClaimWaiter] in
+            let waiters = s.waiting.values.flatMap(\.values)
+            s.waiting = [:]
+            s.waiterBudgets = [:]
+            s.waitingCount = 0
+            return waiters
+        }
+        Self.release(waiters)
+    }
+
+    /// Ends the waits of `waiters`: stops their timers and resumes them. Call without the lock.
+    static func release(_ waiters: [ClaimWaiter]) {
+        for waiter in waiters {
+            waiter.timer.cancel()
+            waiter.continuation.resume()
+        }
+    }
 }

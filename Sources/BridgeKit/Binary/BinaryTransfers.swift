@@ -54,6 +54,12 @@ public final class BinaryTransfers: Sendable {
     /// The transfers not ended yet (claimed uploads, offered downloads).
     public var openTransfers: Int { state.withLock { $0.uploads.count + $0.offers.count } }
 
+    /// The wait timers running now: one for each page request waiting for its call to claim its
+    /// token (``BinaryLimits/requestWait``) and one for each task waiting for the page's next
+    /// body (``BinaryLimits/claimWait``). A timer ends with its wait, so this is 0 when nothing
+    /// waits (the offer expiry's one timer is not counted). For diagnostics and tests.
+    public var waitTimers: Int { state.withLock { $0.waitTimers } }
+
     var router: BridgeRouter? { routerReference.router }
 
     /// Whether `generation` is the router's current page generation (false once the router is gone).

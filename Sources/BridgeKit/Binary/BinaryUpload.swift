@@ -4,7 +4,9 @@ public import Foundation
 /// task iterates (``BinaryTransfers/upload(of:context:)``). Iterate it once.
 ///
 /// It ends exactly once: at the end of the body (finished), with an error (`payload_too_large`
-/// over the declared size or the limit, `timeout` when the page's request never came,
+/// over the declared size, the limit or a part's size (``BinaryLimits/partBytes``), `timeout` when the page's request never came,
+/// `invalid_options` when the page sent a request against the rules of its transfer (a part out
+/// of order, a second body; the refusal ends the upload at once),
 /// `navigated` when the page's document was replaced, `unavailable` when the web view closed (the
 /// codes the router gives the call itself then), a body that ended short: `invalid_options`), or
 /// when the task stops iterating or is cancelled (cancelled: the page's request is answered and
@@ -58,9 +60,9 @@ public final class BinaryUpload: AsyncSequence, Sendable {
                 while chunk == nil {
                     if body == nil {
                         guard let body = await transfers.awaitBody(token) else {
-                            let wait = transfers.limits.claimWait
                             throw transfers.interruption(of: upload.generation)
-                                ?? (Task.isCancelled ? BridgeError.cancelled() : BridgeError.timeout(seconds: wait))
+                                ?? transfers.endingError(token)
+                                ?? BridgeError.cancelled()
                         }
                         self.body = body
                     }
@@ -80,15 +82,19 @@ public final class BinaryUpload: AsyncSequence, Sendable {
                         self.body = nil
                     case .short:
                         done = true
-                        transfers.endUpload(token, .failed("invalid_options"))
-                        throw BridgeError.invalidOptions("The binary value ended before its declared size.", path: "")
+                        let error = BridgeError.invalidOptions(
+                            "The binary value ended before its declared size.", path: "")
+                        transfers.endUpload(token, .failed(error.code), error: error)
+                        throw error
                     case .gone:
                         throw BridgeError.cancelled()
                     }
                 }
                 guard let chunk else { throw BridgeError.cancelled() }
-                if let error = transfers.countUpload(token, bytes: chunk.count) {
-                    transfers.endUpload(token, error.code == "cancelled" ? .cancelled : .failed(error.code))
+                if let (error, reason) = transfers.countUpload(token, bytes: chunk.count) {
+                    transfers.endUpload(
+                        token, error.code == "cancelled" ? .cancelled : .failed(error.code), error: error,
+                        reason: reason)
                     throw error
                 }
                 return chunk
@@ -96,8 +102,10 @@ public final class BinaryUpload: AsyncSequence, Sendable {
                 done = true
                 // A close or a navigation ends the body from outside: the task gets the code the
                 // router gives the call then (unavailable, navigated), not what the cut body looked like.
+                // An upload that a refused request of the page ended: the refusal's error.
                 let bridgeError =
                     transfers.interruption(of: upload.generation)
+                    ?? transfers.endingError(token)
                     ?? (error as? BridgeError)
                     ?? (Task.isCancelled ? .cancelled() : .cancelled("The page stopped sending the binary value."))
                 transfers.endUpload(token, bridgeError.code == "cancelled" ? .cancelled : .failed(bridgeError.code))

@@ -42,12 +42,9 @@ extension GTKWrapperTests.EndToEnd {
             "another origin's frame and a sandboxed frame flooding the transport with bodies for made-up tokens do not stop the main frame's uploads",
             .timeLimit(.minutes(1)))
         func waitingFloodFromOtherFrames() async throws {
-            let a = try LoopbackServer()
-            let b = try LoopbackServer()
-            defer {
-                a.stop()
-                b.stop()
-            }
+            let scene = try BinaryScene(limits: BinaryLimits(requestWait: 20, claimWait: 5))
+            defer { scene.stop() }
+            let (a, b) = (scene.a, scene.b)
             let flood = Self.floodPage(count: 40)
             b.routes["/flood"] = .init(body: flood)
             a.routes["/"] = .init(
@@ -65,8 +62,7 @@ extension GTKWrapperTests.EndToEnd {
                         <iframe sandbox="allow-scripts" src="/flood"></iframe>
                         """))
             a.routes["/flood"] = .init(body: flood)
-            let (harness, records) = try Binary.harness(
-                a, limits: BinaryLimits(requestWait: 20, claimWait: 5))
+            let (harness, records) = (scene.harness, scene.records)
             // A task that asks something first (where to save, say) and claims the bytes later.
             let transfers = try #require(harness.transfers)
             try harness.router.register(
@@ -102,12 +98,9 @@ extension GTKWrapperTests.EndToEnd {
             "refused attacks: size lies, a missing body, another origin's Blob body, a redirect, a second read, HEAD, Range, document.open(), navigation and close mid-upload",
             .timeLimit(.minutes(1)))
         func refusedAttacks() async throws {
-            let a = try LoopbackServer()
-            let b = try LoopbackServer()
-            defer {
-                a.stop()
-                b.stop()
-            }
+            let scene = try BinaryScene(limits: BinaryLimits(requestWait: 2, claimWait: 3))
+            defer { scene.stop() }
+            let (a, b) = (scene.a, scene.b)
             let framePage = E2EPage.html(
                 title: "frame",
                 head: """
@@ -137,7 +130,7 @@ extension GTKWrapperTests.EndToEnd {
                         </script>
                         """,
                     body: "<iframe id=f src=\"\(b.origin)/frame\"></iframe>"))
-            let (harness, records) = try Binary.harness(a, limits: BinaryLimits(requestWait: 2, claimWait: 3))
+            let (harness, records) = (scene.harness, scene.records)
             try await harness.load(a.origin + "/")
             try await harness.waitFor("document.getElementById('f').contentDocument === null")
             try await Task.sleep(for: .milliseconds(300))

@@ -89,11 +89,10 @@ extension GTKWrapperTests.EndToEnd {
             "page to native and back: a typed array, an ArrayBuffer and a typed Blob reach tasks as bytes; Data comes back as a Uint8Array",
             .timeLimit(.minutes(1)))
         func bothWays() async throws {
-            let server = try LoopbackServer()
-            defer { server.stop() }
-            server.routes["/"] = .init(body: Self.page)
-            let (harness, records) = try Self.harness(server)
-            try await harness.load(server.origin + "/")
+            let scene = try BinaryScene()
+            defer { scene.stop() }
+            let (harness, records) = (scene.harness, scene.records)
+            try await scene.load()
             try await harness.run(
                 """
                 var big = pattern(1048576 + 7);
@@ -139,12 +138,9 @@ extension GTKWrapperTests.EndToEnd {
             "attacks: another origin's frame can neither read a download (403) nor inject an upload; a refused origin's call claims nothing; a subframe's call cannot move bytes",
             .timeLimit(.minutes(1)))
         func refusedOriginAndSubframe() async throws {
-            let a = try LoopbackServer()
-            let b = try LoopbackServer()
-            defer {
-                a.stop()
-                b.stop()
-            }
+            let scene = try BinaryScene(allowsSubframes: true)
+            defer { scene.stop() }
+            let (a, b) = (scene.a, scene.b)
             let framePage = E2EPage.html(
                 title: "frame",
                 head: """
@@ -175,7 +171,7 @@ extension GTKWrapperTests.EndToEnd {
             a.routes["/frame"] = .init(body: framePage)
             b.routes["/frame"] = .init(body: framePage)
             b.routes["/"] = .init(body: Self.page)
-            let (harness, records) = try Self.harness(a, allowsSubframes: true)
+            let (harness, records) = (scene.harness, scene.records)
             try await harness.load(a.origin + "/")
             let same = "window.__frame['save:\(a.origin)']"
             let cross = "window.__frame['save:\(b.origin)']"
@@ -245,12 +241,10 @@ extension GTKWrapperTests.EndToEnd {
             "a later document cannot use an earlier document's token (navigation), and a body over the limit is refused with payload_too_large",
             .timeLimit(.minutes(1)))
         func laterDocumentAndLimit() async throws {
-            let server = try LoopbackServer()
-            defer { server.stop() }
-            server.routes["/"] = .init(body: Self.page)
-            let (harness, records) = try Self.harness(
-                server, limits: BinaryLimits(maxTransferBytes: 1 << 20, requestWait: 2, claimWait: 5))
-            try await harness.load(server.origin + "/")
+            let scene = try BinaryScene(limits: BinaryLimits(maxTransferBytes: 1 << 20, requestWait: 2, claimWait: 5))
+            defer { scene.stop() }
+            let (harness, records) = (scene.harness, scene.records)
+            try await scene.load()
             try await harness.run("e2eCall('offer', 'Offer', 100)")
             try await harness.waitForSettled(["offer"])
             let token = try #require(try await harness.outcome("offer").data?.stringValue)
@@ -273,11 +267,10 @@ extension GTKWrapperTests.EndToEnd {
             "streams: download progress, cancel mid-stream with the AbortSignal, navigation and close mid-stream; each stream ends exactly once",
             .timeLimit(.minutes(1)))
         func streamsEndOnce() async throws {
-            let server = try LoopbackServer()
-            defer { server.stop() }
-            server.routes["/"] = .init(body: Self.page)
-            let (harness, records) = try Self.harness(server)
-            try await harness.load(server.origin + "/")
+            let scene = try BinaryScene()
+            defer { scene.stop() }
+            let (harness, records) = (scene.harness, scene.records)
+            try await scene.load()
             // Cancel mid-stream.
             try await harness.run(
                 """
