@@ -52,10 +52,43 @@ export interface WebBridgeCallSettings<T = unknown> {
    * the byte transport; runs when each has been sent, with the bytes sent so far and in all.
    */
   onUploadProgress?: (progress: { loaded: number; total: number }) => void;
-  /** Binary values in the reply arrive as `Uint8Array`; runs for each chunk read (`total` null when a size is unknown). */
+  /**
+   * Binary values in the reply (or a progress value) arrive as `Uint8Array` (or as streams with
+   * `binary: "stream"`); runs for each chunk read, with the bytes read so far and in all over the
+   * values of that message (`total` null when a size is unknown). With streams it runs as the page
+   * reads them, also after the call settled.
+   */
   onDownloadProgress?: (progress: { loaded: number; total: number | null }) => void;
+  /**
+   * How binary values of the result and its progress reach the page: `"bytes"` (the default), each a
+   * `Uint8Array`, and the call settles once all were read; `"stream"`, each a
+   * {@link WebBridgeBinaryStream}, and the call settles at once, its bytes fetched as the page
+   * reads the stream. Events always carry `Uint8Array`. Any other value fails the call with
+   * "invalid_message".
+   */
+  binary?: 'bytes' | 'stream';
   /** Callback form: runs exactly once with the reply; `call` then returns undefined. */
   callback?: (reply: WebBridgeReply<T>) => void;
+}
+
+/**
+ * A binary value of a call made with `binary: "stream"` (docs/protocol.md, "Binary values"). The
+ * bytes are fetched from the byte transport only as `stream` is read, one chunk per read (a mock's
+ * bytes in chunks of 64 KiB), so neither side holds the value whole. The stream ends exactly once:
+ * it closes after exactly `size` bytes (any count when `size` is null); it errors with a
+ * `WebBridgeError`, code "invalid_result" (the body is shorter or longer than `size`), "cancelled"
+ * (the call's `signal` aborted, also after the call settled), "unavailable" (native ended it, the
+ * web view closed, the transport failed) or native's refusal ("navigated", "unknown_transfer" once
+ * it was never read for 60 s, ...); or the reader cancels it, which aborts the download, so the
+ * native task sees its stream cancelled. The call's `timeout` ends with its reply.
+ */
+export interface WebBridgeBinaryStream {
+  /** The bytes, in chunks as the transport delivers them. Can be read once. */
+  readonly stream: ReadableStream<Uint8Array>;
+  /** The byte count native announced, or null when native streams bytes of unknown length. */
+  readonly size: number | null;
+  /** The MIME type native gave, or null. */
+  readonly type: string | null;
 }
 
 /** Second argument of a page handler. */
@@ -80,7 +113,7 @@ export interface WebBridgeMockContext {
  * reject with) `{code, message, details}` or a WebBridgeError to fail with that code, anything
  * else fails with "task_failed". Binary values in the options arrive as the page gave them
  * (ArrayBuffer, typed array, DataView, Blob); bytes in the answer or its progress reach the page
- * as a Uint8Array, as from native.
+ * as a Uint8Array, as from native (or as a WebBridgeBinaryStream for a call with `binary: "stream"`).
  */
 export type WebBridgeMock = (options: any, context: WebBridgeMockContext) => unknown | Promise<unknown>;
 

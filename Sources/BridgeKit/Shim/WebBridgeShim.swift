@@ -98,6 +98,9 @@ public enum WebBridgeShim {
   var Uint8ArrayCtor = typeof Uint8Array === 'function' ? Uint8Array : null;
   var uint8Set = Uint8ArrayCtor ? uncurry(Uint8ArrayCtor.prototype.set) : null;
   var hostFetch = typeof fetch === 'function' ? fetch : null;
+  var hostReadableStream = typeof ReadableStream === 'function' ? ReadableStream : null;
+  // A mock's bytes read as a stream (call setting `binary: "stream"`) come in chunks of this size.
+  var MOCK_CHUNK_BYTES = 65536;
 
   /** A `constructor` for promises of ours: its species is the captured `Promise`, so `then` never consults the page's `Promise[Symbol.species]` or `Promise.prototype.constructor`. */
   var ownConstructor = {};
@@ -322,17 +325,24 @@ public enum WebBridgeShim {
     var token = isObject(fields) ? fields.token : null;
     return typeof token === 'string' && mapHas(announced, token) ? token : null;
   }
-  /** Collects the announced placeholders in `value` into `found` (token -> size or null). */
-  function findPlaceholders(value, announced, found, depth) {
+  /**
+   * Collects the announced placeholders in `value` into `found` (token -> size or null) and, when
+   * `types` is given, their MIME types into it (token -> type or null).
+   */
+  function findPlaceholders(value, announced, found, depth, types) {
     if (value === null || typeof value !== 'object' || depth > MAX_BINARY_DEPTH) { return; }
     var token = announcedToken(value, announced);
     if (token !== null) {
       var size = value[BINARY_KEY].size;
       mapSet(found, token, typeof size === 'number' && size >= 0 ? size : null);
+      if (types) {
+        var type = value[BINARY_KEY].type;
+        mapSet(types, token, typeof type === 'string' && type ? type : null);
+      }
       return;
     }
     var keys = objectKeys(value);
-    for (var i = 0; i < keys.length; i++) { findPlaceholders(value[keys[i]], announced, found, depth + 1); }
+    for (var i = 0; i < keys.length; i++) { findPlaceholders(value[keys[i]], announced, found, depth + 1, types); }
   }
   /** `value` with each announced placeholder replaced by its bytes from `bytes` (token -> Uint8Array); copies only what changes. */
   function replacePlaceholders(value, announced, bytes, depth) {
@@ -392,6 +402,7 @@ public enum WebBridgeShim {
     var mockOffers = new M();    // mock mode: token -> bytes a mock answered with, until the page reads them
     var partBytes = FIRST_PART_BYTES;  // upload part size: native's, from its last upload answer
     var winFetch = win && typeof win.fetch === 'function' ? win.fetch : hostFetch;
+    var winReadableStream = (win && typeof win.ReadableStream === 'function' && win.ReadableStream) || hostReadableStream;
 
     function report(err) {
       try {
@@ -565,7 +576,15 @@ public enum WebBridgeShim {
         settle(entry, failure('invalid_message', 'task must be a non-empty string', null));
         return;
       }
+      var binary = entry.streams;
+      if (binary !== undefined && binary !== 'bytes' && binary !== 'stream') {
+        settle(entry, failure('invalid_message', 'The call setting "binary" must be "bytes" or "stream"', null));
+        return;
+      }
       var signal = settings.signal || null;
+      // Binary values read as streams (issue 26): each stream listens to the call's signal itself.
+      entry.streams = binary === 'stream';
+      entry.streamSignal = entry.streams ? signal : null;
       if (signal && signal.aborted) {
         settle(entry, failure('cancelled', 'The call was aborted before it was sent', null));
         return;
@@ -599,7 +618,8 @@ public enum WebBridgeShim {
     function call(task, options, callbackOrSettings) {
       var entry = { id: null, callback: null, resolve: null, reject: null, onProgress: null, timer: null,
         signal: null, onAbort: null, queued: null, done: false, starting: true,
-        uploads: null, transfers: null, resolving: false, onUploadProgress: null, onDownloadProgress: null };
+        uploads: null, transfers: null, resolving: false, onUploadProgress: null, onDownloadProgress: null,
+        streams: undefined, streamSignal: null };
       var settings = {};
       var promise;
       if (typeof options === 'function' && callbackOrSettings === undefined) {
@@ -615,6 +635,7 @@ public enum WebBridgeShim {
           entry.onProgress = typeof settings.onProgress === 'function' ? settings.onProgress : null;
           entry.onUploadProgress = typeof settings.onUploadProgress === 'function' ? settings.onUploadProgress : null;
           entry.onDownloadProgress = typeof settings.onDownloadProgress === 'function' ? settings.onDownloadProgress : null;
+          entry.streams = settings.binary;
         }
       } catch (err) { settings = {}; }
       if (!entry.callback) {
@@ -638,6 +659,10 @@ public enum WebBridgeShim {
       var entry = typeof m.id === 'string' ? mapGet(pending, m.id) : undefined;
       if (!entry || entry.resolving) { return; }
       var found = m.ok === true ? binariesIn(m.data) : null;
+      if (found && entry.streams) {
+        settle(entry, { ok: true, data: orNull(streamBinaries(m.data, found, entry)) });
+        return;
+      }
       if (found) {
         // The reply is final; the call settles once its binary values arrived (or failed).
         entry.resolving = true;
@@ -652,6 +677,10 @@ public enum WebBridgeShim {
     function onProgress(m) {
       var entry = typeof m.id === 'string' ? mapGet(pending, m.id) : undefined;
       var found = entry && entry.onProgress && !entry.resolving ? binariesIn(m.data) : null;
+      if (found && entry.streams) {
+        try { entry.onProgress(orNull(streamBinaries(m.data, found, entry))); } catch (err) { report(err); }
+        return;
+      }
       if (found) {
         resolveBinaries(m.data, found, entry, function (data) {
           if (!entry.done && entry.onProgress) { onProgress({ id: m.id, data: data }); }
@@ -940,6 +969,157 @@ public enum WebBridgeShim {
       }, function (err) { onError(controller.signal.aborted ? 'cancelled' : 'unavailable', reasonOf(err)); });
     }
 
+    /**
+     * `data` with each announced placeholder in `found` replaced by a binary stream (the call
+     * setting `binary: "stream"`): `{stream, size, type}`, its `stream` a `ReadableStream` of
+     * `Uint8Array` chunks that fetches the bytes only as the page reads them. The tokens are used
+     * up here; download progress counts the chunks read, over the streams of this message.
+     */
+    function streamBinaries(data, found, entry) {
+      var types = new M();
+      findPlaceholders(data, announced, new M(), 0, types);
+      var onDownload = entry.onDownloadProgress;
+      var total = 0;
+      var loaded = 0;
+      mapForEach(found, function (size) { total = total === null || size === null ? null : total + size; });
+      function onChunk(n) {
+        loaded += n;
+        if (onDownload) {
+          try { onDownload({ loaded: loaded, total: total }); } catch (err) { report(err); }
+        }
+      }
+      var values = new M();
+      mapForEach(found, function (size, token) {
+        var type = mapHas(types, token) ? mapGet(types, token) : null;
+        mapSet(values, token, binaryStream(token, size, type, entry.streamSignal, onChunk));
+      });
+      var result = replacePlaceholders(data, announced, values, 0);
+      mapForEach(found, function (s, t) { mapDelete(announced, t); });
+      return result;
+    }
+    /**
+     * One binary value as a stream: `{stream, size, type}` (frozen). Reading `stream` pulls one
+     * chunk at a time from its source (the byte transport's `GET`, started by the first read, or a
+     * mock's bytes), so nothing is read ahead of the page beyond what `fetch` itself buffers. The
+     * stream ends exactly once: closed after exactly `size` bytes (any count when `size` is null);
+     * errored with a WebBridgeError, code `invalid_result` (shorter or longer than `size`),
+     * `cancelled` (the call's signal aborted) or native's refusal code / `unavailable` (native
+     * ended it, the transport failed); or cancelled by the reader, which aborts the fetch so
+     * native's producer sees cancellation.
+     */
+    function binaryStream(token, size, type, signal, onChunk) {
+      var source = null;
+      var sink = null;     // the stream's controller
+      var over = false;
+      var offset = 0;
+      var mockBody = mapHas(mockOffers, token) ? mapGet(mockOffers, token) : null;
+      mapDelete(mockOffers, token);
+      function onAbort() { end('cancelled', 'The call was cancelled'); }
+      function end(code, message) {
+        if (over) { return; }
+        over = true;
+        if (signal) {
+          try { signal.removeEventListener('abort', onAbort); } catch (e) { /* foreign signal */ }
+        }
+        if (source) { source.stop(); }
+        source = null;
+        mockBody = null;
+        if (!sink) { return; }
+        try {
+          if (code === null) { sink.close(); } else if (code !== undefined) { sink.error(new WebBridgeError(code, message, null)); }
+        } catch (e) { /* the stream already ended */ }
+      }
+      /** Reads one chunk into the stream; `resolve` runs when the pull is over. */
+      function pull(resolve) {
+        if (over) { resolve(); return; }
+        if (!source) { source = mockBody !== null ? mockSource(mockBody) : fetchSource(token); mockBody = null; }
+        source.next(function (chunk) {
+          if (over) { resolve(); return; }
+          if (chunk === null) {
+            if (size !== null && offset !== size) { end('invalid_result', 'The binary value ended early'); } else { end(null); }
+            resolve();
+            return;
+          }
+          if (size !== null && offset + chunk.length > size) {
+            end('invalid_result', 'The binary value is longer than announced');
+            resolve();
+            return;
+          }
+          offset += chunk.length;
+          if (!chunk.length) { pull(resolve); return; }
+          try { sink.enqueue(chunk); } catch (e) { /* cancelled meanwhile */ }
+          onChunk(chunk.length);
+          resolve();
+        }, function (code, message) { end(code, message || 'A binary value could not be read'); resolve(); });
+      }
+      var RS = winReadableStream;
+      var stream = null;
+      if (RS) {
+        stream = new RS({
+          start: function (controller) { sink = controller; },
+          pull: function () { return new P(function (resolve) { pull(resolve); }); },
+          cancel: function () { end(undefined); }
+        }, { highWaterMark: 0 });
+      }
+      if (!stream) {
+        over = true;
+      } else if (signal && signal.aborted) {
+        end('cancelled', 'The call was cancelled');
+      } else if (signal && typeof signal.addEventListener === 'function') {
+        signal.addEventListener('abort', onAbort);
+      }
+      return freeze({ stream: stream, size: size, type: type });
+    }
+    /** The byte transport's body of download `token` as a source of chunks: `next(onChunk, onError)` (chunk null at the end), `stop()`. */
+    function fetchSource(token) {
+      var controller = makeController(controllerWindow);
+      var reader = null;
+      var whole = null;     // a response without a readable body: its bytes, once
+      var stopped = false;
+      function failed(onError) {
+        return function (err) { onError(controller.signal.aborted ? 'cancelled' : 'unavailable', reasonOf(err)); };
+      }
+      function read(onChunk, onError) {
+        if (whole !== null) {
+          var bytes = whole;
+          whole = false;
+          onChunk(bytes === false ? null : bytes);
+          return;
+        }
+        whenSettled(reader.read(), function (step) {
+          onChunk(step.done ? null : step.value);
+        }, failed(onError));
+      }
+      return {
+        next: function (onChunk, onError) {
+          if (reader || whole !== null) { read(onChunk, onError); return; }
+          var request;
+          try {
+            request = binaryFetch(token, { method: 'GET', signal: controller.signal, cache: 'no-store', credentials: 'omit' });
+          } catch (err) { onError('unavailable', reasonOf(err)); return; }
+          whenSettled(request, function (response) {
+            if (stopped) { onError('cancelled'); return; }
+            if (!response || !response.ok) {
+              whenSettled(response && response.json(), function (j) {
+                onError(isObject(j) && typeof j.code === 'string' ? j.code : 'unavailable');
+              }, function () { onError('unavailable'); });
+              return;
+            }
+            reader = response.body && typeof response.body.getReader === 'function' ? response.body.getReader() : null;
+            if (reader) { read(onChunk, onError); return; }
+            whenSettled(response.arrayBuffer(), function (b) {
+              whole = new Uint8ArrayCtor(b);
+              read(onChunk, onError);
+            }, failed(onError));
+          }, failed(onError));
+        },
+        stop: function () {
+          stopped = true;
+          try { controller.abort(); } catch (e) { /* already done */ }
+        }
+      };
+    }
+
     // ---- mock mode (no native channel: a normal browser) ----
     /**
      * Binary values in a mock's answer (result or progress) as native's would travel: each becomes
@@ -971,6 +1151,34 @@ public enum WebBridgeShim {
       var reading;
       try { reading = body.arrayBuffer(); } catch (err) { onError('invalid_result', reasonOf(err)); return; }
       whenSettled(reading, copy, function (err) { onError('invalid_result', reasonOf(err)); });
+    }
+    /**
+     * A mock offer (a Blob, an ArrayBuffer or a Uint8Array) as a source of chunks for a binary
+     * stream, as `fetchSource`: a copy of the next MOCK_CHUNK_BYTES per read (a Blob read one
+     * slice at a time), so the page never shares the mock's buffer.
+     */
+    function mockSource(body) {
+      var offset = 0;
+      var total = binaryKind(body) === 'blob' ? body.size : body.byteLength;
+      return {
+        next: function (onChunk, onError) {
+          if (offset >= total) { soon(function () { onChunk(null); }); return; }
+          var start = offset;
+          var end = mathMin(total, start + MOCK_CHUNK_BYTES);
+          offset = end;
+          if (binaryKind(body) !== 'blob') {
+            var view = body instanceof Uint8ArrayCtor ? body : new Uint8ArrayCtor(body);
+            var bytes = new Uint8ArrayCtor(end - start);
+            uint8Set(bytes, view.subarray(start, end), 0);
+            soon(function () { onChunk(bytes); });
+            return;
+          }
+          var reading;
+          try { reading = body.slice(start, end).arrayBuffer(); } catch (err) { onError('invalid_result', reasonOf(err)); return; }
+          whenSettled(reading, function (b) { onChunk(new Uint8ArrayCtor(b)); }, function (err) { onError('invalid_result', reasonOf(err)); });
+        },
+        stop: function () { body = null; offset = total; }
+      };
     }
     function finishMock(id, controller, reply) {
       if (id === null || mapGet(mockCalls, id) !== controller) { return; }
