@@ -176,6 +176,10 @@ final class OfferBodyReader: BinaryBodyReader, @unchecked Sendable {
 
     func read(maxBytes: Int) async throws -> Data? {
         guard !ended.withLock({ $0 }) else { throw BridgeError.cancelled() }
+        guard !transfers.isClosed else {
+            end(.cancelled)
+            throw BridgeError.unavailable("The web view was closed.")
+        }
         guard transfers.isCurrent(generation) else {
             end(.failed("navigated"))
             throw BridgeError.navigated()

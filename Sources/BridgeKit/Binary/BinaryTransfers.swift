@@ -62,6 +62,9 @@ public final class BinaryTransfers: Sendable {
 
     var router: BridgeRouter? { routerReference.router }
 
+    /// Whether ``close()`` ran: every transfer ends, also a download being read.
+    var isClosed: Bool { state.withLock { $0.closed } }
+
     /// Whether `generation` is the router's current page generation (false once the router is gone).
     func isCurrent(_ generation: UInt64) -> Bool {
         guard let router else { return false }

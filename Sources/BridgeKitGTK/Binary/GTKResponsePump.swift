@@ -7,7 +7,9 @@ import Foundation
 /// socket pair (`g_unix_input_stream_new`), and a thread of its own writes the body's chunks into
 /// the other end as WebKit reads. The socket's buffer is the only copy in flight, so native holds
 /// about one chunk at a time; when the page aborts, WebKit closes its end, the next write fails
-/// (`EPIPE`, without a signal: `MSG_NOSIGNAL`) and the body is cancelled.
+/// (`EPIPE`, without a signal: `MSG_NOSIGNAL`) and the body is cancelled. A body that fails (its
+/// reader throws: native ended the stream, the transfers closed) fails WebKit's read, so the page's
+/// fetch errors (`unavailable`) instead of seeing a short body.
 enum GTKResponsePump {
     /// Finishes `request` with a streamed body and starts writing it (GTK thread).
     static func start(_ request: GPointer<WebKitURISchemeRequest>, response: BinaryResponse) {
@@ -20,6 +22,11 @@ enum GTKResponsePump {
         }
         var buffer: Int32 = 4 << 20
         _ = setsockopt(fds[1], SOL_SOCKET, SO_SNDBUF, &buffer, socklen_t(MemoryLayout<Int32>.size))
+        // One byte in the writer's own receive queue: closing the writer while it is still there
+        // makes the reader's next read fail with ECONNRESET (Linux `unix_release_sock`) once the
+        // bytes already sent were read, instead of a clean end. Drained before a clean close.
+        var marker: UInt8 = 0
+        _ = send(fds[0], &marker, 1, Int32(MSG_NOSIGNAL))
         let stream = g_unix_input_stream_new(fds[0], 1)
         GTKBinaryScheme.respond(
             request, status: response.status, headers: response.headers, stream: stream,
@@ -27,7 +34,10 @@ enum GTKResponsePump {
         let body = response.body
         let writer = fds[1]
         let thread = Thread {
-            pump(body, to: writer)
+            if pump(body, to: writer) {
+                var byte: UInt8 = 0
+                _ = recv(writer, &byte, 1, Int32(MSG_DONTWAIT))
+            }
             close(writer)
         }
         thread.name = "bridgekit.binary.download"
@@ -35,8 +45,15 @@ enum GTKResponsePump {
     }
 
     /// Copies `body` into `fd` until its end, an error, or the reader going away.
-    private static func pump(_ body: any BinaryBodyReader, to fd: Int32) {
-        while let chunk = next(body) {
+    /// - Returns: true when the body ended cleanly (all of it was written).
+    private static func pump(_ body: any BinaryBodyReader, to fd: Int32) -> Bool {
+        while true {
+            let chunk: Data
+            switch next(body) {
+            case .chunk(let data): chunk = data
+            case .end: return true
+            case .failed: return false
+            }
             let written = chunk.withUnsafeBytes { raw -> Bool in
                 guard let base = raw.baseAddress else { return true }
                 var offset = 0
@@ -52,25 +69,36 @@ enum GTKResponsePump {
             }
             if !written {
                 body.cancel()
-                return
+                return false
             }
         }
     }
 
-    /// The body's next chunk, waited for on this thread; `nil` at the end or on an error.
-    private static func next(_ body: any BinaryBodyReader) -> Data? {
+    /// One step of a body: a chunk, its end, or its failure.
+    private enum Step {
+        case chunk(Data)
+        case end
+        case failed
+    }
+
+    /// The body's next step, waited for on this thread.
+    private static func next(_ body: any BinaryBodyReader) -> Step {
         let box = ChunkBox()
         let done = DispatchSemaphore(value: 0)
         Task.detached {
-            box.chunk = try? await body.read(maxBytes: 1 << 20)
+            do {
+                box.step = try await body.read(maxBytes: 1 << 20).map { .chunk($0) } ?? .end
+            } catch {
+                box.step = .failed
+            }
             done.signal()
         }
         done.wait()
-        return box.chunk
+        return box.step
     }
 
     private final class ChunkBox: @unchecked Sendable {
-        var chunk: Data?
+        var step = Step.failed
     }
 }
 #endif
