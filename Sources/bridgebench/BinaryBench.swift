@@ -32,8 +32,8 @@ final class BinaryBench {
     }
 
     /// The largest download sent as `Data` held whole (the default `BinaryLimits.maxHeldBytes`);
-    /// larger ones are streamed.
-    nonisolated static let largestHeldDownload = 256 << 20
+    /// larger ones are streamed, and the page reads them as streams.
+    nonisolated static let largestHeldDownload = BinaryBenchPage.largestWholeDownload
 
     /// Creates the view, loads the page and waits until the shim is there.
     static func open() async throws -> BinaryBench {

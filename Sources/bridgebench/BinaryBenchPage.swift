@@ -9,16 +9,23 @@
 /// - **base64-up**: the same bytes encoded with `btoa` in the page (inside the clock) and sent as a
 ///   string field to `B64Upload`, which decodes them with `Data(base64Encoded:)`;
 /// - **binary-down**: `BinDownload` answers `{file}` sent with `BinaryTransfers.send`; the page
-///   gets a `Uint8Array`;
+///   gets a `Uint8Array`, or, over ``largestWholeDownload`` (where the task streams
+///   with `send(chunks:)`), reads it as a stream (`binary: "stream"`), counting the chunks' bytes
+///   and keeping none, so the row measures the transport, not the page holding the value whole;
 /// - **base64-down**: `B64Download` answers `{data}` as a base64 string, which the page decodes
 ///   into a `Uint8Array` with `atob` (inside the clock);
 /// - **bare-up** / **bare-down**: no bridge: `fetch` of the bare custom-scheme handler
 ///   (``BareBinaryScheme``, in a ``PeerWebView`` of its own): `POST` the bytes, read the count;
-///   `GET` N bytes into a `Uint8Array`.
+///   `GET` N bytes into a `Uint8Array` (over ``largestWholeDownload``, like binary-down:
+///   its `response.body` read chunk by chunk, counting bytes).
 ///
 /// Every answer is checked by its byte count. The page builds the upload bytes before the clock.
 enum BinaryBenchPage {
     static let origin = "https://binary.bridgekit.invalid"
+
+    /// The largest download the page reads into one `Uint8Array`; a larger one is read as a
+    /// stream, counting bytes (``BinaryBench``'s `largestHeldDownload`: the task streams it too).
+    static let largestWholeDownload = 256 << 20
 
     static let html = #"""
         <!doctype html>
@@ -51,6 +58,17 @@ enum BinaryBenchPage {
             for (var i = 0; i < binary.length; i++) { bytes[i] = binary.charCodeAt(i); }
             return bytes;
           }
+          // Over this, downloads are read as streams, counting bytes (BinaryBenchPage.largestWholeDownload).
+          var largestHeld = \#(largestWholeDownload);
+          async function count(stream) {
+            var reader = stream.getReader();
+            var n = 0;
+            for (;;) {
+              var step = await reader.read();
+              if (step.done) { return n; }
+              n += step.value.length;
+            }
+          }
           function expect(got, n) {
             if (got !== n) { throw new Error('expected ' + n + ' bytes, got ' + got); }
           }
@@ -62,6 +80,12 @@ enum BinaryBenchPage {
               expect(await window.WebBridge.call('B64Upload', { data: toBase64(bytesOf(n)) }), n);
             },
             'binary-down': async function (n) {
+              if (n > largestHeld) {
+                var s = await window.WebBridge.call('BinDownload', n, { binary: 'stream' });
+                if (s.file.size !== n) { throw new Error('announced ' + s.file.size); }
+                expect(await count(s.file.stream), n);
+                return;
+              }
               var r = await window.WebBridge.call('BinDownload', n);
               if (!(r.file instanceof Uint8Array)) { throw new Error('not a Uint8Array'); }
               expect(r.file.length, n);
@@ -72,6 +96,7 @@ enum BinaryBenchPage {
             },
             'bare-down': async function (n) {
               var r = await fetch('bench-bare://bench/down/' + n);
+              if (n > largestHeld) { expect(await count(r.body), n); return; }
               expect(new Uint8Array(await r.arrayBuffer()).length, n);
             },
             'base64-down': async function (n) {
