@@ -230,7 +230,7 @@ extension GTKWrapperTests.EndToEnd {
             let server = try LoopbackServer()
             defer { server.stop() }
             server.routes["/"] = .init(body: Self.page)
-            let (harness, ends) = try Self.harness(server, limits: BinaryLimits(offerLifetime: 1))
+            let (harness, ends) = try Self.harness(server, limits: BinaryLimits(offerLifetime: 3))
             try await harness.load(server.origin + "/")
             try await harness.run(
                 """
