@@ -74,7 +74,7 @@ export interface WebBridgeCallSettings<T = unknown> {
 /**
  * A binary value of a call made with `binary: "stream"` (docs/protocol.md, "Binary values"). The
  * bytes are fetched from the byte transport only as `stream` is read, one chunk per read (a mock's
- * bytes in chunks of 64 KiB), so neither side holds the value whole. The stream ends exactly once:
+ * bytes in chunks of 64 KiB), so the page never holds the value whole. The stream ends exactly once:
  * it closes after exactly `size` bytes (any count when `size` is null); it errors with a
  * `WebBridgeError`, code "invalid_result" (the body is shorter or longer than `size`), "cancelled"
  * (the call's `signal` aborted, also after the call settled), "unavailable" (native ended it, the
