@@ -52,6 +52,7 @@ public final class WebKitBinarySchemeHandler: NSObject, WKURLSchemeHandler {
         }
         func send(_ data: Data) { task.didReceive(data) }
         func finish() { task.didFinish() }
+        func fail(_ error: any Error) { task.didFailWithError(error) }
     }
 }
 #endif

@@ -4,7 +4,8 @@ import Foundation
 /// the Apple `WKURLSchemeHandler` glue (`WebKitBinarySchemeHandler`), platform-neutral and tested
 /// on Linux.
 ///
-/// Each task is answered exactly once (head, chunks, finish) unless the engine stops it first
+/// Each task is answered exactly once (head, chunks, then finish, or fail when the body's source
+/// throws mid-body) unless the engine stops it first
 /// (``stop(_:)``): then nothing more is sent to it and its download body is cancelled, which ends
 /// the transfer (cancelled). A download's chunks are read one at a time, as the driver sends them.
 ///
@@ -43,7 +44,9 @@ public final class BinarySchemeDriver {
                 do {
                     chunk = try await response.body.read(maxBytes: transfers.limits.chunkBytes)
                 } catch {
-                    chunk = nil
+                    guard self.running.removeValue(forKey: id) != nil else { return }
+                    task.fail(error)
+                    return
                 }
                 guard self.running[id] != nil else { return }
                 guard let chunk else { break }

@@ -18,6 +18,11 @@ public protocol BinarySchemeTask: AnyObject {
     func respond(status: Int, headers: [String: String])
     /// Sends a chunk of the response body.
     func send(_ data: Data)
-    /// Ends the response.
+    /// Ends the response: the whole body was sent.
     func finish()
+    /// Ends the response as failed after its head (a download whose source threw or whose
+    /// transfers closed mid-body), so the page's read fails instead of seeing a short body that
+    /// looks complete (`WKURLSchemeTask.didFailWithError(_:)`).
+    /// - Parameter error: why the body ended.
+    func fail(_ error: any Error)
 }

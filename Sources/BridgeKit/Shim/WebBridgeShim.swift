@@ -576,7 +576,7 @@ public enum WebBridgeShim {
         settle(entry, failure('invalid_message', 'task must be a non-empty string', null));
         return;
       }
-      var binary = entry.streams;
+      var binary = entry.binary;
       if (binary !== undefined && binary !== 'bytes' && binary !== 'stream') {
         settle(entry, failure('invalid_message', 'The call setting "binary" must be "bytes" or "stream"', null));
         return;
@@ -619,7 +619,7 @@ public enum WebBridgeShim {
       var entry = { id: null, callback: null, resolve: null, reject: null, onProgress: null, timer: null,
         signal: null, onAbort: null, queued: null, done: false, starting: true,
         uploads: null, transfers: null, resolving: false, onUploadProgress: null, onDownloadProgress: null,
-        streams: undefined, streamSignal: null };
+        binary: undefined, streams: false, streamSignal: null };
       var settings = {};
       var promise;
       if (typeof options === 'function' && callbackOrSettings === undefined) {
@@ -635,7 +635,7 @@ public enum WebBridgeShim {
           entry.onProgress = typeof settings.onProgress === 'function' ? settings.onProgress : null;
           entry.onUploadProgress = typeof settings.onUploadProgress === 'function' ? settings.onUploadProgress : null;
           entry.onDownloadProgress = typeof settings.onDownloadProgress === 'function' ? settings.onDownloadProgress : null;
-          entry.streams = settings.binary;
+          entry.binary = settings.binary;
         }
       } catch (err) { settings = {}; }
       if (!entry.callback) {

@@ -18,6 +18,7 @@ struct BinarySchemeDriverTests {
         var received = Data()
         var sends = 0
         var finished = 0
+        var failed = 0
         var onSend: (() -> Void)?
 
         init(method: String, token: String, origin: String? = "https://app.example", body: Data? = nil) {
@@ -34,6 +35,7 @@ struct BinarySchemeDriverTests {
             onSend?()
         }
         func finish() { finished += 1 }
+        func fail(_ error: any Error) { failed += 1 }
     }
 
     final class Records: Sendable {
@@ -55,6 +57,14 @@ struct BinarySchemeDriverTests {
             ClosureTask(name: "Save") { (file: BridgeBinary, context: CallContext) -> Int in
                 try await transfers.data(of: file, context: context).count
             })
+        try router.register(
+            ClosureTask(name: "Broken") { (count: Int, context: CallContext) -> BridgeBinary in
+                let chunks = AsyncThrowingStream<Data, any Error> { continuation in
+                    continuation.yield(Data(count: count))
+                    continuation.finish(throwing: BridgeError.taskFailed("The source broke."))
+                }
+                return try await transfers.send(chunks: chunks, size: count * 2, context: context)
+            })
         return (InMemoryPage(router: router), transfers, records)
     }
 
@@ -64,6 +74,24 @@ struct BinarySchemeDriverTests {
             try? await Task.sleep(for: .milliseconds(2))
         }
         return condition()
+    }
+
+    @Test(
+        "a download whose source throws mid-body fails the scheme task (never finishes it as if whole)",
+        .timeLimit(.minutes(1)))
+    func sourceThrows() async throws {
+        let (page, transfers, _) = try Self.setup()
+        let reply = await page.call("Broken", options: 1500)
+        let token = try #require(reply["data"]?[BridgeBinary.placeholderKey]?.string("token"))
+        let driver = BinarySchemeDriver(transfers: transfers)
+        let task = FakeTask(method: "GET", token: token)
+        driver.start(task)
+        #expect(await Self.waitUntil { task.failed + task.finished > 0 })
+        #expect(task.status == 200)
+        #expect(task.received.count == 1500, "the chunk before the failure was sent")
+        #expect(task.failed == 1)
+        #expect(task.finished == 0, "a short body must not look complete")
+        #expect(driver.runningCount == 0)
     }
 
     @Test("a download is answered once: head, every chunk, finish", .timeLimit(.minutes(1)))
