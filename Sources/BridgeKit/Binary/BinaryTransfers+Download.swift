@@ -33,8 +33,12 @@ extension BinaryTransfers {
     ///   - size: the total byte count when known (the page gets it as `size` and for its progress).
     ///   - type: a MIME type, or `nil`.
     ///   - context: the running call's context.
+    /// The offer counts ``BinaryLimits/chunkBytes`` against ``BinaryLimits/maxHeldBytes`` until
+    /// it ends, so the number of streams offered and not yet ended is bounded.
+    ///
     /// - Returns: the placeholder.
-    /// - Throws: as ``send(_:type:context:)``.
+    /// - Throws: as ``send(_:type:context:)``; `memory_budget_exceeded` when one more chunk would
+    ///   be over ``BinaryLimits/maxHeldBytes`` (the stream is then dropped: its `onTermination` runs).
     public func send(
         chunks: AsyncThrowingStream<Data, any Error>, size: Int?, type: String? = nil, context: CallContext
     ) async throws -> BridgeBinary {
@@ -49,8 +53,13 @@ extension BinaryTransfers {
         if let size, size > limits.maxTransferBytes {
             throw BridgeError.payloadTooLarge(bytes: size, limit: limits.maxTransferBytes)
         }
+        // A chunk stream counts one chunk (what its source may hold ready), so that the offers a
+        // page can make the app keep open (a file handle each, say) are bounded too.
         let held: Int
-        if case .data(let data) = source { held = data.count } else { held = 0 }
+        switch source {
+        case .data(let data): held = data.count
+        case .stream: held = limits.chunkBytes
+        }
         // Expired offers give their bytes back before this one is counted.
         sweep(now: Self.now())
         let token = BinaryToken.make()
