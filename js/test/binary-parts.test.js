@@ -7,7 +7,7 @@ const test = require('node:test');
 const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
-const { loadShim, makeWindow, recordingTransport, settleMicrotasks } = require('../testing/fakes.js');
+const { FakeClock, loadShim, makeWindow, recordingTransport, settleMicrotasks } = require('../testing/fakes.js');
 
 const { createWebBridge } = loadShim();
 const MiB = 1048576;
@@ -16,14 +16,15 @@ const OK = { code: 'ok', partBytes: MiB };
 
 /** A page whose fetch holds every request until the test answers it (`answer(status)`). */
 function setup() {
-  const win = makeWindow();
+  const clock = new FakeClock();
+  const win = makeWindow({ clock });
   const requests = [];
   win.fetch = (url, init) => new Promise((resolve) => {
     requests.push({ url, init, answer: (status, body) => resolve(new Response(JSON.stringify(body || {}), { status })) });
   });
   const transport = recordingTransport();
   const bridge = createWebBridge({ window: win, transport });
-  return { requests, transport, bridge };
+  return { requests, transport, bridge, clock };
 }
 async function flushAll() {
   for (let i = 0; i < 10; i++) { await settleMicrotasks(10); await new Promise((r) => setImmediate(r)); }
@@ -169,4 +170,52 @@ test('a part answered cancelled (the task stopped reading) or unknown_transfer: 
     bridge._receive({ v: 1, kind: 'reply', id: transport.messages[0].id, ok: true, data: 'head read' });
     assert.equal(await p, 'head read');
   }
+});
+
+test('a request native had no room to let wait (404 unknown_transfer, reason no_room) is sent again a moment later, at most 10 times; a plain 404 is not', async () => {
+  const { bridge, requests, transport, clock } = setup();
+  const data = pattern(10);
+  let outcome = null;
+  bridge.call('Save', { file: data }).then((v) => { outcome = { ok: v }; }, (e) => { outcome = { code: e.code }; });
+  await flushAll();
+  const token = transport.messages[0].options.file.$bridgeBinary.token;
+  assert.equal(requests.length, 1);
+  requests[0].answer(404, { code: 'unknown_transfer', reason: 'no_room' });
+  await flushAll();
+  assert.equal(requests.length, 1, 'not at once');
+  clock.tick(50);
+  await flushAll();
+  assert.equal(requests.length, 1, 'not before 100 ms');
+  clock.tick(100);
+  await flushAll();
+  assert.equal(requests.length, 2, 'sent again');
+  assert.equal(requests[1].url, 'webbridge-binary://transfer/' + token);
+  assert.deepEqual([...bytesOf(requests[1].init.body)], [...data]);
+  requests[1].answer(200, OK);
+  await flushAll();
+  assert.equal(outcome, null, 'the reply settles the call');
+  bridge._receive({ v: 1, kind: 'reply', id: transport.messages[0].id, ok: true, data: 10 });
+  await flushAll();
+  assert.deepEqual(outcome, { ok: 10 });
+
+  // Never more than 10 times; a plain unknown_transfer is final.
+  bridge.call('Save', { file: pattern(5) });
+  await flushAll();
+  const first = requests.length - 1;
+  for (let i = 0; i < 12; i++) {
+    const last = requests[requests.length - 1];
+    last.answer(404, { code: 'unknown_transfer', reason: 'no_room' });
+    await flushAll();
+    clock.tick(120);
+    await flushAll();
+  }
+  assert.equal(requests.length - first, 11, 'the first send and 10 more');
+  bridge.call('Save', { file: pattern(5) });
+  await flushAll();
+  const plain = requests.length;
+  requests[plain - 1].answer(404, { code: 'unknown_transfer' });
+  await flushAll();
+  clock.tick(150);
+  await flushAll();
+  assert.equal(requests.length, plain, 'no retry');
 });

@@ -9,9 +9,11 @@ public struct BinaryLimits: Sendable, Hashable {
     /// The largest chunk handed to a task or read from a native stream, in bytes; also the size
     /// of the parts a page sends a larger value in (``partBytes``). Default 1 MiB.
     public var chunkBytes: Int
-    /// The bytes native may hold for downloads the page has not fetched yet
-    /// (``BinaryTransfers/send(_:type:context:)`` with `Data`); over it `send` throws
-    /// `memory_budget_exceeded`. Default 256 MiB.
+    /// The bytes native may hold for downloads not ended yet: a `Data` offer
+    /// (``BinaryTransfers/send(_:type:context:)``) counts its size, a chunk stream
+    /// (``BinaryTransfers/send(chunks:size:type:context:)``) one ``chunkBytes``, so that a page
+    /// cannot make the app keep any number of sources open. Over it `send` throws
+    /// `memory_budget_exceeded`. Default 256 MiB (256 streams at the default chunk size).
     public var maxHeldBytes: Int
     /// How many page requests of one origin may wait for their call to claim them; the requests
     /// of all origins but the main frame's may wait four times that many together, and a request

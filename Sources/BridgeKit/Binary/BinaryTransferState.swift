@@ -98,6 +98,9 @@ extension BinaryTransfers {
         let held: Int
         /// Whether the page's request took it (it then ends through its reader).
         var taken = false
+        /// Stops its reader's read waiting for the source (``OfferBodyReader/interrupt()``); set
+        /// once taken, called when the offer ends.
+        var interrupt: (@Sendable () -> Void)?
     }
 
     /// Where a download's bytes come from.

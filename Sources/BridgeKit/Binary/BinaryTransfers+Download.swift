@@ -33,8 +33,12 @@ extension BinaryTransfers {
     ///   - size: the total byte count when known (the page gets it as `size` and for its progress).
     ///   - type: a MIME type, or `nil`.
     ///   - context: the running call's context.
+    /// The offer counts ``BinaryLimits/chunkBytes`` against ``BinaryLimits/maxHeldBytes`` until
+    /// it ends, so the number of streams offered and not yet ended is bounded.
+    ///
     /// - Returns: the placeholder.
-    /// - Throws: as ``send(_:type:context:)``.
+    /// - Throws: as ``send(_:type:context:)``; `memory_budget_exceeded` when one more chunk would
+    ///   be over ``BinaryLimits/maxHeldBytes`` (the stream is then dropped: its `onTermination` runs).
     public func send(
         chunks: AsyncThrowingStream<Data, any Error>, size: Int?, type: String? = nil, context: CallContext
     ) async throws -> BridgeBinary {
@@ -49,8 +53,13 @@ extension BinaryTransfers {
         if let size, size > limits.maxTransferBytes {
             throw BridgeError.payloadTooLarge(bytes: size, limit: limits.maxTransferBytes)
         }
+        // A chunk stream counts one chunk (what its source may hold ready), so that the offers a
+        // page can make the app keep open (a file handle each, say) are bounded too.
         let held: Int
-        if case .data(let data) = source { held = data.count } else { held = 0 }
+        switch source {
+        case .data(let data): held = data.count
+        case .stream: held = limits.chunkBytes
+        }
         // Expired offers give their bytes back before this one is counted.
         sweep(now: Self.now())
         let token = BinaryToken.make()
@@ -123,13 +132,15 @@ extension BinaryTransfers {
                 "Cache-Control": "no-store",
             ]
             if let size = offer.size { headers["Content-Length"] = String(size) }
-            return BinaryResponse(
-                status: 200, headers: headers,
-                body: OfferBodyReader(transfers: self, token: token, offer: offer), contentLength: offer.size)
+            let reader = OfferBodyReader(transfers: self, token: token, offer: offer)
+            // The offer's end (close(), the reader's own end) stops a read waiting for the source.
+            state.withLock { $0.offers[token]?.interrupt = { [weak reader] in reader?.interrupt() } }
+            return BinaryResponse(status: 200, headers: headers, body: reader, contentLength: offer.size)
         }
     }
 
-    /// Ends download `token` once: removes it, releases its held bytes, reports the record.
+    /// Ends download `token` once: removes it, releases its held bytes, stops its reader's read
+    /// waiting for the source (``OfferBodyReader/interrupt()``), reports the record.
     func endOffer(_ token: String, _ outcome: BinaryTransferRecord.Outcome, bytes: Int) {
         guard
             let offer = state.withLock({ s -> Offer? in
@@ -138,6 +149,7 @@ extension BinaryTransfers {
                 return offer
             })
         else { return }
+        offer.interrupt?()
         report(
             BinaryTransferRecord(
                 token: token, direction: .download, bytes: bytes, outcome: outcome, callID: offer.callID))
@@ -154,10 +166,19 @@ final class OfferBodyReader: BinaryBodyReader, @unchecked Sendable {
     // Only `read` touches these, one call at a time (the protocol's rule); `ended` under its lock.
     private var data: Data?
     private var offset = 0
-    private var iterator: AsyncThrowingStream<Data, any Error>.Iterator?
+    private let source: ChunkSource?
     private var sent = 0
     private var pendingChunk: Data?
     private let ended = Locked(false)
+    /// The task waiting for the source's next chunk, so that ``interrupt()`` can end the wait.
+    private let waiting = Locked<Task<Data?, any Error>?>(nil)
+
+    /// The source's iterator; one `next()` at a time (the reader's rule), in a task of its own.
+    private final class ChunkSource: @unchecked Sendable {
+        private var iterator: AsyncThrowingStream<Data, any Error>.Iterator
+        init(_ stream: AsyncThrowingStream<Data, any Error>) { iterator = stream.makeAsyncIterator() }
+        func next() async throws -> Data? { try await iterator.next() }
+    }
 
     init(transfers: BinaryTransfers, token: String, offer: BinaryTransfers.Offer) {
         self.transfers = transfers
@@ -165,8 +186,11 @@ final class OfferBodyReader: BinaryBodyReader, @unchecked Sendable {
         generation = offer.generation
         size = offer.size
         switch offer.source {
-        case .data(let data): self.data = data
-        case .stream(let stream): iterator = stream.makeAsyncIterator()
+        case .data(let data):
+            self.data = data
+            source = nil
+        case .stream(let stream):
+            source = ChunkSource(stream)
         }
     }
 
@@ -201,7 +225,8 @@ final class OfferBodyReader: BinaryBodyReader, @unchecked Sendable {
         } else {
             do {
                 var next: Data? = Data()
-                while let got = next, got.isEmpty { next = try await iterator?.next() }
+                while let got = next, got.isEmpty { next = try await nextFromSource() }
+                try checkNotStopped()
                 if let got = next, got.count > limit {
                     pendingChunk = Data(got.dropFirst(limit))
                     chunk = Data(got.prefix(limit))
@@ -209,6 +234,10 @@ final class OfferBodyReader: BinaryBodyReader, @unchecked Sendable {
                     chunk = next
                 }
             } catch {
+                if let stop = stopError() {
+                    end(.cancelled)
+                    throw stop
+                }
                 end(.failed((error as? BridgeError)?.code ?? "task_failed"))
                 throw error
             }
@@ -231,6 +260,42 @@ final class OfferBodyReader: BinaryBodyReader, @unchecked Sendable {
 
     func cancel() {
         end(.cancelled)
+    }
+
+    /// Ends a read waiting for the source's next chunk (the offer ended: the reader was cancelled,
+    /// the transfers closed): the wait's task is cancelled, which ends the source's stream
+    /// (`onTermination` with `.cancelled`) instead of waiting for a chunk that may never come.
+    func interrupt() {
+        waiting.withLock { $0 }?.cancel()
+    }
+
+    /// The source's next chunk, read in a task that ``interrupt()`` cancels.
+    private func nextFromSource() async throws -> Data? {
+        guard let source else { return nil }
+        let task = Task { try await source.next() }
+        waiting.withLock { $0 = task }
+        defer { waiting.withLock { $0 = nil } }
+        // An end that came before the task was recorded cancels it here.
+        if stopError() != nil { task.cancel() }
+        return try await withTaskCancellationHandler {
+            try await task.value
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Why the reader must stop, if it must: the transfers closed (unavailable) or it ended (cancelled).
+    private func stopError() -> BridgeError? {
+        if transfers.isClosed { return .unavailable("The web view was closed.") }
+        if ended.withLock({ $0 }) { return .cancelled() }
+        return nil
+    }
+
+    /// Throws ``stopError()``, ending the reader first.
+    private func checkNotStopped() throws(BridgeError) {
+        guard let stop = stopError() else { return }
+        end(.cancelled)
+        throw stop
     }
 
     private func end(_ outcome: BinaryTransferRecord.Outcome) {

@@ -77,10 +77,14 @@ extension BinaryTransfers {
             return answer
         }
         if state.withLock({ $0.uploads[token] == nil }) {
-            guard await waitForClaim(token, origin: request.origin) else {
+            let wait = await waitForClaim(token, origin: request.origin)
+            guard wait == .claimed else {
                 body.cancel()
+                // No room to wait: the page may send it again (reason `no_room`, docs/protocol.md).
                 return endedAnswer(token, origin: request.origin)
-                    ?? .plain(404, code: "unknown_transfer", origin: request.origin)
+                    ?? Self.answer(
+                        404, code: "unknown_transfer", reason: wait == .noRoom ? "no_room" : nil,
+                        origin: request.origin)
             }
         }
         return await withCheckedContinuation { (continuation: CheckedContinuation<BinaryResponse, Never>) in

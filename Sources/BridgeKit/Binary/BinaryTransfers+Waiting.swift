@@ -52,19 +52,31 @@ extension BinaryTransfers {
         return budget.isMainFrame || waiting.count(where: { !$0.budget.isMainFrame }) < limit * othersFactor
     }
 
-    /// Waits up to ``BinaryLimits/requestWait`` for a task to claim `token`; false when none did,
-    /// the request has no origin, too many requests of its origin or of all other origins wait
-    /// already (``WaitingBudget``), or the transfers closed. The wait's timer ends with the wait.
-    func waitForClaim(_ token: String, origin: String?) async -> Bool {
-        guard let budget = waitingBudget(for: origin) else { return false }
+    /// How a request's wait for its claim ended (``waitForClaim(_:origin:)``).
+    enum ClaimWait {
+        /// A task claimed the token.
+        case claimed
+        /// None did in time, the request has no origin, or the transfers closed.
+        case unclaimed
+        /// The request could not wait: too many requests of its origin or of all other origins
+        /// wait already (``WaitingBudget``). The page may send it again a moment later, when its
+        /// call may have been admitted (its origin then waits in the main frame's budget).
+        case noRoom
+    }
+
+    /// Waits up to ``BinaryLimits/requestWait`` for a task to claim `token`. The wait's timer ends
+    /// with the wait.
+    func waitForClaim(_ token: String, origin: String?) async -> ClaimWait {
+        guard let budget = waitingBudget(for: origin) else { return .unclaimed }
         let wait = limits.requestWait
         let limit = limits.maxWaitingRequests
+        var noRoom = false
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             // Admitted and recorded under one lock, so that no budget is ever over its limit.
             let admitted = state.withLock { s -> Bool in
-                guard s.uploads[token] == nil, s.endedUploads[token] == nil, !s.closed,
-                    Self.admitsWaiting(budget, in: &s, limit: limit)
-                else {
+                guard s.uploads[token] == nil, s.endedUploads[token] == nil, !s.closed else { return false }
+                guard Self.admitsWaiting(budget, in: &s, limit: limit) else {
+                    noRoom = true
                     return false
                 }
                 s.nextWaiter += 1
@@ -77,7 +89,8 @@ extension BinaryTransfers {
             }
             if !admitted { continuation.resume() }
         }
-        return state.withLock { $0.uploads[token] != nil }
+        if state.withLock({ $0.uploads[token] != nil }) { return .claimed }
+        return noRoom ? .noRoom : .unclaimed
     }
 
     /// The wait of the request `key` for `token`'s claim timed out.

@@ -48,7 +48,7 @@ public final class BinaryTransfers: Sendable {
         observer.withLock { $0 = body }
     }
 
-    /// The bytes held for downloads the page has not fetched yet.
+    /// The bytes held for downloads not ended yet (a chunk stream counts one chunk, ``BinaryLimits/maxHeldBytes``).
     public var heldBytes: Int { state.withLock { $0.heldBytes } }
 
     /// The transfers not ended yet (claimed uploads, offered downloads).

@@ -93,6 +93,10 @@ public enum WebBridgeShim {
   // upload answer ({"code": "ok", "partBytes": n}); until the page has one, parts are this size
   // (BinaryLimits.minimumPartBytes, which native always accepts).
   var FIRST_PART_BYTES = 65536;
+  // A request native could not let wait for its claim (`no_room`) is sent again this many times,
+  // this many milliseconds apart: the wait for native to admit the call it belongs to.
+  var NO_ROOM_RETRIES = 10;
+  var NO_ROOM_RETRY_MS = 100;
   var objectToString = uncurry(Object.prototype.toString);
   var isArrayBufferView = typeof ArrayBuffer === 'function' ? ArrayBuffer.isView : function () { return false; };
   var Uint8ArrayCtor = typeof Uint8Array === 'function' ? Uint8Array : null;
@@ -803,21 +807,28 @@ public enum WebBridgeShim {
        * task stopped reading: its reply settles the call) or `unknown_transfer` (no task claimed
        * the value: the task's reply settles it).
        */
-      function refused(response) {
+      function refused(response, retry) {
         if (entry.done) { return; }
         var status = response ? response.status : 0;
         var reading;
         try { reading = response.json(); } catch (err) { return; }
         whenSettled(reading, function (j) {
           var code = isObject(j) && typeof j.code === 'string' ? j.code : null;
+          // No room to wait for the claim (other frames' requests fill the budget, and this one
+          // came before native admitted its call): sent again a moment later, a few times.
+          if (code === 'unknown_transfer' && j.reason === 'no_room' && retry) { later(retry, NO_ROOM_RETRY_MS); return; }
           if (!code || code === 'ok' || code === 'cancelled' || code === 'unknown_transfer') { return; }
           stop(entry, code, 'The byte transport refused the binary value',
             { status: status, reason: typeof j.reason === 'string' ? j.reason : null });
         }, function () { /* no code: the reply settles the call */ });
       }
-      /** Posts `body` (`size` bytes at `offset`, or the whole value when offset is undefined); `next` runs after a 200. */
-      function send(token, offset, body, size, next) {
+      /**
+       * Posts `body` (`size` bytes at `offset`, or the whole value when offset is undefined); `next`
+       * runs after a 200. `tries` counts the sends of this request refused for want of room (`no_room`).
+       */
+      function send(token, offset, body, size, next, tries) {
         if (entry.done) { return; }
+        tries = tries || 0;
         var controller = makeController(controllerWindow);
         track(entry, controller);
         var request;
@@ -826,7 +837,10 @@ public enum WebBridgeShim {
             cache: 'no-store', credentials: 'omit' }, offset);
         } catch (err) { unavailable(err); return; }
         whenSettled(request, function (response) {
-          if (!response || response.status !== 200) { refused(response); return; }
+          if (!response || response.status !== 200) {
+            refused(response, tries < NO_ROOM_RETRIES ? function () { send(token, offset, body, size, next, tries + 1); } : null);
+            return;
+          }
           loaded += size;
           if (!entry.done && entry.onUploadProgress) {
             try { entry.onUploadProgress({ loaded: loaded, total: total }); } catch (err) { report(err); }

@@ -49,7 +49,7 @@ enum GTKResponsePump {
     private static func pump(_ body: any BinaryBodyReader, to fd: Int32) -> Bool {
         while true {
             let chunk: Data
-            switch next(body) {
+            switch next(body, writingTo: fd) {
             case .chunk(let data): chunk = data
             case .end: return true
             case .failed: return false
@@ -81,8 +81,10 @@ enum GTKResponsePump {
         case failed
     }
 
-    /// The body's next step, waited for on this thread.
-    private static func next(_ body: any BinaryBodyReader) -> Step {
+    /// The body's next step, waited for on this thread. While it waits (a source that is slow to
+    /// give its next chunk), WebKit closing its end of `fd` (the page aborted or went away) cancels
+    /// the body at once, instead of when the next chunk would be written.
+    private static func next(_ body: any BinaryBodyReader, writingTo fd: Int32) -> Step {
         let box = ChunkBox()
         let done = DispatchSemaphore(value: 0)
         Task.detached {
@@ -93,8 +95,22 @@ enum GTKResponsePump {
             }
             done.signal()
         }
-        done.wait()
-        return box.step
+        var cancelled = false
+        while done.wait(timeout: .now() + .milliseconds(100)) == .timedOut {
+            if !cancelled, readerClosed(fd) {
+                cancelled = true
+                body.cancel()
+            }
+        }
+        return cancelled ? .failed : box.step
+    }
+
+    /// Whether the reading end of the socket pair `fd` belongs to was closed (`POLLHUP`: Linux sets
+    /// it on a stream socket whose peer is gone).
+    private static func readerClosed(_ fd: Int32) -> Bool {
+        var entry = pollfd(fd: fd, events: 0, revents: 0)
+        guard poll(&entry, 1, 0) == 1 else { return false }
+        return entry.revents & Int16(POLLHUP | POLLERR) != 0
     }
 
     private final class ChunkBox: @unchecked Sendable {

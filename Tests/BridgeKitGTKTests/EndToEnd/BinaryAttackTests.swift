@@ -214,6 +214,104 @@ extension GTKWrapperTests.EndToEnd {
             try await Task.sleep(for: .milliseconds(200))
             #expect(records.list.dropFirst(beforeClose).map(\.outcome) == [.cancelled])
         }
+        /// Attacks on uploads in parts (a refusal ends the upload at once, the app's part size)
+        /// that the transport already refuses, pinned: another origin's frame and a sandboxed frame
+        /// that know the main frame's token send the next part before the page does, a part out of
+        /// order, an over-size part, a whole body and a read of it (403, the upload untouched; a
+        /// foreign refusal must never end it); the page's own malformed offsets (negative, NaN,
+        /// over 15 digits) name no transfer (404) and leave the upload alone. The main frame's
+        /// upload then finishes with its own bytes, its call settles once.
+        @Test(
+            "refused part attacks: other frames' next, out-of-order and over-size parts for the main frame's token, malformed offsets; the upload finishes with the page's bytes",
+            .timeLimit(.minutes(1)))
+        func refusedPartAttacks() async throws {
+            let scene = try BinaryScene(limits: BinaryLimits(requestWait: 5, claimWait: 10))
+            defer { scene.stop() }
+            let (a, b) = (scene.a, scene.b)
+            let framePage = E2EPage.html(
+                title: "frame",
+                head: """
+                    <script>
+                    window.addEventListener('message', function (e) {
+                      var d = e.data;
+                      var init = d.method === 'GET' ? {} : {method: 'POST', body: new Uint8Array(d.size).fill(9)};
+                      fetch(d.url, init).then(
+                        function (r) { return r.text().then(function (t) { parent.postMessage({step: d.step, status: r.status, text: t}, '*'); }); },
+                        function (err) { parent.postMessage({step: d.step, status: 'error ' + err}, '*'); });
+                    });
+                    </script>
+                    """)
+            b.routes["/frame"] = .init(body: framePage)
+            a.routes["/frame"] = .init(body: framePage)
+            a.routes["/"] = .init(
+                body: E2EPage.html(
+                    title: "main",
+                    head: """
+                        <script>
+                        \(Binary.pageScript)
+                        window.__frame = {};
+                        window.addEventListener('message', function (e) { window.__frame[e.data.step] = e.data; });
+                        </script>
+                        """,
+                    body:
+                        "<iframe id=x src=\"\(b.origin)/frame\"></iframe><iframe id=s sandbox=\"allow-scripts\" src=\"/frame\"></iframe>"
+                ))
+            let (harness, records) = (scene.harness, scene.records)
+            try await harness.load(a.origin + "/")
+            try await Task.sleep(for: .milliseconds(300))
+            try await harness.run(
+                """
+                var U = 'webbridge-binary://transfer/c0ffee00c0ffee00c0ffee00c0ffee00';
+                window.__own = {};
+                function own(key, url, bytes) {
+                  return fetch(url, {method: 'POST', body: new Uint8Array(bytes)}).then(
+                    function (r) { return r.json().then(function (j) { window.__own[key] = r.status + ':' + j.code; }); },
+                    function (e) { window.__own[key] = 'error ' + e; });
+                }
+                e2eCall('victim', 'Save', {file: {'$bridgeBinary': {token: 'c0ffee00c0ffee00c0ffee00c0ffee00', size: 6}}});
+                own('first', U + '?offset=0', [1, 2, 3]).then(function () {
+                  var frames = {x: document.getElementById('x').contentWindow, s: document.getElementById('s').contentWindow};
+                  ['x', 's'].forEach(function (f) {
+                    frames[f].postMessage({step: f + 'Next', url: U + '?offset=3', size: 3}, '*');
+                    frames[f].postMessage({step: f + 'Order', url: U + '?offset=99', size: 3}, '*');
+                    frames[f].postMessage({step: f + 'Big', url: U + '?offset=3', size: 2 << 20}, '*');
+                    frames[f].postMessage({step: f + 'Whole', url: U, size: 6}, '*');
+                    frames[f].postMessage({step: f + 'Get', url: U, method: 'GET'}, '*');
+                  });
+                });
+                """)
+            let steps = ["Next", "Order", "Big", "Whole", "Get"].flatMap { ["x" + $0, "s" + $0] }
+            try await harness.waitFor(
+                "\(steps.map { "window.__frame.\($0) !== undefined" }.joined(separator: " && "))")
+            try await harness.run(
+                """
+                Promise.all([own('negative', U + '?offset=-1', [7]), own('nan', U + '?offset=NaN', [7]),
+                  own('long', U + '?offset=0000000000000003', [7]), own('empty', U + '?offset=', [7])]).then(function () {
+                  return own('last', U + '?offset=3', [4, 5, 6]);
+                });
+                """)
+            try await harness.waitForSettled(["victim"])
+            try await harness.waitFor("window.__own.last !== undefined")
+            let frames = try await harness.value("window.__frame", as: [String: JSONValue].self)
+            for step in steps {
+                let status = frames[step]?["status"]
+                #expect(
+                    status == 403 || (step.hasSuffix("Get") && status == 404),
+                    "\(step): another origin is refused, the upload untouched: \(frames[step] ?? .null)")
+            }
+            let own = try await harness.value("window.__own", as: [String: String].self)
+            #expect(own["first"] == "200:ok", "\(own)")
+            for key in ["negative", "nan", "long", "empty"] {
+                #expect(own[key] == "404:unknown_transfer", "\(key): names no transfer: \(own)")
+            }
+            let victim = try await harness.outcome("victim")
+            #expect(victim.ok, "the main frame's upload finished: \(victim.code ?? "")")
+            #expect(victim.data?["bytes"] == 6)
+            #expect(victim.data?["sum"] == 21, "the page's own bytes, none of the frames'")
+            #expect(try await harness.value("window.__settleCount.victim", as: Int.self) == 1)
+            #expect(records.list.map(\.outcome) == [.finished])
+            await harness.close()
+        }
     }
 }
 #endif

@@ -223,6 +223,45 @@ extension GTKWrapperTests.EndToEnd {
             #expect(secondEnds.recordList.count == 1 && secondEnds.terminationList.count == 1, "exactly once")
         }
 
+        /// Kind of fault: a download whose source stalls (a `send(chunks:)` producer waiting for
+        /// its next chunk) kept native's read waiting for that chunk whatever happened meanwhile:
+        /// the page's `reader.cancel()` closed WebKit's end of the body, but native noticed only
+        /// when it had a chunk to write, and `close()` did not end the wait either; the producer
+        /// ran on (and a thread stayed blocked per such download) until it yielded again, if ever.
+        @Test(
+            "a stalled producer: reader.cancel() cancels it at once, and close() fails the page's waiting read at once",
+            .timeLimit(.minutes(1)))
+        func stalledProducer() async throws {
+            let server = try LoopbackServer()
+            defer { server.stop() }
+            server.routes["/"] = .init(body: Self.page)
+            let (harness, ends) = try Self.harness(server)
+            try await harness.load(server.origin + "/")
+            let clock = ContinuousClock()
+
+            // One chunk, then the producer waits a minute before the next.
+            try await harness.run("e2eRead('cancel', {count: 3, pauseMs: 60000}, null, 262144, 'cancel')")
+            try await harness.waitFor("window.__streams.cancel.ends === 1")
+            let cancelled = clock.now
+            #expect(await eventually(timeout: .seconds(10)) { ends.terminationList.count == 1 })
+            #expect(clock.now - cancelled < .seconds(5), "at once, not when the producer yields")
+            #expect(ends.terminationList == ["cancelled"])
+            #expect(ends.recordList.map(\.outcome) == [.cancelled])
+
+            try await harness.run("e2eRead('closed', {count: 3, pauseMs: 60000})")
+            try await harness.waitFor("window.__streams.closed.bytes >= 262144")
+            try await Task.sleep(for: .milliseconds(200))
+            let closing = clock.now
+            try #require(harness.transfers).close()
+            try await harness.waitFor("window.__streams.closed.ends === 1", timeout: .seconds(10))
+            #expect(clock.now - closing < .seconds(5), "at once, not when the producer yields")
+            let closed = "window.__streams.closed"
+            #expect(try await harness.isTrue("\(closed).end === 'error' && \(closed).code === 'unavailable'"))
+            #expect(await eventually(timeout: .seconds(10)) { ends.terminationList.count == 2 })
+            #expect(ends.terminationList == ["cancelled", "cancelled"])
+            await harness.close()
+        }
+
         @Test(
             "a stream the page never reads: nothing is fetched, native frees the offer when it expires (producer ended once), a late read fails",
             .timeLimit(.minutes(1)))

@@ -92,6 +92,49 @@ struct BinaryAttackTests {
         #expect(await flood.value.allSatisfy { $0 == 404 })
     }
 
+    /// Kind of fault: a refusal the page cannot tell from a final one. When frames of other
+    /// origins fill the budget all of them share, the main frame's request that arrives before
+    /// its call was admitted (WebKitGTK may deliver it first) cannot wait and was answered
+    /// `404 unknown_transfer`, like a token no task will ever claim: the shim then sent nothing
+    /// more and the task waited `claimWait` for a body that never came. Now the answer says why
+    /// (`reason` `no_room`), so the page sends the body again a moment later, when its call is
+    /// admitted and its origin waits in the main frame's budget.
+    @Test(
+        "a request refused for want of room to wait says so (no_room); sent again once its call is admitted, it goes through",
+        .timeLimit(.minutes(1)))
+    func noRoomThenRetry() async throws {
+        let (page, transfers, transport, records) = try BinaryTransfersTests.fixture(
+            limits: BinaryLimits(maxWaitingRequests: 1, requestWait: 30, claimWait: 5))
+        let flood = Task {
+            await withTaskGroup(of: Int.self) { group in
+                for origin in (0..<4).map({ "https://evil\($0).example" }) {
+                    group.addTask {
+                        await transport.upload(
+                            Data([1]), token: InMemoryBinaryTransport.placeholder(size: 1).token, origin: origin)
+                    }
+                }
+                return await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+        }
+        #expect(await eventually { transfers.waitTimers == 4 }, "the others' budget is full")
+        let data = BinaryTransfersTests.bytes(100)
+        let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: data.count)
+        let early = await transfers.handle(
+            BinaryRequest(
+                method: "POST", url: InMemoryBinaryTransport.url(token), origin: appOrigin,
+                body: DataBodyReader(data)))
+        let answer = try await BinaryPartsTests.body(early)
+        #expect(early.status == 404)
+        #expect(answer == ["code": "unknown_transfer", "reason": "no_room"], "\(answer)")
+        async let reply = page.call("Save", options: ["name": "x", "file": placeholder])
+        #expect(await eventually { transfers.openTransfers == 1 }, "the call was admitted and claimed the token")
+        #expect(await transport.upload(data, token: token) == 200, "sent again, it goes through")
+        #expect(try InMemoryPage.result(of: await reply, as: BinaryTransfersTests.Saved.self).bytes == 100)
+        #expect(records.list.map(\.outcome) == [.finished])
+        transfers.close()
+        #expect(await flood.value.allSatisfy { $0 == 404 })
+    }
+
     /// Kind of fault: a lifetime that is only enforced when traffic arrives. An offer lives
     /// ``BinaryLimits/offerLifetime`` unfetched, but expired offers were only swept when another
     /// byte request came or a document committed: a page that got a reply with bytes and never
