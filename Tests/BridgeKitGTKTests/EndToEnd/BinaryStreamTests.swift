@@ -28,6 +28,20 @@ extension GTKWrapperTests.EndToEnd {
             -> AsyncThrowingStream<Data, any Error>
         {
             AsyncThrowingStream<Data, any Error> { continuation in
+                // The termination handler is set before the producing task starts: a task that
+                // finishes first (no pause) would otherwise finish a stream with no handler, and
+                // the stream's release would report `.cancelled` instead of how it ended.
+                let producing = Mutex<Task<Void, Never>?>(nil)
+                continuation.onTermination = { termination in
+                    producing.withLock { $0?.cancel() }
+                    let name: String
+                    switch termination {
+                    case .cancelled: name = "cancelled"
+                    case .finished(let error): name = error == nil ? "finished" : "failed"
+                    @unknown default: name = "unknown"
+                    }
+                    ends.terminations.withLock { $0.append(name) }
+                }
                 let task = Task {
                     for i in 0..<count {
                         if Task.isCancelled { return }
@@ -40,16 +54,7 @@ extension GTKWrapperTests.EndToEnd {
                     }
                     continuation.finish()
                 }
-                continuation.onTermination = { termination in
-                    task.cancel()
-                    let name: String
-                    switch termination {
-                    case .cancelled: name = "cancelled"
-                    case .finished(let error): name = error == nil ? "finished" : "failed"
-                    @unknown default: name = "unknown"
-                    }
-                    ends.terminations.withLock { $0.append(name) }
-                }
+                producing.withLock { $0 = task }
             }
         }
 
