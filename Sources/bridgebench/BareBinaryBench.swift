@@ -37,38 +37,19 @@ final class BareBinaryBench {
     /// - Returns: seconds per call, as the page measured them.
     /// - Throws: ``EngineBench/Failure`` when the page reports an error; ``PeerWebView/Failure`` on a timeout.
     func run(_ mode: String, bytes: Int, count: Int) async throws -> Double {
-        _ = await view.evaluateReturningJSON("window.__bin.start('\(mode)', \(bytes), \(count)), 0")
-        struct Outcome: Decodable {
-            let ms: Double?
-            let error: String?
-        }
-        var outcome: Outcome?
+        _ = await view.evaluateReturningJSON(BinaryBenchPage.start(mode, bytes: bytes, count: count))
+        var result = "null"
         try await view.waitUntil("\(count) \(mode) calls of \(bytes) B") {
-            guard let json = await self.view.evaluateReturningJSON("window.__bin.result"), json != "null" else {
-                return false
-            }
-            outcome = try? JSONDecoder().decode(Outcome.self, from: Data(json.utf8))
-            return true
+            result = await self.view.evaluateReturningJSON(BinaryBenchPage.result) ?? "null"
+            return result != "null"
         }
-        if let error = outcome?.error { throw EngineBench.Failure.page(error) }
-        guard let ms = outcome?.ms else { throw EngineBench.Failure.page("no result") }
-        return ms / 1000 / Double(max(count, 1))
+        return try BinaryBenchPage.secondsPerCall(resultJSON: result, count: count)
     }
 
-    /// The peak memory growth of this process and of the view's web process during one call, as
-    /// ``BinaryBench/peakMemory(_:bytes:)`` measures it.
+    /// The peak memory growth of this process and of the view's web process during one call
+    /// (``MemoryProbe/peakGrowth(web:during:)``).
     func peakMemory(_ mode: String, bytes: Int) async throws -> (ui: Int, web: Int?) {
-        let ui = MemoryProbe(pid: nil)
-        let web = webProcess.map { MemoryProbe(pid: $0) }
-        MemoryProbe.trimHeap()
-        let uiReset = ui.resetPeak()
-        let webReset = web?.resetPeak() ?? false
-        let uiBefore = ui.read()?.rss ?? 0
-        let webBefore = web?.read()?.rss ?? 0
-        _ = try await run(mode, bytes: bytes, count: 1)
-        let uiPeak = (ui.read()?.peak ?? 0) - (uiReset ? uiBefore : 0)
-        let webPeak = web.flatMap { probe in webReset ? probe.read().map { $0.peak - webBefore } : nil }
-        return (max(uiPeak, 0), webPeak.map { max($0, 0) })
+        try await MemoryProbe.peakGrowth(web: webProcess) { _ = try await run(mode, bytes: bytes, count: 1) }
     }
 }
 #endif
