@@ -11,8 +11,9 @@ import Foundation
 /// reader throws: native ended the stream, the transfers closed) fails WebKit's read, so the page's
 /// fetch errors (`unavailable`) instead of seeing a short body.
 enum GTKResponsePump {
-    /// Finishes `request` with a streamed body and starts writing it (GTK thread).
-    static func start(_ request: GPointer<WebKitURISchemeRequest>, response: BinaryResponse) {
+    /// Finishes `request` with a streamed body and starts writing it (GTK thread), reading the
+    /// body at most `chunkBytes` at a time (``BinaryLimits/chunkBytes``).
+    static func start(_ request: GPointer<WebKitURISchemeRequest>, response: BinaryResponse, chunkBytes: Int) {
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else {
             response.body.cancel()
@@ -34,7 +35,7 @@ enum GTKResponsePump {
         let body = response.body
         let writer = fds[1]
         let thread = Thread {
-            if pump(body, to: writer) {
+            if pump(body, to: writer, chunkBytes: chunkBytes) {
                 var byte: UInt8 = 0
                 _ = recv(writer, &byte, 1, Int32(MSG_DONTWAIT))
             }
@@ -46,10 +47,10 @@ enum GTKResponsePump {
 
     /// Copies `body` into `fd` until its end, an error, or the reader going away.
     /// - Returns: true when the body ended cleanly (all of it was written).
-    private static func pump(_ body: any BinaryBodyReader, to fd: Int32) -> Bool {
+    private static func pump(_ body: any BinaryBodyReader, to fd: Int32, chunkBytes: Int) -> Bool {
         while true {
             let chunk: Data
-            switch next(body, writingTo: fd) {
+            switch next(body, maxBytes: chunkBytes, writingTo: fd) {
             case .chunk(let data): chunk = data
             case .end: return true
             case .failed: return false
@@ -84,12 +85,12 @@ enum GTKResponsePump {
     /// The body's next step, waited for on this thread. While it waits (a source that is slow to
     /// give its next chunk), WebKit closing its end of `fd` (the page aborted or went away) cancels
     /// the body at once, instead of when the next chunk would be written.
-    private static func next(_ body: any BinaryBodyReader, writingTo fd: Int32) -> Step {
+    private static func next(_ body: any BinaryBodyReader, maxBytes: Int, writingTo fd: Int32) -> Step {
         let box = ChunkBox()
         let done = DispatchSemaphore(value: 0)
         Task.detached {
             do {
-                box.step = try await body.read(maxBytes: 1 << 20).map { .chunk($0) } ?? .end
+                box.step = try await body.read(maxBytes: maxBytes).map { .chunk($0) } ?? .end
             } catch {
                 box.step = .failed
             }
