@@ -29,27 +29,6 @@ enum BinaryBenchPage {
     /// stream, counting bytes (``BinaryBench``'s `largestHeldDownload`: the task streams it too).
     static let largestWholeDownload = 256 << 20
 
-    /// The script that starts `count` calls of `bytes` bytes through `mode`.
-    static func start(_ mode: String, bytes: Int, count: Int) -> String {
-        "window.__bin.start('\(mode)', \(bytes), \(count)), 0"
-    }
-
-    /// The script that reads the run's result (`null` while it runs).
-    static let result = "window.__bin.result"
-
-    /// Seconds per call from the JSON text of `__bin.result` for a run of `count` calls.
-    /// - Throws: ``EngineBench/Failure`` `page` when the page reported an error or no time.
-    static func secondsPerCall(resultJSON json: String, count: Int) throws -> Double {
-        struct Outcome: Decodable {
-            let ms: Double?
-            let error: String?
-        }
-        let outcome = try? JSONDecoder().decode(Outcome.self, from: Data(json.utf8))
-        if let error = outcome?.error { throw EngineBench.Failure.page(error) }
-        guard let ms = outcome?.ms else { throw EngineBench.Failure.page("no result") }
-        return ms / 1000 / Double(max(count, 1))
-    }
-
     static let html = #"""
         <!doctype html>
         <html lang="en">
@@ -152,3 +131,28 @@ enum BinaryBenchPage {
         </html>
         """#
 }
+
+#if WebKitGTK
+extension BinaryBenchPage {
+    /// The script that starts `count` calls of `bytes` bytes through `mode`.
+    static func start(_ mode: String, bytes: Int, count: Int) -> String {
+        "window.__bin.start('\(mode)', \(bytes), \(count)), 0"
+    }
+
+    /// The script that reads the run's result (`null` while it runs).
+    static let result = "window.__bin.result"
+
+    /// Seconds per call from the JSON text of `__bin.result` for a run of `count` calls.
+    /// - Throws: ``EngineBench/Failure`` `page` when the page reported an error or no time.
+    static func secondsPerCall(resultJSON json: String, count: Int) throws -> Double {
+        struct Outcome: Decodable {
+            let ms: Double?
+            let error: String?
+        }
+        let outcome = try? JSONDecoder().decode(Outcome.self, from: Data(json.utf8))
+        if let error = outcome?.error { throw EngineBench.Failure.page(error) }
+        guard let ms = outcome?.ms else { throw EngineBench.Failure.page("no result") }
+        return ms / 1000 / Double(max(count, 1))
+    }
+}
+#endif
