@@ -157,7 +157,7 @@ enum ReplyPipeline {
     }
 
     /// The script of a successful final reply, `{"data":<result>,"id":<id>,"kind":"reply","ok":true,"v":1}`
-    /// handed to ``PageFunction/receive``: the text of ``script(_:)`` for ``success(id:result:)``,
+    /// handed to ``PageFunction/receive``: the text of ``script(_:)`` for ``success(id:result:binary:)``,
     /// without the pieces or a second copy of the result.
     ///
     /// The script is written straight into the string's own storage
@@ -201,7 +201,7 @@ enum ReplyPipeline {
     }
 
     /// The reply-handler text of a successful final reply (``OutboundJSON/replyText`` of
-    /// ``success(id:result:)``), written straight into the string's storage like
+    /// ``success(id:result:binary:)``), written straight into the string's storage like
     /// ``successScriptInPlace(id:result:asciiOnly:)``.
     /// - Returns: the text and the length of the reply message in bytes; `nil` when the id is not
     ///   plain (``isPlain(_:)``), the message is over `limit`, or the two passes disagree (the
