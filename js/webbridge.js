@@ -392,7 +392,7 @@
     var winAddEventListener = win && typeof win.addEventListener === 'function' ? win.addEventListener : null;
     var winMutationObserver = win && typeof win.MutationObserver === 'function' ? win.MutationObserver : null;
     var controllerWindow = { AbortController: win && win.AbortController };
-    var announced = new M();     // download tokens native announced (webbridge.binary), until fetched
+    var announced = new M();     // download tokens native announced (a reply's or progress's "binary" member, or the webbridge.binary event), until fetched
     var mockOffers = new M();    // mock mode: token -> bytes a mock answered with, until the page reads them
     var partBytes = FIRST_PART_BYTES;  // upload part size: native's, from its last upload answer
     var winFetch = win && typeof win.fetch === 'function' ? win.fetch : hostFetch;
