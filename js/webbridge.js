@@ -392,7 +392,7 @@
     var winAddEventListener = win && typeof win.addEventListener === 'function' ? win.addEventListener : null;
     var winMutationObserver = win && typeof win.MutationObserver === 'function' ? win.MutationObserver : null;
     var controllerWindow = { AbortController: win && win.AbortController };
-    var announced = new M();     // download tokens native announced (webbridge.binary), until fetched
+    var announced = new M();     // download tokens native announced (a reply's or progress's "binary" member, or the webbridge.binary event), until fetched
     var mockOffers = new M();    // mock mode: token -> bytes a mock answered with, until the page reads them
     var partBytes = FIRST_PART_BYTES;  // upload part size: native's, from its last upload answer
     var winFetch = win && typeof win.fetch === 'function' ? win.fetch : hostFetch;
@@ -650,6 +650,7 @@
 
     // ---- native -> page ----
     function onReply(m) {
+      onEnvelopeTokens(m);
       var entry = typeof m.id === 'string' ? mapGet(pending, m.id) : undefined;
       if (!entry || entry.resolving) { return; }
       var found = m.ok === true ? binariesIn(m.data) : null;
@@ -669,6 +670,7 @@
           : failure('invalid_message', 'The reply has no boolean "ok"', null));
     }
     function onProgress(m) {
+      onEnvelopeTokens(m);
       var entry = typeof m.id === 'string' ? mapGet(pending, m.id) : undefined;
       var found = entry && entry.onProgress && !entry.resolving ? binariesIn(m.data) : null;
       if (found && entry.streams) {
@@ -870,6 +872,14 @@
         try { reading = part.body.arrayBuffer(); } catch (err) { unavailable(err); return; }
         whenSettled(reading, function (buffer) { send(part.token, undefined, buffer, part.size, null); }, unavailable);
       });
+    }
+    /**
+     * Records the download tokens a reply or progress message introduces (its envelope's own
+     * `binary` member, which only native writes; never one inside `data`), as the announcement
+     * event's tokens, before its data is searched for placeholders.
+     */
+    function onEnvelopeTokens(m) {
+      if (hasOwn(m, 'binary') && isArray(m.binary)) { onAnnouncement({ tokens: m.binary }); }
     }
     function onAnnouncement(data) {
       var tokens = isObject(data) && isArray(data.tokens) ? data.tokens : [];

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What to run, from the command line: `bridgebench [--smoke] [--only native|e2e|large|peers|startup|binary]`.
 struct BenchSettings: Sendable {
     /// Tiny iteration counts and small payloads: checks that everything runs and prints the table.
@@ -154,8 +156,16 @@ struct BenchSettings: Sendable {
     /// the timings do. Each is one round trip.
     var memoryRounds: Int { smoke ? 1 : 9 }
 
-    /// Binary values: sizes and calls per round.
+    /// Binary values: sizes and calls per round. The environment variable
+    /// `BRIDGEBENCH_BINARY_SIZES` (labels separated by commas, e.g. `1 MB`) keeps only those
+    /// sizes: for A/B runs of two builds on the rows a change is about (as `BRIDGEBENCH_PEER_SIZES`).
     var binaryPlan: [(PayloadSize, Int)] {
+        guard let only = ProcessInfo.processInfo.environment["BRIDGEBENCH_BINARY_SIZES"] else { return allBinarySizes }
+        let labels = Set(only.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        return allBinarySizes.filter { labels.contains($0.0.label) }
+    }
+
+    private var allBinarySizes: [(PayloadSize, Int)] {
         smoke
             ? [(.kb64, 1)]
             : [

@@ -7,6 +7,12 @@ extension BinaryTransfers {
     /// ``BinaryLimits/maxHeldBytes``) or until ``BinaryLimits/offerLifetime`` passes, the page
     /// generation ends or the transfers close.
     ///
+    /// The page learns the token from the call's next message (its next progress or its final
+    /// reply lists it in the envelope's `binary` member, docs/protocol.md "Binary values"), so
+    /// put the placeholder in that message or a later one of the same call. With a context of no
+    /// pending call (one made with ``CallContext``'s public initializer, to send bytes in an
+    /// event), the token is announced with the ``announcementEvent`` event before this returns.
+    ///
     /// - Parameters:
     ///   - data: the bytes.
     ///   - type: a MIME type the page may read (`Blob` type), or `nil`.
@@ -16,8 +22,8 @@ extension BinaryTransfers {
     ///   ``upload(of:context:)``; `cancelled` when the call has already settled (its reply was
     ///   sent, or it was cancelled or timed out: as for ``CallContext/progress(_:)``, nothing would
     ///   read the bytes); `payload_too_large` over ``BinaryLimits/maxTransferBytes``;
-    ///   `memory_budget_exceeded` over ``BinaryLimits/maxHeldBytes``; what announcing the token
-    ///   to the page throws (`unavailable` when the page is gone).
+    ///   `memory_budget_exceeded` over ``BinaryLimits/maxHeldBytes``; for a context of no pending
+    ///   call, what announcing the token to the page throws (`unavailable` when the page is gone).
     public func send(_ data: Data, type: String? = nil, context: CallContext) async throws -> BridgeBinary {
         try await offer(.data(data), size: data.count, type: type, context: context)
     }
@@ -76,7 +82,17 @@ extension BinaryTransfers {
         scheduleExpiry()
         do {
             guard let router else { throw BridgeError.unavailable("The router was released.") }
-            try await router.emit(Self.announcementEvent, data: Announcement(tokens: [token]))
+            if let call = context.pendingCall {
+                // The token rides the call's next message (no message of its own).
+                guard router.offerBinary(token, for: call) else {
+                    router.record(
+                        .outbound, .progress, id: call.id, task: call.taskName, outcome: "cancelled",
+                        reason: .notDelivered)
+                    throw BridgeError.cancelled("The call has already settled.")
+                }
+            } else {
+                try await router.emit(Self.announcementEvent, data: Announcement(tokens: [token]))
+            }
         } catch {
             endOffer(token, .cancelled, bytes: 0)
             throw error

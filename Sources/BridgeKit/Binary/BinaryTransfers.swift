@@ -20,8 +20,9 @@ import Foundation
 public final class BinaryTransfers: Sendable {
     /// The custom URL scheme of the byte transport.
     public static let scheme = "webbridge-binary"
-    /// The reserved event name under which native announces download tokens to the page's shim;
-    /// never delivered to the page's listeners.
+    /// The reserved event name under which native announces the tokens of downloads offered with
+    /// no pending call to the page's shim (a call's own ride its next progress or reply, in the
+    /// envelope's `binary` member); never delivered to the page's listeners.
     public static let announcementEvent = "webbridge.binary"
 
     /// The limits in force.

@@ -643,7 +643,7 @@ extension BridgeRouter {
     /// was connected when it was admitted, so a ``close()`` while the task runs does not lose it.
     /// The admission still refuses a call after ``close()`` (`unavailable`) and an id a pending
     /// call uses (`invalid_message`), under the lock `close()` takes. The reply takes the same
-    /// route as an asynchronous call's final reply (``writeFinalReply(json:id:task:route:generation:channel:)``):
+    /// route as an asynchronous call's final reply (``writeFinalReply(json:id:task:route:generation:channel:binary:)``):
     /// the reply handler when it carries final replies (answered before this returns), the call
     /// is from a subframe or no channel is connected; otherwise a script, sent from a new Swift task.
     ///
@@ -723,7 +723,7 @@ extension BridgeRouter {
     private static let nullOptions = Data("null".utf8)
 
     /// Writes and sends the final reply of a synchronous call (see ``respondSynchronously``) by
-    /// the same route as an asynchronous call's (``writeFinalReply(json:id:task:route:generation:channel:)``):
+    /// the same route as an asynchronous call's (``writeFinalReply(json:id:task:route:generation:channel:binary:)``):
     /// the reply handler when it carries final replies, the call is from a subframe or no channel
     /// was connected; otherwise a script, sent from a new Swift task through the channel that was
     /// connected when the call was admitted.

@@ -19,6 +19,12 @@ import Foundation
 /// - **No progress after settling**, and at most the limit: the event past it settles the call.
 /// - **The route is decided once, at admission** (``route(replyHandler:source:hasChannel:refused:)``),
 ///   and kept, constant, in the call (``PendingCall/route``).
+/// - **Download tokens ride the call's next message.** The tokens of the bytes the call's task
+///   offers (``BinaryTransfers``' `send`) wait here (``offerBinary(_:)``, refused once the call
+///   settled) until the call's next progress or its final reply takes them
+///   (``takeBinaryTokens()``) and ``ReplyPipeline`` writes them in that message's envelope. A
+///   reply that is dropped (navigation, close of a reply that has no way to the page) drops them
+///   with it; their offers end as every unread offer does (expiry, document change).
 ///
 /// `@unchecked Sendable` is not needed: the tasks it holds are `Sendable`.
 struct CallStateMachine: Sendable {
@@ -89,6 +95,9 @@ struct CallStateMachine: Sendable {
     var timer: Task<Void, Never>?
     /// The progress values sent so far.
     private(set) var progressCount = 0
+    /// The tokens of the downloads the call offered that no message has carried yet, in the
+    /// order offered.
+    private(set) var binaryTokens: [String] = []
 
     /// Creates the machine of an admitted call.
     /// - Parameter progressLimit: the most progress values it may send.
@@ -102,6 +111,29 @@ struct CallStateMachine: Sendable {
         case .admitted, .running: false
         case .settledBeforeAttach, .settled: true
         }
+    }
+
+    /// Adds the token of a download the call's task offered, to go with the call's next message.
+    /// - Returns: `false` when the call has settled (no message of it will go; the offer must not
+    ///   be made).
+    mutating func offerBinary(_ token: String) -> Bool {
+        guard !isSettled else { return false }
+        binaryTokens.append(token)
+        return true
+    }
+
+    /// The download tokens no message has carried yet, which the message being written now
+    /// carries; the list is empty afterwards.
+    mutating func takeBinaryTokens() -> [String] {
+        guard !binaryTokens.isEmpty else { return [] }
+        defer { binaryTokens = [] }
+        return binaryTokens
+    }
+
+    /// Puts back `tokens` that ``takeBinaryTokens()`` took for a message that was not sent (a
+    /// progress value over the size limit), before any offered since.
+    mutating func restoreBinaryTokens(_ tokens: [String]) {
+        binaryTokens.insert(contentsOf: tokens, at: 0)
     }
 
     /// Applies `event` and says what the caller must do; call it with the router's state lock
@@ -363,7 +395,8 @@ extension BridgeRouter {
     /// and timeout wins and every later one does nothing, and none of them touches a later call
     /// that reuses the id (``CallStateMachine``). The call's other tasks are cancelled; the
     /// settling task itself never is, so its reply is not interrupted. The final reply is written
-    /// by the route decided at admission (``writeFinalReply(_:id:task:route:generation:channel:)``).
+    /// by the route decided at admission (``writeFinalReply(_:id:task:route:generation:channel:binary:)``),
+    /// with the download tokens the call has not sent yet.
     ///
     /// Takes `outcome` over: passed with `consume`, the result is released as soon as its reply
     /// is written.
@@ -374,11 +407,23 @@ extension BridgeRouter {
         _ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
         by event: CallStateMachine.Event
     ) -> OutgoingScript? {
-        let action = state.withLock { $0.handle(event, of: call) }
+        let (action, binary) = state.withLock { s in
+            let action = s.handle(event, of: call)
+            guard case .settle = action else { return (action, [String]()) }
+            return (action, call.machine.takeBinaryTokens())
+        }
         guard case .settle(let work, let timer) = action else { return nil }
         timer?.cancel()
         work?.cancel()
         return writeFinalReply(
-            consume outcome, id: call.id, task: call.taskName, route: call.route, generation: call.generation)
+            consume outcome, id: call.id, task: call.taskName, route: call.route, generation: call.generation,
+            binary: binary)
+    }
+
+    /// Adds the token of a download offered for `call` to the call's next message
+    /// (``CallStateMachine/offerBinary(_:)``).
+    /// - Returns: `false` when the call is no longer pending (settled, or its id reused).
+    func offerBinary(_ token: String, for call: PendingCall) -> Bool {
+        state.withLock { s in s.calls[call.id] === call && call.machine.offerBinary(token) }
     }
 }

@@ -64,15 +64,12 @@ enum ReplyPipeline {
     /// - Throws: `EncodingError` when a payload cannot be encoded (for example `Double.nan`).
     static func json(_ message: borrowing OutboundMessage) throws -> OutboundJSON {
         switch copy message {
-        case .reply(let id, .success(let value)):
-            return try success(id: id, result: resultJSON(value))
-        case .reply(let id, .failure(let error)):
-            return try failure(id: id, error)
-        case .progress(let id, let value):
-            return OutboundJSON(parts: [
-                dataHead, try BridgeJSON.encode(value),
-                member(#","id":"#, try quoted(id), #","kind":"progress","v":1}"#),
-            ])
+        case .reply(let id, .success(let value), let binary):
+            return try success(id: id, result: resultJSON(value), binary: binary)
+        case .reply(let id, .failure(let error), let binary):
+            return try failure(id: id, error, binary: binary)
+        case .progress(let id, let value, let binary):
+            return try progress(id: id, data: BridgeJSON.encode(value), binary: binary)
         case .event(let name, let value):
             return OutboundJSON(parts: [
                 dataHead, try BridgeJSON.encode(value),
@@ -89,25 +86,59 @@ enum ReplyPipeline {
     }
 
     /// The JSON text of a successful final reply whose result's JSON text is `result`:
-    /// `{"data":<result>,"id":<id>,"kind":"reply","ok":true,"v":1}`, the result not copied.
+    /// `{"data":<result>,"id":<id>,"kind":"reply","ok":true,"v":1}`, the result not copied;
+    /// with `{"binary":[<token>,…],` first when `binary` is not empty.
+    /// - Parameter binary: the tokens of the downloads the reply introduces (docs/protocol.md,
+    ///   "Binary values"): the envelope's `binary` member, which only native writes.
     /// - Throws: what ``quoted(_:)`` throws (never).
-    static func success(id: String, result: Data) throws -> OutboundJSON {
+    static func success(id: String, result: Data, binary: [String] = []) throws -> OutboundJSON {
         OutboundJSON(parts: [
-            dataHead, result, member(#","id":"#, try quoted(id), #","kind":"reply","ok":true,"v":1}"#),
+            try head(binary, firstKey: "data"), result,
+            member(#","id":"#, try quoted(id), #","kind":"reply","ok":true,"v":1}"#),
         ])
     }
 
     /// The JSON text of a failed final reply:
-    /// `{"error":<error>,"id":<id>,"kind":"reply","ok":false,"v":1}`.
+    /// `{"error":<error>,"id":<id>,"kind":"reply","ok":false,"v":1}`; `binary` as in
+    /// ``success(id:result:binary:)`` (the page records the tokens; the error settles the call).
     /// - Throws: `EncodingError` when the error's details cannot be encoded.
-    static func failure(id: String, _ error: BridgeError) throws -> OutboundJSON {
+    static func failure(id: String, _ error: BridgeError, binary: [String] = []) throws -> OutboundJSON {
         OutboundJSON(parts: [
-            Data(#"{"error":"#.utf8), try BridgeJSON.encode(error),
+            try head(binary, firstKey: "error"), try BridgeJSON.encode(error),
             member(#","id":"#, try quoted(id), #","kind":"reply","ok":false,"v":1}"#),
         ])
     }
 
+    /// The JSON text of a progress message whose value's JSON text is `data`:
+    /// `{"data":<data>,"id":<id>,"kind":"progress","v":1}`; `binary` as in
+    /// ``success(id:result:binary:)``.
+    /// - Throws: what ``quoted(_:)`` throws (never).
+    static func progress(id: String, data: Data, binary: [String] = []) throws -> OutboundJSON {
+        OutboundJSON(parts: [
+            try head(binary, firstKey: "data"), data,
+            member(#","id":"#, try quoted(id), #","kind":"progress","v":1}"#),
+        ])
+    }
+
+    /// The start of an envelope up to its first payload: `{"<firstKey>":`, or with download
+    /// tokens `{"binary":["<token>",…],"<firstKey>":` (`binary` sorts before `data` and `error`,
+    /// so the members stay in sorted-key order).
+    /// - Throws: what ``quoted(_:)`` throws (never).
+    private static func head(_ binary: [String], firstKey: String) throws -> Data {
+        guard !binary.isEmpty else { return firstKey == "data" ? dataHead : errorHead }
+        var head = Data(#"{"binary":["#.utf8)
+        for (index, token) in binary.enumerated() {
+            if index > 0 { head.append(UInt8(ascii: ",")) }
+            head.append(try quoted(token))
+        }
+        head.append(contentsOf: #"],""#.utf8)
+        head.append(contentsOf: firstKey.utf8)
+        head.append(contentsOf: #"":"#.utf8)
+        return head
+    }
+
     private static let dataHead = Data(#"{"data":"#.utf8)
+    private static let errorHead = Data(#"{"error":"#.utf8)
 
     /// `before`, `quoted` and `after` joined.
     private static func member(_ before: String, _ quoted: Data, _ after: String) -> Data {
@@ -126,7 +157,7 @@ enum ReplyPipeline {
     }
 
     /// The script of a successful final reply, `{"data":<result>,"id":<id>,"kind":"reply","ok":true,"v":1}`
-    /// handed to ``PageFunction/receive``: the text of ``script(_:)`` for ``success(id:result:)``,
+    /// handed to ``PageFunction/receive``: the text of ``script(_:)`` for ``success(id:result:binary:)``,
     /// without the pieces or a second copy of the result.
     ///
     /// The script is written straight into the string's own storage
@@ -170,7 +201,7 @@ enum ReplyPipeline {
     }
 
     /// The reply-handler text of a successful final reply (``OutboundJSON/replyText`` of
-    /// ``success(id:result:)``), written straight into the string's storage like
+    /// ``success(id:result:binary:)``), written straight into the string's storage like
     /// ``successScriptInPlace(id:result:asciiOnly:)``.
     /// - Returns: the text and the length of the reply message in bytes; `nil` when the id is not
     ///   plain (``isPlain(_:)``), the message is over `limit`, or the two passes disagree (the
@@ -427,11 +458,14 @@ extension BridgeRouter {
     ///
     /// Takes `outcome` over: passed with `consume`, a result value is released as soon as its
     /// JSON is written, and the JSON as soon as the reply's text is.
-    /// - Parameter channel: the channel the returned script names (`nil`: the one connected when
-    ///   it is sent).
+    /// - Parameters:
+    ///   - channel: the channel the returned script names (`nil`: the one connected when it is
+    ///     sent).
+    ///   - binary: the tokens of the downloads the reply introduces, written in its envelope
+    ///     (``ReplyPipeline/success(id:result:binary:)``); a reply with none takes the fast paths.
     func writeFinalReply(
         _ outcome: consuming Result<any Encodable & Sendable, BridgeError>, id: String, task: String,
-        route: CallStateMachine.Route, generation: UInt64, channel: PageChannel? = nil
+        route: CallStateMachine.Route, generation: UInt64, channel: PageChannel? = nil, binary: [String] = []
     ) -> OutgoingScript? {
         let json: Result<Data, BridgeError>
         switch consume outcome {
@@ -446,34 +480,35 @@ extension BridgeRouter {
             json = .failure(error)
         }
         return writeFinalReply(
-            json: consume json, id: id, task: task, route: route, generation: generation, channel: channel)
+            json: consume json, id: id, task: task, route: route, generation: generation, channel: channel,
+            binary: binary)
     }
 
-    /// ``writeFinalReply(_:id:task:route:generation:channel:)`` for a result already written as
-    /// JSON text (a ``SynchronousBridgeTask``'s, or one that step wrote).
+    /// ``writeFinalReply(_:id:task:route:generation:channel:binary:)`` for a result already written
+    /// as JSON text (a ``SynchronousBridgeTask``'s, or one that step wrote).
     func writeFinalReply(
         json reply: consuming Result<Data, BridgeError>, id: String, task: String, route: CallStateMachine.Route,
-        generation: UInt64, channel: PageChannel? = nil
+        generation: UInt64, channel: PageChannel? = nil, binary: [String] = []
     ) -> OutgoingScript? {
         let limit = configuration.limits.maxPayloadBytes
         switch route {
         case .script:
             // The common final reply: its result written straight into the script.
-            if case .success(let result) = reply,
+            if binary.isEmpty, case .success(let result) = reply,
                 let fast = ReplyPipeline.successScript(id: id, result: result, limit: limit)
             {
                 return OutgoingScript(
                     script: fast.script, bytes: fast.messageBytes, kind: .reply, id: id, task: task, outcome: "ok",
                     generation: generation, channel: channel)
             }
-            let message = Self.finalReplyJSON(consume reply, id: id, limit: limit)
+            let message = Self.finalReplyJSON(consume reply, id: id, limit: limit, binary: binary)
             return OutgoingScript(
                 script: ReplyPipeline.script(message.json), bytes: message.json.count, kind: .reply, id: id,
                 task: task, outcome: message.outcome, internalError: message.internalError, generation: generation,
                 channel: channel)
         case .replyHandler(let replyHandler):
             // The common final reply: its result written straight into the text.
-            if case .success(let result) = reply,
+            if binary.isEmpty, case .success(let result) = reply,
                 let fast = ReplyPipeline.successText(id: id, result: result, limit: limit)
             {
                 _ = consume reply  // the result's JSON is not needed once the text exists
@@ -483,7 +518,7 @@ extension BridgeRouter {
                     bytes: answered ? fast.messageBytes : 0)
                 return nil
             }
-            let message = Self.finalReplyJSON(consume reply, id: id, limit: limit)
+            let message = Self.finalReplyJSON(consume reply, id: id, limit: limit, binary: binary)
             let bytes = message.json.count
             let answered = replyHandler.reply(message.json.replyText)
             record(
@@ -501,17 +536,19 @@ extension BridgeRouter {
 
     /// The JSON text of a final reply, its outcome for the log and the internal error description
     /// (``TrafficRecord/internalError``): `payload_too_large` in place of a reply over `limit`,
-    /// `invalid_result` in place of an error that cannot be encoded.
-    static func finalReplyJSON(_ reply: consuming Result<Data, BridgeError>, id: String, limit: Int)
-        -> (json: OutboundJSON, outcome: String, internalError: String?)
-    {
+    /// `invalid_result` in place of an error that cannot be encoded. `binary`: the download tokens
+    /// the reply introduces (``ReplyPipeline/success(id:result:binary:)``); a replacement error
+    /// carries none (its placeholders never reach the page).
+    static func finalReplyJSON(
+        _ reply: consuming Result<Data, BridgeError>, id: String, limit: Int, binary: [String] = []
+    ) -> (json: OutboundJSON, outcome: String, internalError: String?) {
         let replacement: BridgeError
         let internalError: String?
         switch consume reply {
         case .success(let result):
             internalError = nil
             do {
-                let json = try ReplyPipeline.success(id: id, result: result)
+                let json = try ReplyPipeline.success(id: id, result: result, binary: binary)
                 if json.count <= limit { return (json, "ok", nil) }
                 replacement = .payloadTooLarge(bytes: json.count, limit: limit)
             } catch {
@@ -520,7 +557,7 @@ extension BridgeRouter {
         case .failure(let error):
             internalError = error.internalDescription
             do {
-                let json = try ReplyPipeline.failure(id: id, error)
+                let json = try ReplyPipeline.failure(id: id, error, binary: binary)
                 if json.count <= limit { return (json, error.code, internalError) }
                 replacement = .payloadTooLarge(bytes: json.count, limit: limit)
             } catch {
@@ -531,15 +568,17 @@ extension BridgeRouter {
         return (json, replacement.code, internalError ?? replacement.internalDescription)
     }
 
-    /// Writes and sends the final reply of a call that settled (``writeFinalReply(_:id:task:route:generation:channel:)``,
-    /// then ``send(_:)``).
+    /// Writes and sends the final reply of a call that settled (``writeFinalReply(_:id:task:route:generation:channel:binary:)``,
+    /// then ``send(_:)``), with the download tokens the call has not sent yet
+    /// (``CallStateMachine/takeBinaryTokens()``).
     func sendFinalReply(
         _ outcome: consuming Result<any Encodable & Sendable, BridgeError>, of call: PendingCall,
         channel: PageChannel? = nil
     ) async {
+        let binary = state.withLock { _ in call.machine.takeBinaryTokens() }
         if let outgoing = writeFinalReply(
             consume outcome, id: call.id, task: call.taskName, route: call.route, generation: call.generation,
-            channel: channel)
+            channel: channel, binary: binary)
         {
             await send(outgoing)
         }
@@ -578,19 +617,29 @@ extension BridgeRouter {
             work?.cancel()
             throw BridgeError.progressLimitExceeded(limit: limit)
         case .sendProgress:
-            let json: OutboundJSON
+            let data: Data
             do {
-                json = try ReplyPipeline.json(.progress(id: id, data: value))
+                data = try BridgeJSON.encode(value)
             } catch {
                 throw BridgeError.resultNotEncodable(error, what: "The progress value")
             }
-            guard json.count <= configuration.limits.maxPayloadBytes else {
-                throw BridgeError.payloadTooLarge(bytes: json.count, limit: configuration.limits.maxPayloadBytes)
-            }
+            let maxBytes = configuration.limits.maxPayloadBytes
+            var json = try ReplyPipeline.progress(id: id, data: data)
+            guard json.count <= maxBytes else { throw BridgeError.payloadTooLarge(bytes: json.count, limit: maxBytes) }
             guard call.replyHandler?.carriesFinalReplies ?? true, call.source.isMainFrame else {
-                // Subframe calls have no ordered script path to their frame; progress is not delivered.
+                // Subframe calls have no ordered script path to their frame; progress is not delivered
+                // (its download tokens stay with the call, for its final reply).
                 record(.outbound, .progress, id: id, task: call.taskName, reason: .subframeNotDelivered)
                 return
+            }
+            // The download tokens the call has not sent yet ride this message.
+            let binary = state.withLock { _ in call.machine.takeBinaryTokens() }
+            if !binary.isEmpty {
+                json = try ReplyPipeline.progress(id: id, data: data, binary: binary)
+                guard json.count <= maxBytes else {
+                    state.withLock { _ in call.machine.restoreBinaryTokens(binary) }
+                    throw BridgeError.payloadTooLarge(bytes: json.count, limit: maxBytes)
+                }
             }
             await send(
                 OutgoingScript(

@@ -131,6 +131,10 @@ extension GTKWrapperTests.EndToEnd {
             #expect(try await harness.isTrue("WebBridge.pendingCount() === 0"))
             #expect(records.list.count == 4)
             #expect(records.list.allSatisfy { $0.outcome == .finished })
+            #expect(
+                harness.traffic.matching(.outbound, "event").isEmpty,
+                "no webbridge.binary event: the download's token rides the reply's envelope")
+            #expect(harness.traffic.matching(.outbound, "reply", task: "Make").count == 1)
             await harness.close()
         }
 

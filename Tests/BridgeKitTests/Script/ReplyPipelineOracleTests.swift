@@ -29,6 +29,12 @@ struct ReplyPipelineOracleTests {
         .unavailable("The router was closed."), .forbidden(reason: "origin_not_allowed", origin: "https://a.example"),
     ]
 
+    /// Lists of download tokens for the envelope's `binary` member.
+    static let binaryLists: [[String]] = [
+        ["8c9d0e1f2a3b4c5d6e7f8091a2b3c4d5"], ["0f1e2d3c4b5a69788796a5b4c3d2e1f0", "00000000000000000000000000000000"],
+        ["a\"b", "</x>", "é"],
+    ]
+
     static func oracle(_ message: OutboundMessage) throws -> Data { try BridgeJSON.encode(message) }
 
     static func messages() -> [OutboundMessage] {
@@ -42,6 +48,12 @@ struct ReplyPipelineOracleTests {
             }
             for error in errors { messages.append(.reply(id: id, result: .failure(error))) }
             messages.append(.cancel(id: id))
+            // Download tokens in the envelope (`binary`): one, several, and ids that need escapes.
+            for binary in binaryLists {
+                messages.append(.reply(id: id, result: .success(values[4]), binary: binary))
+                messages.append(.reply(id: id, result: .failure(errors[0]), binary: binary))
+                messages.append(.progress(id: id, data: values[14], binary: binary))
+            }
         }
         return messages
     }

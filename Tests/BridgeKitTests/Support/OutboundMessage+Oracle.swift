@@ -11,7 +11,7 @@ extension OutboundMessage: Encodable {
     static let version = 1
 
     private enum Key: String, CodingKey {
-        case v, kind, id, ok, data, error, name, task, options
+        case v, kind, id, ok, data, error, name, task, options, binary
     }
 
     /// The `kind` member.
@@ -30,8 +30,9 @@ extension OutboundMessage: Encodable {
         try container.encode(Self.version, forKey: .v)
         try container.encode(kind, forKey: .kind)
         switch self {
-        case .reply(let id, let result):
+        case .reply(let id, let result, let binary):
             try container.encode(id, forKey: .id)
+            if !binary.isEmpty { try container.encode(binary, forKey: .binary) }
             switch result {
             case .success(let data):
                 try container.encode(true, forKey: .ok)
@@ -40,8 +41,9 @@ extension OutboundMessage: Encodable {
                 try container.encode(false, forKey: .ok)
                 try container.encode(error, forKey: .error)
             }
-        case .progress(let id, let data):
+        case .progress(let id, let data, let binary):
             try container.encode(id, forKey: .id)
+            if !binary.isEmpty { try container.encode(binary, forKey: .binary) }
             try container.encode(data, forKey: .data)
         case .event(let name, let data):
             try container.encode(name, forKey: .name)
