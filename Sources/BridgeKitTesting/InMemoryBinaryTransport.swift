@@ -10,6 +10,11 @@ public import Foundation
 /// async let reply = page.call("Save", options: ["file": placeholder])
 /// let status = await transport.upload(Data([1, 2, 3]), token: token)
 /// ```
+///
+/// Like the shim, it sends a request again while native answers `404 unknown_transfer` with
+/// reason `no_room` (the call it belongs to was not admitted yet, so it could not wait for its
+/// claim; docs/protocol.md, "Binary values"): after 10 ms, each wait twice the one before and at
+/// most 1 s, at most 10 times.
 public struct InMemoryBinaryTransport: Sendable {
     /// The transfers requests go to.
     public let transfers: BinaryTransfers
@@ -55,10 +60,11 @@ public struct InMemoryBinaryTransport: Sendable {
         repeat {
             let end = min(data.count, offset + max(1, partBytes))
             let part = data.subdata(in: (data.startIndex + offset)..<(data.startIndex + end))
-            let request = BinaryRequest(
-                method: "POST", url: Self.url(token, offset: offset), origin: origin ?? self.origin,
-                body: DataBodyReader(part))
-            let status = await transfers.handle(request).status
+            let status = await send {
+                BinaryRequest(
+                    method: "POST", url: Self.url(token, offset: offset), origin: origin ?? self.origin,
+                    body: DataBodyReader(part))
+            }.status
             statuses.append(status)
             guard status == 200 else { break }
             offset = end
@@ -72,11 +78,42 @@ public struct InMemoryBinaryTransport: Sendable {
     ///   - data: the body.
     ///   - token: the placeholder's token.
     ///   - origin: the `Origin` header; default ``origin``.
-    ///   - body: a reader to use instead of one over `data` (to watch it being cancelled).
+    ///   - body: a reader to use instead of one over `data` (to watch it being cancelled); the
+    ///     request is then sent once, whatever the answer.
     public func upload(_ data: Data, token: String, origin: String? = nil, body: DataBodyReader? = nil) async -> Int {
-        let request = BinaryRequest(
-            method: "POST", url: Self.url(token), origin: origin ?? self.origin, body: body ?? DataBodyReader(data))
-        return await transfers.handle(request).status
+        let origin = origin ?? self.origin
+        if let body {
+            return await transfers.handle(
+                BinaryRequest(method: "POST", url: Self.url(token), origin: origin, body: body)
+            ).status
+        }
+        return await send {
+            BinaryRequest(method: "POST", url: Self.url(token), origin: origin, body: DataBodyReader(data))
+        }.status
+    }
+
+    /// Sends the request `make` makes, and a new one (a fresh body) again while native answers
+    /// `no_room`, as the shim does: after 10 ms, each wait twice the one before and at most 1 s,
+    /// at most 10 times.
+    /// - Returns: the last response (its body unread).
+    public func send(_ make: () -> BinaryRequest) async -> BinaryResponse {
+        var delay = 10
+        var retries = 0
+        while true {
+            let response = await transfers.handle(make())
+            guard response.status == 404, retries < 10 else { return response }
+            var text = Data()
+            while let chunk = try? await response.body.read(maxBytes: 4096) { text.append(chunk) }
+            let answer = try? BridgeJSON.decode(JSONValue.self, from: text)
+            guard answer?.string("reason") == "no_room" else {
+                return BinaryResponse(
+                    status: response.status, headers: response.headers, body: DataBodyReader(text),
+                    contentLength: text.count)
+            }
+            try? await Task.sleep(for: .milliseconds(delay))
+            delay = min(1000, delay * 2)
+            retries += 1
+        }
     }
 
     /// Downloads `token`'s bytes (`GET`): the status and the whole body (for an error, its JSON text).

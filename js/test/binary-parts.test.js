@@ -172,7 +172,7 @@ test('a part answered cancelled (the task stopped reading) or unknown_transfer: 
   }
 });
 
-test('a request native had no room to let wait (404 unknown_transfer, reason no_room) is sent again a moment later, at most 10 times; a plain 404 is not', async () => {
+test('a request native did not let wait (404 unknown_transfer, reason no_room) is sent again a moment later (10 ms, doubling up to 1 s), at most 10 times; a plain 404 is not', async () => {
   const { bridge, requests, transport, clock } = setup();
   const data = pattern(10);
   let outcome = null;
@@ -183,15 +183,23 @@ test('a request native had no room to let wait (404 unknown_transfer, reason no_
   requests[0].answer(404, { code: 'unknown_transfer', reason: 'no_room' });
   await flushAll();
   assert.equal(requests.length, 1, 'not at once');
-  clock.tick(50);
+  clock.tick(5);
   await flushAll();
-  assert.equal(requests.length, 1, 'not before 100 ms');
-  clock.tick(100);
+  assert.equal(requests.length, 1, 'not before 10 ms');
+  clock.tick(5);
   await flushAll();
-  assert.equal(requests.length, 2, 'sent again');
-  assert.equal(requests[1].url, 'webbridge-binary://transfer/' + token);
-  assert.deepEqual([...bytesOf(requests[1].init.body)], [...data]);
-  requests[1].answer(200, OK);
+  assert.equal(requests.length, 2, 'sent again after 10 ms');
+  requests[1].answer(404, { code: 'unknown_transfer', reason: 'no_room' });
+  await flushAll();
+  clock.tick(15);
+  await flushAll();
+  assert.equal(requests.length, 2, 'the next wait is longer (20 ms)');
+  clock.tick(5);
+  await flushAll();
+  assert.equal(requests.length, 3, 'sent a third time after 20 ms');
+  assert.equal(requests[2].url, 'webbridge-binary://transfer/' + token);
+  assert.deepEqual([...bytesOf(requests[2].init.body)], [...data]);
+  requests[2].answer(200, OK);
   await flushAll();
   assert.equal(outcome, null, 'the reply settles the call');
   bridge._receive({ v: 1, kind: 'reply', id: transport.messages[0].id, ok: true, data: 10 });
@@ -206,7 +214,7 @@ test('a request native had no room to let wait (404 unknown_transfer, reason no_
     const last = requests[requests.length - 1];
     last.answer(404, { code: 'unknown_transfer', reason: 'no_room' });
     await flushAll();
-    clock.tick(120);
+    clock.tick(1000);
     await flushAll();
   }
   assert.equal(requests.length - first, 11, 'the first send and 10 more');
@@ -215,7 +223,7 @@ test('a request native had no room to let wait (404 unknown_transfer, reason no_
   const plain = requests.length;
   requests[plain - 1].answer(404, { code: 'unknown_transfer' });
   await flushAll();
-  clock.tick(150);
+  clock.tick(1000);
   await flushAll();
   assert.equal(requests.length, plain, 'no retry');
 });

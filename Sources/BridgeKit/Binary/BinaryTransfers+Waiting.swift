@@ -7,13 +7,13 @@ extension BinaryTransfers {
     /// The budget a page request waiting for its claim counts against: its origin's, at most
     /// ``BinaryLimits/maxWaitingRequests`` requests each.
     ///
-    /// A waiting request is not authenticated yet: its token names nothing so far, so any frame of
-    /// any origin could send one. Each origin therefore waits in a budget of its own, so that a
-    /// frame of another origin cannot use up the waits the main frame's binary values need
-    /// (docs/protocol.md, "Binary values"; SECURITY.md). All origins but the main frame's wait
-    /// at most ``BinaryTransfers/othersFactor`` times that many together; the main frame's origin is the origin
-    /// of a main-frame call pending in the current page generation (the page's request may also
-    /// arrive before the router admitted its call: it then counts as any other origin).
+    /// A waiting request is not authenticated yet: its token names nothing so far. It may wait
+    /// only when the router admitted a call of its origin in the current page generation (only a
+    /// call's task can claim a token, for its own origin), and each origin waits in a budget of its
+    /// own, so that a frame of another origin cannot use up the waits the main frame's binary
+    /// values need (docs/protocol.md, "Binary values"; SECURITY.md). All origins but the main
+    /// frame's wait at most ``BinaryTransfers/othersFactor`` times that many together; the main
+    /// frame's origin is the origin of a main-frame call pending in the current page generation.
     struct WaitingBudget: Hashable, Sendable {
         /// The request's origin, serialized.
         var origin: String
@@ -21,26 +21,36 @@ extension BinaryTransfers {
         var isMainFrame: Bool
     }
 
-    /// The budget a request with `origin` (its `Origin` header) may wait in; `nil` when it must
-    /// not wait at all: no origin or an opaque one (`"null"`) can never match a claim, which is
-    /// only ever made for a call with an origin.
-    func waitingBudget(for origin: String?) -> WaitingBudget? {
-        guard let origin, let parsed = SecurityOrigin(origin) else { return nil }
-        let serialized = parsed.description
-        // The router is asked only when the answer matters (the others' budget is spent).
-        let limit = limits.maxWaitingRequests
-        let matters = state.withLock { s in
-            s.waiterBudgets.values.count { !$0.budget.isMainFrame } >= limit * Self.othersFactor
-        }
-        guard matters else { return WaitingBudget(origin: serialized, isMainFrame: false) }
-        guard let router else { return nil }
-        let isMainFrame = router.state.withLock { s in
-            s.calls.values.contains {
-                $0.generation == s.generation && $0.source.isMainFrame
-                    && $0.source.origin?.description == serialized
+    /// Whether, and in which budget, a page request may wait for its claim.
+    enum WaitingAdmission {
+        /// It may wait, in this budget.
+        case budget(WaitingBudget)
+        /// Not now: the router has admitted no call of its origin in the current page generation,
+        /// so no claim can come for it yet. The page's own request may come before the router
+        /// admitted its document's first call (WebKitGTK may deliver it first); it is answered
+        /// `no_room` and sent again.
+        case noCallYet
+        /// Never: no origin or an opaque one (`"null"`) can never match a claim, which is only ever
+        /// made for a call with an origin.
+        case never
+    }
+
+    /// Whether a request with `origin` (its `Origin` header) may wait for its claim, and where.
+    ///
+    /// Bodies of frames whose origin called nothing in the current document (another origin's
+    /// frame the app does not let call, made-up tokens) are answered at once, so the app's
+    /// process never holds them for the wait (WebKit hands it each body whole).
+    func waitingAdmission(for origin: String?) -> WaitingAdmission {
+        guard let origin, let parsed = SecurityOrigin(origin), let router else { return .never }
+        let (called, isMainFrame) = router.state.withLock { s -> (Bool, Bool) in
+            guard s.callingOrigins.contains(parsed) else { return (false, false) }
+            let isMainFrame = s.calls.values.contains {
+                $0.generation == s.generation && $0.source.isMainFrame && $0.source.origin == parsed
             }
+            return (true, isMainFrame)
         }
-        return WaitingBudget(origin: serialized, isMainFrame: isMainFrame)
+        guard called else { return .noCallYet }
+        return .budget(WaitingBudget(origin: parsed.description, isMainFrame: isMainFrame))
     }
 
     /// Whether another request may wait in `budget` now; prunes the records of requests that no
@@ -58,16 +68,22 @@ extension BinaryTransfers {
         case claimed
         /// None did in time, the request has no origin, or the transfers closed.
         case unclaimed
-        /// The request could not wait: too many requests of its origin or of all other origins
-        /// wait already (``WaitingBudget``). The page may send it again a moment later, when its
-        /// call may have been admitted (its origin then waits in the main frame's budget).
+        /// The request could not wait: no call of its origin was admitted yet, or too many requests
+        /// of its origin or of all other origins wait already (``WaitingBudget``). The page may
+        /// send it again a moment later, when its call may have been admitted (its origin then
+        /// waits, in the main frame's budget for a main-frame call).
         case noRoom
     }
 
     /// Waits up to ``BinaryLimits/requestWait`` for a task to claim `token`. The wait's timer ends
     /// with the wait.
     func waitForClaim(_ token: String, origin: String?) async -> ClaimWait {
-        guard let budget = waitingBudget(for: origin) else { return .unclaimed }
+        let budget: WaitingBudget
+        switch waitingAdmission(for: origin) {
+        case .budget(let admitted): budget = admitted
+        case .noCallYet: return state.withLock { $0.uploads[token] != nil } ? .claimed : .noRoom
+        case .never: return .unclaimed
+        }
         let wait = limits.requestWait
         let limit = limits.maxWaitingRequests
         var noRoom = false

@@ -184,7 +184,7 @@ public final class BridgeRouter: Sendable {
     /// queued ones never start.
     public func pageDidCommitNavigation() {
         let (calls, pageCalls, generation) = state.withLock { state in
-            state.generation &+= 1
+            state.startGeneration()
             return (state.settleAllCalls(.navigationCommitted), state.takeAllPageCalls(), state.generation)
         }
         fireAndForget.cancel(before: generation)

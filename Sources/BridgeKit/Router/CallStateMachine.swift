@@ -325,6 +325,15 @@ struct RouterState: Sendable {
     var observer: (@Sendable (TrafficRecord) -> Void)?
     /// The registered tasks by name.
     var taskTable = TaskTable()
+    /// The origins of the calls admitted in the current page generation, at most
+    /// ``maxCallingOrigins``: a byte request of such an origin may wait for its claim
+    /// (``BinaryTransfers``, "waiting"). Emptied when a document commits.
+    var callingOrigins: Set<SecurityOrigin> = []
+    /// The origin last added to ``callingOrigins``: a call of the same origin as the one before
+    /// (the usual case) costs one comparison.
+    var lastCallingOrigin: SecurityOrigin?
+    /// The most origins ``callingOrigins`` keeps for one document.
+    static let maxCallingOrigins = 64
 
     /// Why a call was not admitted.
     enum AdmissionRefusal {
@@ -344,7 +353,18 @@ struct RouterState: Sendable {
             calls[id] = nil
             return .tooManyPendingCalls
         }
+        if let origin = entry.source.origin, origin != lastCallingOrigin {
+            lastCallingOrigin = origin
+            if callingOrigins.count < Self.maxCallingOrigins { callingOrigins.insert(origin) }
+        }
         return nil
+    }
+
+    /// Starts a new page generation: its documents' calling origins start empty.
+    mutating func startGeneration() {
+        generation &+= 1
+        callingOrigins = []
+        lastCallingOrigin = nil
     }
 
     /// Applies `event` to `call` and, when the event settles it, removes it from ``calls``

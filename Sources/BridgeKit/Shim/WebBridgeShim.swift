@@ -75,6 +75,7 @@ public enum WebBridgeShim {
   var ErrorCtor = Error;
   var mathMin = Math.min;
   var mathFloor = Math.floor;
+  var mathPow = Math.pow;
   var mathRandom = Math.random;
   var dateNow = Date.now;
   var Uint32ArrayCtor = typeof Uint32Array === 'function' ? Uint32Array : null;
@@ -93,10 +94,13 @@ public enum WebBridgeShim {
   // upload answer ({"code": "ok", "partBytes": n}); until the page has one, parts are this size
   // (BinaryLimits.minimumPartBytes, which native always accepts).
   var FIRST_PART_BYTES = 65536;
-  // A request native could not let wait for its claim (`no_room`) is sent again this many times,
-  // this many milliseconds apart: the wait for native to admit the call it belongs to.
+  // A request native did not let wait for its claim (`no_room`: native had not admitted the call
+  // it belongs to yet, or other frames' requests filled the waits) is sent again up to this many
+  // times, the first after NO_ROOM_FIRST_MS, each wait twice the one before and at most
+  // NO_ROOM_MAX_MS (about 4 s in all): the wait for native to admit the call.
   var NO_ROOM_RETRIES = 10;
-  var NO_ROOM_RETRY_MS = 100;
+  var NO_ROOM_FIRST_MS = 10;
+  var NO_ROOM_MAX_MS = 1000;
   var objectToString = uncurry(Object.prototype.toString);
   var isArrayBufferView = typeof ArrayBuffer === 'function' ? ArrayBuffer.isView : function () { return false; };
   var Uint8ArrayCtor = typeof Uint8Array === 'function' ? Uint8Array : null;
@@ -809,16 +813,16 @@ public enum WebBridgeShim {
        * task stopped reading: its reply settles the call) or `unknown_transfer` (no task claimed
        * the value: the task's reply settles it).
        */
-      function refused(response, retry) {
+      function refused(response, retry, delay) {
         if (entry.done) { return; }
         var status = response ? response.status : 0;
         var reading;
         try { reading = response.json(); } catch (err) { return; }
         whenSettled(reading, function (j) {
           var code = isObject(j) && typeof j.code === 'string' ? j.code : null;
-          // No room to wait for the claim (other frames' requests fill the budget, and this one
-          // came before native admitted its call): sent again a moment later, a few times.
-          if (code === 'unknown_transfer' && j.reason === 'no_room' && retry) { later(retry, NO_ROOM_RETRY_MS); return; }
+          // Not let wait for the claim (it came before native admitted its call, or other
+          // frames' requests fill the waits): sent again a moment later, a few times.
+          if (code === 'unknown_transfer' && j.reason === 'no_room' && retry) { later(retry, delay); return; }
           if (!code || code === 'ok' || code === 'cancelled' || code === 'unknown_transfer') { return; }
           stop(entry, code, 'The byte transport refused the binary value',
             { status: status, reason: typeof j.reason === 'string' ? j.reason : null });
@@ -840,7 +844,8 @@ public enum WebBridgeShim {
         } catch (err) { unavailable(err); return; }
         whenSettled(request, function (response) {
           if (!response || response.status !== 200) {
-            refused(response, tries < NO_ROOM_RETRIES ? function () { send(token, offset, body, size, next, tries + 1); } : null);
+            refused(response, tries < NO_ROOM_RETRIES ? function () { send(token, offset, body, size, next, tries + 1); } : null,
+              mathMin(NO_ROOM_MAX_MS, NO_ROOM_FIRST_MS * mathPow(2, tries)));
             return;
           }
           loaded += size;

@@ -89,6 +89,63 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
+        /// Kind of fault: bodies the app's process holds for requests nobody can authenticate.
+        /// WebKit hands the app each request body whole; a frame of another origin that called
+        /// nothing (the app's policy does not let it) used to have its bodies for made-up tokens
+        /// wait for a claim (`requestWait`), so the app held them that long (563 MiB for 16
+        /// bodies of 32 MiB on WebKitGTK 2.50). Such a frame can never match a claim: its requests
+        /// are answered at once.
+        @Test(
+            "another origin's frame that called nothing gets its bodies for made-up tokens refused at once (404), not after the request wait",
+            .timeLimit(.minutes(1)))
+        func unallowedFrameNeverWaits() async throws {
+            let scene = try BinaryScene(limits: BinaryLimits(requestWait: 20, claimWait: 5))
+            defer { scene.stop() }
+            let (a, b) = (scene.a, scene.b)
+            b.routes["/bodies"] = .init(
+                body: E2EPage.html(
+                    title: "bodies",
+                    head: """
+                        <script>
+                        (function () {
+                          var start = performance.now(), statuses = [];
+                          for (var i = 0; i < 8; i++) {
+                            var b = new Uint8Array(16); crypto.getRandomValues(b);
+                            var token = Array.prototype.map.call(b, function (x) { return (x < 16 ? '0' : '') + x.toString(16); }).join('');
+                            fetch('webbridge-binary://transfer/' + token, {method: 'POST', body: new Uint8Array(1 << 20)})
+                              .then(function (r) { return r.status; }, function () { return 0; })
+                              .then(function (status) {
+                                statuses.push(status);
+                                if (statuses.length === 8) { parent.postMessage({statuses: statuses, ms: performance.now() - start}, '*'); }
+                              });
+                          }
+                        })();
+                        </script>
+                        """))
+            a.routes["/"] = .init(
+                body: E2EPage.html(
+                    title: "main",
+                    head: """
+                        <script>
+                        \(Binary.pageScript)
+                        window.addEventListener('message', function (e) { if (e.data && e.data.statuses) { window.__bodies = e.data; } });
+                        </script>
+                        """,
+                    body: "<iframe src=\"\(b.origin)/bodies\"></iframe>"))
+            let harness = scene.harness
+            try await harness.load(a.origin + "/")
+            try await harness.waitFor("!!window.__bodies", timeout: .seconds(15))
+            #expect(
+                try await harness.value("window.__bodies.statuses", as: [Int].self) == Array(repeating: 404, count: 8))
+            #expect(try await harness.value("window.__bodies.ms", as: Double.self) < 5000, "answered at once")
+            #expect(try #require(harness.transfers).waitTimers == 0)
+            // The main frame's uploads still work.
+            try await harness.run("e2eCall('save', 'Save', {file: pattern(1000)})")
+            try await harness.waitForSettled(["save"])
+            #expect(try await harness.outcome("save").ok)
+            await harness.close()
+        }
+
         /// Attacks tried in real WebKitGTK that the transport already refuses, pinned: lies about
         /// the size, a body that never comes, another origin's `Blob` body for a claimed token (a
         /// `Blob` body crashes WebKitGTK 2.50 when read, so it must be refused before), a redirect
@@ -142,17 +199,29 @@ extension GTKWrapperTests.EndToEnd {
             try await harness.run(
                 """
                 var U = 'webbridge-binary://transfer/';
+                // A body sent before its call was admitted is answered no_room: sent again, as the shim does.
+                function post(url, init, tries) {
+                  tries = tries || 0;
+                  return fetch(url, init).then(function (r) {
+                    if (r.status !== 404 || tries >= 10) { return r; }
+                    return r.clone().json().then(function (j) {
+                      if (j.reason !== 'no_room') { return r; }
+                      return new Promise(function (ok) { setTimeout(ok, 10 * Math.pow(2, tries)); })
+                        .then(function () { return post(url, init, tries + 1); });
+                    });
+                  });
+                }
                 st('range', fetch(U + __settled.o1.data, {headers: {Range: 'bytes=0-9'}}));
                 st('head', fetch(U + __settled.o2.data, {method: 'HEAD'}));
                 st('dbl1', fetch(U + __settled.o3.data)); st('dbl2', fetch(U + __settled.o3.data));
                 var t4 = tok(); e2eCall('bigger', 'Save', {file: {'$bridgeBinary': {token: t4, size: 3}}});
-                st('biggerPost', fetch(U + t4, {method: 'POST', body: new Uint8Array(10)}));
+                st('biggerPost', post(U + t4, {method: 'POST', body: new Uint8Array(10)}));
                 var t5 = tok(); e2eCall('never', 'Save', {file: {'$bridgeBinary': {token: t5, size: 3}}});
                 e2eCall('neg', 'Save', {file: {'$bridgeBinary': {token: tok(), size: -1}}});
                 e2eCall('huge', 'Save', {file: {'$bridgeBinary': {token: tok(), size: 1152921504606846976}}});
                 e2eCall('frac', 'Save', {file: {'$bridgeBinary': {token: tok(), size: 2.5}}});
                 var t6 = tok(); e2eCall('smaller', 'Save', {file: {'$bridgeBinary': {token: t6, size: 10}}});
-                st('smallerPost', fetch(U + t6, {method: 'POST', body: new Uint8Array(3)}));
+                st('smallerPost', post(U + t6, {method: 'POST', body: new Uint8Array(3)}));
                 var t7 = tok(); e2eCall('xblob', 'Save', {file: {'$bridgeBinary': {token: t7, size: 3}}});
                 document.getElementById('f').contentWindow.postMessage({step: 'xblob', token: t7, method: 'POST', blob: true}, '*');
                 document.getElementById('f').contentWindow.postMessage({step: 'redirect', url: '\(b.origin)/redirect'}, '*');
@@ -194,7 +263,10 @@ extension GTKWrapperTests.EndToEnd {
             #expect(
                 second.hasPrefix("409:") || second.hasPrefix("404:"),
                 "a second read of one token: in use (409) or gone (404), never the bytes again: \(fetches)")
-            #expect(try await harness.value("window.__frame.xblob.status", as: JSONValue.self) == 403)
+            // Refused before its body is read (a Blob body crashes WebKitGTK 2.50 when read): 403 once
+            // the main frame's task claimed the token, 404 before (that origin called nothing).
+            let xblob = try await harness.value("window.__frame.xblob.status", as: JSONValue.self)
+            #expect(xblob == 403 || xblob == 404, "\(xblob)")
             #expect(try await harness.isTrue("String(window.__frame.redirect.status).indexOf('error') === 0"))
             #expect(try await harness.isTrue("WebBridge.pendingCount() === 0"))
 

@@ -72,8 +72,11 @@ struct BinaryPartRefusalTests {
         let clock = ContinuousClock()
         let start = clock.now
         async let reply = page.call("Count", options: ["name": "a", "file": placeholder])
+        // The refused request is sent once its call is pending (it is sent once, not again after `no_room`).
+        #expect(await eventually { page.router.pendingCountsForTesting.calls == 1 })
         if kind == "replayed" || kind == "whole" {
-            #expect(await transfers.handle(Self.request(token, offset: 0, data.prefix(3))).status == 200)
+            #expect(
+                await BinaryPartsTests.handle(transfers, Self.request(token, offset: 0, data.prefix(3))).status == 200)
         }
         let refused: BinaryRequest =
             switch kind {
@@ -91,7 +94,8 @@ struct BinaryPartRefusalTests {
         #expect(endings.list == ["invalid_options"], "the task's stream ended once, with the refusal's code")
         #expect(records.list.map(\.outcome) == [.failed("invalid_options")])
         // The rest of the value is answered at once with the same ending (the page sends no more).
-        let next = try await Self.answer(await transfers.handle(Self.request(token, offset: 3, Data(data[3..<6]))))
+        let next = try await Self.answer(
+            await BinaryPartsTests.handle(transfers, Self.request(token, offset: 3, Data(data[3..<6]))))
         #expect(next.status == 400 && next.code == "invalid_options")
         #expect(clock.now - start < Self.quick)
         #expect(transfers.openTransfers == 0)
@@ -107,10 +111,13 @@ struct BinaryPartRefusalTests {
         let start = clock.now
         async let reply = page.call("Head", options: ["name": "a", "file": placeholder])
         // The task stops in the middle of the first part: that part's request is answered 499.
-        #expect(await transport.transfers.handle(Self.request(token, offset: 0, Fixture.bytes(4))).status == 499)
+        #expect(
+            await BinaryPartsTests.handle(transport.transfers, Self.request(token, offset: 0, Fixture.bytes(4))).status
+                == 499)
         #expect(await reply["data"] == 4)
         #expect(await eventually { records.list.count == 1 })
-        let next = try await Self.answer(await transfers.handle(Self.request(token, offset: 4, Fixture.bytes(4))))
+        let next = try await Self.answer(
+            await BinaryPartsTests.handle(transfers, Self.request(token, offset: 4, Fixture.bytes(4))))
         #expect(next.status == 499 && next.code == "cancelled")
         #expect(clock.now - start < Self.quick, "answered at once, not after the request wait")
         #expect(records.list.map(\.outcome) == [.cancelled])
@@ -123,12 +130,15 @@ struct BinaryPartRefusalTests {
         let (page, transfers, transport, records, endings) = try Self.fixture()
         let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 8)
         _ = try #require(page.send("Count", options: ["name": "a", "file": placeholder]))
-        #expect(await transport.transfers.handle(Self.request(token, offset: 0, Fixture.bytes(4))).status == 200)
+        #expect(
+            await BinaryPartsTests.handle(transport.transfers, Self.request(token, offset: 0, Fixture.bytes(4))).status
+                == 200)
         page.navigate()
         transfers.pageDidCommitNavigation()
         let clock = ContinuousClock()
         let start = clock.now
-        let next = try await Self.answer(await transfers.handle(Self.request(token, offset: 4, Fixture.bytes(4))))
+        let next = try await Self.answer(
+            await BinaryPartsTests.handle(transfers, Self.request(token, offset: 4, Fixture.bytes(4))))
         #expect(next.status == 410 && next.code == "navigated")
         #expect(clock.now - start < Self.quick)
         #expect(await eventually { endings.list == ["navigated"] })
@@ -143,11 +153,12 @@ struct BinaryPartRefusalTests {
         let data = Fixture.bytes(6)
         let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 6)
         async let reply = page.call("Count", options: ["name": "a", "file": placeholder])
-        #expect(await transfers.handle(Self.request(token, offset: 0, data.prefix(3))).status == 200)
+        #expect(await BinaryPartsTests.handle(transfers, Self.request(token, offset: 0, data.prefix(3))).status == 200)
         let evil = try await Self.answer(
             await transfers.handle(Self.request(token, offset: 3, Data(count: 3), origin: "https://evil.example")))
         #expect(evil.status == 403 && evil.code == "forbidden")
-        #expect(await transfers.handle(Self.request(token, offset: 3, Data(data[3..<6]))).status == 200)
+        #expect(
+            await BinaryPartsTests.handle(transfers, Self.request(token, offset: 3, Data(data[3..<6]))).status == 200)
         #expect(await reply["data"] == 6)
         #expect(endings.list.isEmpty)
         #expect(records.list.map(\.outcome) == [.finished])
@@ -165,13 +176,14 @@ struct BinaryPartRefusalTests {
         let clock = ContinuousClock()
         let start = clock.now
         // The page's first part goes before the call: it waits for the claim, which is refused.
-        async let first = transfers.handle(Self.request(token, offset: 0, Fixture.bytes(4)))
+        async let first = BinaryPartsTests.handle(transfers, Self.request(token, offset: 0, Fixture.bytes(4)))
         try await Task.sleep(for: .milliseconds(50))
         let reply = await page.call("Save", options: ["name": "a", "file": placeholder])
         #expect(reply["error"]?.string("code") == "payload_too_large")
         let waited = try await Self.answer(await first)
         #expect(waited.status == 413 && waited.code == "payload_too_large")
-        let later = try await Self.answer(await transfers.handle(Self.request(token, offset: 4, Fixture.bytes(4))))
+        let later = try await Self.answer(
+            await BinaryPartsTests.handle(transfers, Self.request(token, offset: 4, Fixture.bytes(4))))
         #expect(later.status == 413 && later.code == "payload_too_large")
         #expect(clock.now - start < Self.quick, "no request waited for a claim that was refused")
         #expect(records.list.isEmpty, "never claimed, so no transfer ended")

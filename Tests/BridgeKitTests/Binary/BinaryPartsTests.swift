@@ -47,14 +47,18 @@ struct BinaryPartsTests {
         let transfers = transport.transfers
         let evil = await transfers.handle(
             Self.request(token, offset: 0, Data(count: 3), origin: "https://evil.example"))
-        #expect(evil.status == 403)
-        #expect(await transfers.handle(Self.request(token, offset: 0, data.prefix(3))).status == 200)
-        #expect(await transfers.handle(Self.request(token, offset: 3, Data(data[3..<6]))).status == 200)
-        #expect(await transfers.handle(Self.request(token, offset: 6, Data(data[6..<9]))).status == 200)
+        #expect(evil.status == 403 || evil.status == 404, "403 once claimed, 404 before (no wait for it)")
+        #expect(await BinaryPartsTests.handle(transfers, Self.request(token, offset: 0, data.prefix(3))).status == 200)
+        #expect(
+            await BinaryPartsTests.handle(transfers, Self.request(token, offset: 3, Data(data[3..<6]))).status == 200)
+        #expect(
+            await BinaryPartsTests.handle(transfers, Self.request(token, offset: 6, Data(data[6..<9]))).status == 200)
         #expect(try InMemoryPage.result(of: await reply, as: Saved.self).sum == Fixture.sum(data))
         let clock = ContinuousClock()
         let start = clock.now
-        #expect(await transfers.handle(Self.request(token, offset: 9, Data([1]))).status == 404, "used up")
+        #expect(
+            await BinaryPartsTests.handle(transfers, Self.request(token, offset: 9, Data([1]))).status == 404, "used up"
+        )
         #expect(clock.now - start < .seconds(5), "answered at once, not after the request wait")
     }
 
@@ -65,7 +69,7 @@ struct BinaryPartsTests {
         let (page, _, transport, _) = try Fixture.fixture(limits: BinaryLimits(requestWait: 30, claimWait: 30))
         let (unsized, unsizedToken) = InMemoryBinaryTransport.placeholder(size: nil)
         async let first = page.call("Save", options: ["name": "a", "file": unsized])
-        let part = await transport.transfers.handle(Self.request(unsizedToken, offset: 0, Data([1])))
+        let part = await BinaryPartsTests.handle(transport.transfers, Self.request(unsizedToken, offset: 0, Data([1])))
         #expect(part.status == 409, "a part needs a declared size")
         #expect(await first["error"]?.string("code") == "invalid_options")
         #expect(await transport.upload(Data([1, 2]), token: unsizedToken) == 400)
@@ -105,13 +109,17 @@ struct BinaryPartsTests {
         for offset in stride(from: 0, to: 8, by: 2) {
             try await Task.sleep(for: .milliseconds(250))
             let part = Data(data[offset..<(offset + 2)])
-            #expect(await transport.transfers.handle(Self.request(token, offset: offset, part)).status == 200)
+            #expect(
+                await BinaryPartsTests.handle(transport.transfers, Self.request(token, offset: offset, part)).status
+                    == 200)
         }
         #expect(try InMemoryPage.result(of: await reply, as: Saved.self).bytes == 8)
 
         let (stalled, stalledToken) = InMemoryBinaryTransport.placeholder(size: 8)
         async let late = page.call("Save", options: ["name": "b", "file": stalled])
-        #expect(await transport.transfers.handle(Self.request(stalledToken, offset: 0, data.prefix(2))).status == 200)
+        #expect(
+            await BinaryPartsTests.handle(transport.transfers, Self.request(stalledToken, offset: 0, data.prefix(2)))
+                .status == 200)
         #expect(await late["error"]?.string("code") == "timeout")
     }
 
@@ -120,10 +128,12 @@ struct BinaryPartsTests {
         let (page, transfers, transport, records) = try Fixture.fixture()
         let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 8)
         let id = try #require(page.send("Save", options: ["name": "a", "file": placeholder]))
-        #expect(await transport.transfers.handle(Self.request(token, offset: 0, Fixture.bytes(4))).status == 200)
+        #expect(
+            await BinaryPartsTests.handle(transport.transfers, Self.request(token, offset: 0, Fixture.bytes(4))).status
+                == 200)
         page.navigate()
         transfers.pageDidCommitNavigation()
-        let next = await transport.transfers.handle(Self.request(token, offset: 4, Fixture.bytes(4)))
+        let next = await BinaryPartsTests.handle(transport.transfers, Self.request(token, offset: 4, Fixture.bytes(4)))
         #expect(next.status == 410)
         #expect(await eventually { records.list.count == 1 })
         #expect(page.messages(for: id).isEmpty)
@@ -131,6 +141,14 @@ struct BinaryPartsTests {
     }
 
     /// An answer's JSON body.
+    /// Sends `request` as the shim does: again while native answers `no_room` (its call was not
+    /// admitted yet; ``InMemoryBinaryTransport/send(_:)``).
+    static func handle(_ transfers: BinaryTransfers, _ request: @autoclosure () -> BinaryRequest) async
+        -> BinaryResponse
+    {
+        await InMemoryBinaryTransport(transfers: transfers).send(request)
+    }
+
     static func body(_ response: BinaryResponse) async throws -> JSONValue {
         var text = Data()
         while let chunk = try await response.body.read(maxBytes: 4096) { text.append(chunk) }
@@ -152,7 +170,8 @@ struct BinaryPartsTests {
         let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 8)
         async let reply = page.call("Save", options: ["name": "a", "file": placeholder])
         for offset in [0, 4] {
-            let answer = await transfers.handle(Self.request(token, offset: offset, BinaryTransfersTests.bytes(4)))
+            let answer = await BinaryPartsTests.handle(
+                transfers, Self.request(token, offset: offset, BinaryTransfersTests.bytes(4)))
             #expect(Int64(answer.status) == fixture.message.int("status"))
             #expect(try await Self.body(answer) == fixture.message["body"], "part at \(offset)")
         }
@@ -160,7 +179,7 @@ struct BinaryPartsTests {
         // A whole body's answer tells it too.
         let (whole, wholeToken) = InMemoryBinaryTransport.placeholder(size: 3)
         async let second = page.call("Save", options: ["name": "b", "file": whole])
-        let answer = await transfers.handle(Self.request(wholeToken, offset: nil, Data([1, 2, 3])))
+        let answer = await BinaryPartsTests.handle(transfers, Self.request(wholeToken, offset: nil, Data([1, 2, 3])))
         #expect(try await Self.body(answer) == fixture.message["body"])
         #expect(await second["ok"] == true)
     }
@@ -185,9 +204,9 @@ struct BinaryPartsTests {
         let clock = ContinuousClock()
         let start = clock.now
         async let reply = page.call("Save", options: ["name": "a", "file": placeholder])
-        let first = await transfers.handle(Self.request(token, offset: 0, Fixture.bytes(65_536)))
+        let first = await BinaryPartsTests.handle(transfers, Self.request(token, offset: 0, Fixture.bytes(65_536)))
         #expect(try await Self.body(first)["partBytes"] == 100_000)
-        let over = await transfers.handle(Self.request(token, offset: 65_536, Fixture.bytes(100_001)))
+        let over = await BinaryPartsTests.handle(transfers, Self.request(token, offset: 65_536, Fixture.bytes(100_001)))
         #expect(over.status == 413)
         let body = try await Self.body(over)
         #expect(body.string("code") == "payload_too_large" && body.string("reason") == "part_too_large", "\(body)")
@@ -197,8 +216,12 @@ struct BinaryPartsTests {
         // A part of exactly the part size is fine.
         let (exact, exactToken) = InMemoryBinaryTransport.placeholder(size: 200_000)
         async let second = page.call("Save", options: ["name": "b", "file": exact])
-        #expect(await transfers.handle(Self.request(exactToken, offset: 0, Fixture.bytes(100_000))).status == 200)
-        #expect(await transfers.handle(Self.request(exactToken, offset: 100_000, Fixture.bytes(100_000))).status == 200)
+        #expect(
+            await BinaryPartsTests.handle(transfers, Self.request(exactToken, offset: 0, Fixture.bytes(100_000))).status
+                == 200)
+        #expect(
+            await BinaryPartsTests.handle(transfers, Self.request(exactToken, offset: 100_000, Fixture.bytes(100_000)))
+                .status == 200)
         #expect(await second["ok"] == true)
     }
 }

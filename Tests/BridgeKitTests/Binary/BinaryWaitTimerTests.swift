@@ -32,14 +32,17 @@ struct BinaryWaitTimerTests {
                 let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 12)
                 group.addTask {
                     // The first part goes before the call, so it waits for the claim.
-                    async let first = transfers.handle(BinaryPartsTests.request(token, offset: 0, data.prefix(4)))
+                    async let first = BinaryPartsTests.handle(
+                        transfers, BinaryPartsTests.request(token, offset: 0, data.prefix(4)))
                     try await Task.sleep(for: .milliseconds(20))
                     async let reply = page.call("Save", options: ["name": .string("\(index)"), "file": placeholder])
                     #expect(await first.status == 200)
                     for offset in [4, 8] {
                         let part = Data(data[offset..<(offset + 4)])
                         #expect(
-                            await transfers.handle(BinaryPartsTests.request(token, offset: offset, part)).status == 200)
+                            await BinaryPartsTests.handle(
+                                transfers, BinaryPartsTests.request(token, offset: offset, part)
+                            ).status == 200)
                     }
                     #expect(await reply["ok"] == true)
                 }
@@ -54,15 +57,22 @@ struct BinaryWaitTimerTests {
         "a request waiting for a claim has a timer while it waits; the claim, or the close, ends it",
         .timeLimit(.minutes(1)))
     func timerWhileWaiting() async throws {
-        let (page, transfers, _, _) = try Fixture.fixture(limits: Self.limits)
+        let (page, transfers, _, _) = try Fixture.fixture(limits: Self.limits, extra: [BinaryAttackTests.hold])
+        try page.router.register(BinaryAttackTests.saveLater(transfers))
         let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 3)
-        async let first = transfers.handle(BinaryPartsTests.request(token, offset: nil, Data([1, 2, 3])))
+        // A request waits while its call is pending and its task has not claimed the token yet.
+        async let reply = page.call("SaveLater", options: ["name": "a", "file": placeholder])
+        #expect(await eventually { page.router.pendingCountsForTesting.calls == 1 })
+        async let first = BinaryPartsTests.handle(
+            transfers, BinaryPartsTests.request(token, offset: nil, Data([1, 2, 3])))
         #expect(await eventually { transfers.waitTimers == 1 }, "the waiting request's timer")
-        #expect(await page.call("Save", options: ["name": "a", "file": placeholder])["ok"] == true)
+        #expect(await reply["ok"] == true)
         #expect(await first.status == 200)
         #expect(try await Self.timersEnd(transfers))
 
-        // A request for a token nobody claims, then the web view closes.
+        // A request for a token nobody claims (a call of its origin is pending), then the web view closes.
+        page.send("Hold")
+        #expect(await eventually { page.router.pendingCountsForTesting.calls == 1 })
         async let orphan = transfers.handle(
             BinaryPartsTests.request(InMemoryBinaryTransport.placeholder(size: 1).token, offset: nil, Data([1])))
         #expect(await eventually { transfers.waitTimers == 1 })
