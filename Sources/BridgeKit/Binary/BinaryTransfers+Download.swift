@@ -173,10 +173,8 @@ extension BinaryTransfers {
 }
 
 /// A download's body as the transport reads it: the offer's bytes in chunks, checking the page
-/// generation on every chunk. One reader at a time (``BinaryBodyReader``). A transport that can
-/// serve bytes native already holds straight from memory takes a `Data` offer whole instead
-/// (``takeWhole()``, then ``endWhole(delivered:)``).
-package final class OfferBodyReader: BinaryBodyReader, @unchecked Sendable {
+/// generation on every chunk. One reader at a time (``BinaryBodyReader``).
+final class OfferBodyReader: BinaryBodyReader, @unchecked Sendable {
     private let transfers: BinaryTransfers
     private let token: String
     private let generation: UInt64
@@ -216,36 +214,7 @@ package final class OfferBodyReader: BinaryBodyReader, @unchecked Sendable {
         end(.cancelled)
     }
 
-    /// The whole body at once, for a transport that serves it from memory without copying (on
-    /// WebKitGTK a `GMemoryInputStream` over the `Data`, ``GTKMemoryBody``): the offer's `Data`
-    /// when the offer is one, it is not empty, nothing was read yet, and the reader has not ended,
-    /// the transfers are open and the page generation is current (the checks `read` makes before
-    /// its first chunk). Otherwise `nil`: read the body with `read` (a chunk stream, or a reader
-    /// that must refuse).
-    ///
-    /// After it returns bytes, `read` is not called: the transport calls ``endWhole(delivered:)``
-    /// exactly once, when the engine has let go of the body. The offer's held bytes stay counted
-    /// (``BinaryLimits/maxHeldBytes``) until then. Call it where `read` would be called (one
-    /// reader at a time).
-    package func takeWhole() -> Data? {
-        guard let data, !data.isEmpty, offset == 0, pendingChunk == nil, !ended.withLock({ $0 }),
-            !transfers.isClosed, transfers.isCurrent(generation)
-        else { return nil }
-        offset = data.count
-        return data
-    }
-
-    /// Ends a body taken with ``takeWhole()`` once the engine let go of it, having read
-    /// `delivered` bytes of it: `finished` when that is all of it (every byte was handed to the
-    /// engine, as a streamed body finishes when its last chunk was written), else `cancelled`
-    /// (the page aborted, navigated or went away mid-download). A download that already ended
-    /// (the transfers closed, the offer expired) is not reported again. Any thread.
-    package func endWhole(delivered: Int) {
-        sent = max(0, min(delivered, data?.count ?? 0))
-        end(sent == (data?.count ?? 0) ? .finished : .cancelled)
-    }
-
-    package func read(maxBytes: Int) async throws -> Data? {
+    func read(maxBytes: Int) async throws -> Data? {
         guard !ended.withLock({ $0 }) else { throw BridgeError.cancelled() }
         guard !transfers.isClosed else {
             end(.cancelled)
@@ -305,7 +274,7 @@ package final class OfferBodyReader: BinaryBodyReader, @unchecked Sendable {
         return chunk
     }
 
-    package func cancel() {
+    func cancel() {
         end(.cancelled)
     }
 

@@ -91,10 +91,7 @@ enum GTKBinaryScheme {
             let response = await transfers.handle(binaryRequest)
             if response.status == 200, response.contentLength != 0, method == "GET" {
                 GTKThread.post {
-                    // A `Data` offer is served from memory; a chunk stream is pumped.
-                    if !GTKMemoryBody.start(request, response: response) {
-                        GTKResponsePump.start(request, response: response, chunkBytes: transfers.limits.chunkBytes)
-                    }
+                    GTKResponsePump.start(request, response: response, chunkBytes: transfers.limits.chunkBytes)
                     g_object_unref(request.raw)
                 }
             } else {
