@@ -16,8 +16,9 @@ public struct BinaryLimits: Sendable, Hashable {
     /// `memory_budget_exceeded`. Default 256 MiB (256 streams at the default chunk size).
     public var maxHeldBytes: Int
     /// How many page requests of one origin may wait for their call to claim them; the requests
-    /// of all origins but the main frame's may wait four times that many together, and a request
-    /// without an origin never waits. Default 32.
+    /// of all origins but the main frame's may wait four times that many together. Only an
+    /// origin that called in the current document waits; a request without an origin never
+    /// does (docs/protocol.md, "The byte transport"). Default 32.
     public var maxWaitingRequests: Int
     /// How long a page request waits for its call's task to claim the token, in seconds. Default 10.
     public var requestWait: Double
