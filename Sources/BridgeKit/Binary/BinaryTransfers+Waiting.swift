@@ -42,12 +42,14 @@ extension BinaryTransfers {
     /// process never holds them for the wait (WebKit hands it each body whole).
     func waitingAdmission(for origin: String?) -> WaitingAdmission {
         guard let origin, let parsed = SecurityOrigin(origin), let router else { return .never }
+        // A pending call of the origin counts too: the set keeps at most 64 origins a document.
         let (called, isMainFrame) = router.state.withLock { s -> (Bool, Bool) in
-            guard s.callingOrigins.contains(parsed) else { return (false, false) }
-            let isMainFrame = s.calls.values.contains {
-                $0.generation == s.generation && $0.source.isMainFrame && $0.source.origin == parsed
+            var called = s.callingOrigins.contains(parsed)
+            for call in s.calls.values where call.generation == s.generation && call.source.origin == parsed {
+                if call.source.isMainFrame { return (true, true) }
+                called = true
             }
-            return (true, isMainFrame)
+            return (called, false)
         }
         guard called else { return .noCallYet }
         return .budget(WaitingBudget(origin: parsed.description, isMainFrame: isMainFrame))

@@ -105,6 +105,30 @@ struct BinaryAttackTests {
         #expect(records.list.map(\.outcome) == [.finished])
     }
 
+    /// Kind of fault: a bounded record that others can fill. The router keeps at most 64 calling
+    /// origins a document; frames of 64 other origins (the app lets them call) calling first must
+    /// not leave the main frame's request unable to wait while its call is pending.
+    @Test(
+        "frames of 64 other origins calling first do not stop the main frame's request from waiting for its claim",
+        .timeLimit(.minutes(1)))
+    func callingOriginsFull() async throws {
+        let (page, transfers, transport, records) = try BinaryTransfersTests.fixture(
+            limits: BinaryLimits(requestWait: 20, claimWait: 5), extra: [Self.hold], policy: Self.everyOrigin)
+        try page.router.register(Self.saveLater(transfers))
+        await Self.holdCalls(page, from: (0..<64).map { "https://f\($0).example" })
+        let data = BinaryTransfersTests.bytes(10)
+        let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: data.count)
+        async let reply = page.call("SaveLater", options: ["name": "x", "file": placeholder])
+        #expect(await eventually { page.router.pendingCountsForTesting.calls == 65 })
+        // Sent once, after its call was admitted: it must wait for the claim, not be refused.
+        async let status = transport.upload(data, token: token, body: DataBodyReader(data))
+        #expect(await eventually { transfers.waitTimers == 1 }, "the main frame's request waits")
+        #expect(await status == 200)
+        #expect(try InMemoryPage.result(of: await reply, as: Int.self) == 10)
+        #expect(records.list.map(\.outcome) == [.finished])
+        await page.router.close()
+    }
+
     /// Kind of fault: a shared budget that unauthenticated requests may use up (see the GTK test
     /// `waitingFloodFromOtherFrames`). Frames of other origins that called (the app lets them
     /// call) may wait, each origin in a budget of its own and all of them together at
