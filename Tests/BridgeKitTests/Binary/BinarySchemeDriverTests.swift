@@ -139,6 +139,9 @@ struct BinarySchemeDriverTests {
         let driver = BinarySchemeDriver(transfers: transfers)
         let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 3)
         let id = try #require(page.send("Save", options: placeholder))
+        // Once the task claimed the token, another origin's body is refused for its origin (403);
+        // before, as any request of an origin that called nothing (404 no_room).
+        #expect(await Self.waitUntil { transfers.openTransfers == 1 })
         let evil = FakeTask(method: "POST", token: token, origin: "https://evil.example", body: Data([6, 6, 6]))
         driver.start(evil)
         #expect(await Self.waitUntil { evil.finished == 1 })
