@@ -1,0 +1,144 @@
+#if WebKitGTK
+import BridgeKit
+import BridgeKitGTK
+import Foundation
+import Testing
+
+extension GTKWrapperTests.EndToEnd {
+    /// The byte transport's waiting rule attacked in real WebKitGTK (``waitingRuleRefusals()``).
+    @MainActor
+    @Suite("Binary waiting rule under attack")
+    struct BinaryWaitingRule {
+        /// A frame script: `bodies(n, done)` posts `n` bodies of 1 MiB to made-up tokens at once and
+        /// calls `done({statuses, reasons, ms})` once all are answered.
+        static let bodiesScript = """
+            function tok() { var b = new Uint8Array(16); crypto.getRandomValues(b); return Array.prototype.map.call(b, function (x) { return (x < 16 ? '0' : '') + x.toString(16); }).join(''); }
+            function bodies(n, done) {
+              var start = performance.now(), statuses = [], reasons = [];
+              for (var i = 0; i < n; i++) {
+                fetch('webbridge-binary://transfer/' + tok(), {method: 'POST', body: new Uint8Array(1 << 20)})
+                  .then(function (r) { return r.json().then(function (j) { return [r.status, j.reason]; }, function () { return [r.status, null]; }); },
+                    function () { return [0, null]; })
+                  .then(function (s) {
+                    statuses.push(s[0]); reasons.push(s[1]);
+                    if (statuses.length === n) { done({statuses: statuses, reasons: reasons, ms: performance.now() - start}); }
+                  });
+              }
+            }
+            """
+
+        /// The waiting rule (only an origin the router admitted a call of in the current document
+        /// may have its requests wait for a claim, holding their bodies) attacked in real WebKitGTK,
+        /// pinned: a frame of another origin and a sandboxed (opaque) frame whose calls are all
+        /// refused (by the policy, an unknown task, fire and forget) get no wait from them, even while
+        /// the main frame has a call pending; a later document's frame of the earlier document's
+        /// calling origin gets none either (the record ends with its document). Their bodies for
+        /// made-up tokens are answered `404 no_room` at once (the request wait is 20 s).
+        @Test(
+            "refused calls, fire-and-forget calls and an earlier document's calls never let a frame's bodies wait for a claim",
+            .timeLimit(.minutes(1)))
+        func waitingRuleRefusals() async throws {
+            let scene = try BinaryScene(limits: BinaryLimits(requestWait: 20, claimWait: 5))
+            defer { scene.stop() }
+            let (a, b) = (scene.a, scene.b)
+            let attacker = E2EPage.html(
+                title: "attacker",
+                head: """
+                    <script>
+                    \(Self.bodiesScript)
+                    window.addEventListener('message', function (e) {
+                      if (e.data !== 'go') { return; }
+                      var codes = [];
+                      function note(p) { return p.then(function () { codes.push('ok'); }, function (err) { codes.push(err && err.code); }); }
+                      var sent = WebBridge.notify('Hold', {});
+                      Promise.all([
+                        note(WebBridge.call('Save', {file: new Uint8Array(1 << 16)})),
+                        note(WebBridge.call('Hold', {})),
+                        note(WebBridge.call('NoSuchTask', {}))
+                      ]).then(function () {
+                        setTimeout(function () {
+                          bodies(8, function (r) { r.codes = codes.sort(); r.notified = sent; r.origin = self.origin; parent.postMessage({attack: r}, '*'); });
+                        }, 100);
+                      });
+                    });
+                    </script>
+                    """)
+            b.routes["/attacker"] = .init(body: attacker)
+            a.routes["/attacker"] = .init(body: attacker)
+            a.routes["/"] = .init(
+                body: E2EPage.html(
+                    title: "main",
+                    head: """
+                        <script>
+                        \(Binary.pageScript)
+                        window.__attacks = [];
+                        window.addEventListener('message', function (e) { if (e.data && e.data.attack) { window.__attacks.push(e.data.attack); } });
+                        </script>
+                        """,
+                    body: """
+                        <iframe id=x src="\(b.origin)/attacker"></iframe>
+                        <iframe id=s sandbox="allow-scripts" src="/attacker"></iframe>
+                        """))
+            // The later document (another origin) with a frame of the earlier document's origin.
+            a.routes["/bodies"] = .init(
+                body: E2EPage.html(
+                    title: "bodies",
+                    head: """
+                        <script>
+                        \(Self.bodiesScript)
+                        bodies(8, function (r) { parent.postMessage({later: r}, '*'); });
+                        </script>
+                        """))
+            b.routes["/later"] = .init(
+                body: E2EPage.html(
+                    title: "later",
+                    head: """
+                        <script>
+                        window.addEventListener('message', function (e) { if (e.data && e.data.later) { window.__later = e.data.later; } });
+                        </script>
+                        """,
+                    body: "<iframe src=\"\(a.origin)/bodies\"></iframe>"))
+            let harness = scene.harness
+            let held = Locked(0)
+            try harness.router.register(
+                ClosureTask(name: "Hold") { (_: NoOptions, _: CallContext) -> Int in
+                    held.update { $0 += 1 }
+                    try await Task.sleep(for: .seconds(3600))
+                    return 0
+                })
+            try await harness.load(a.origin + "/")
+            // The main frame's origin has called (a call pending): only its own requests may wait.
+            try await harness.run("e2eCall('hold', 'Hold', {})")
+            #expect(await eventually { held.value == 1 })
+            try await harness.run(
+                "document.getElementById('x').contentWindow.postMessage('go', '*'); document.getElementById('s').contentWindow.postMessage('go', '*');"
+            )
+            try await harness.waitFor("window.__attacks.length === 2", timeout: .seconds(20))
+            let attacks = try await harness.json("window.__attacks")
+            for attack in attacks.arrayValue ?? [] {
+                #expect(
+                    attack["codes"] == ["forbidden", "forbidden", "forbidden"]
+                        || attack["codes"] == [
+                            "forbidden", "forbidden", "unknown_task",
+                        ], "\(attack)")
+                #expect(attack["statuses"] == .array(Array(repeating: 404, count: 8)), "\(attack)")
+                // An opaque origin can never match a claim: its answer gives no reason to send again.
+                let reason: JSONValue = attack["origin"] == "null" ? .null : "no_room"
+                #expect(attack["reasons"] == .array(Array(repeating: reason, count: 8)), "\(attack)")
+                #expect((attack["ms"]?.doubleValue ?? 1e9) < 5000, "answered at once: \(attack)")
+            }
+            #expect(Set((attacks.arrayValue ?? []).compactMap { $0["origin"]?.stringValue }) == [b.origin, "null"])
+            #expect(held.value == 1, "only the main frame's call ran")
+            // A later document: the earlier one's calling origin does not carry over.
+            try await harness.load(b.origin + "/later")
+            try await harness.waitFor("!!window.__later", timeout: .seconds(20))
+            let later = try await harness.json("window.__later")
+            #expect(later["statuses"] == .array(Array(repeating: 404, count: 8)), "\(later)")
+            #expect(later["reasons"] == .array(Array(repeating: "no_room", count: 8)), "\(later)")
+            #expect((later["ms"]?.doubleValue ?? 1e9) < 5000, "answered at once: \(later)")
+            #expect(try #require(harness.transfers).waitTimers == 0, "no request ever waited")
+            await harness.close()
+        }
+    }
+}
+#endif
