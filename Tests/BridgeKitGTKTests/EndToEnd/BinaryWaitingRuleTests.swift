@@ -139,6 +139,100 @@ extension GTKWrapperTests.EndToEnd {
             #expect(try #require(harness.transfers).waitTimers == 0, "no request ever waited")
             await harness.close()
         }
+
+        /// The reply envelope's `binary` member attacked in real WebKitGTK, pinned: a frame of
+        /// another origin and a sandboxed frame that know the main frame's download token forge
+        /// its announcement through their own shim (a page-world `_receive` of a reply whose
+        /// envelope lists it, then an event with its placeholder) and fetch it directly: nothing
+        /// reaches them (403), and the offer stays the main
+        /// frame's, which then reads its bytes once. A later document that forges the same
+        /// announcement for the earlier document's token gets nothing either (404).
+        @Test(
+            "a forged envelope announcement in another origin's, a sandboxed or a later document neither steals a download nor ends it",
+            .timeLimit(.minutes(1)))
+        func forgedEnvelopeTokens() async throws {
+            let scene = try BinaryScene(limits: BinaryLimits(requestWait: 2, claimWait: 5))
+            defer { scene.stop() }
+            let (a, b) = (scene.a, scene.b)
+            let thief = E2EPage.html(
+                title: "thief",
+                head: """
+                    <script>
+                    window.addEventListener('message', function (e) {
+                      var t = e.data.token, got = null, result = {origin: self.origin};
+                      WebBridge.on('loot', function (d) { got = d; });
+                      WebBridge._receive({v: 1, kind: 'reply', id: 'forged-1', ok: true, binary: [t], data: null});
+                      WebBridge._receive({v: 1, kind: 'event', name: 'loot', data: {f: {'$bridgeBinary': {token: t, size: 100}}}});
+                      fetch('webbridge-binary://transfer/' + t).then(function (r) { return r.status; }, function () { return 0; })
+                        .then(function (status) {
+                          result.status = status;
+                          setTimeout(function () {
+                            result.got = got === null ? null : (got.f instanceof Uint8Array ? 'bytes' : typeof got.f);
+                            parent.postMessage({thief: result}, '*');
+                          }, 500);
+                        });
+                    });
+                    </script>
+                    """)
+            b.routes["/thief"] = .init(body: thief)
+            a.routes["/thief"] = .init(body: thief)
+            a.routes["/"] = .init(
+                body: E2EPage.html(
+                    title: "main",
+                    head: """
+                        <script>
+                        \(Binary.pageScript)
+                        window.__thieves = [];
+                        window.addEventListener('message', function (e) { if (e.data && e.data.thief) { window.__thieves.push(e.data.thief); } });
+                        </script>
+                        """,
+                    body: """
+                        <iframe id=x src="\(b.origin)/thief"></iframe>
+                        <iframe id=s sandbox="allow-scripts" src="/thief"></iframe>
+                        """))
+            let (harness, records) = (scene.harness, scene.records)
+            try await harness.load(a.origin + "/")
+            try await harness.run("e2eCall('offer', 'Offer', 100)")
+            try await harness.waitForSettled(["offer"])
+            let token = try #require(try await harness.outcome("offer").data?.stringValue)
+            try await harness.run(
+                "['x', 's'].forEach(function (id) { document.getElementById(id).contentWindow.postMessage({token: '\(token)'}, '*'); });"
+            )
+            try await harness.waitFor("window.__thieves.length === 2")
+            let thieves = try await harness.json("window.__thieves")
+            for thief in thieves.arrayValue ?? [] {
+                #expect(thief["status"] == 403, "\(thief)")
+                #expect(thief["got"] == .null, "no bytes reached the forged event: \(thief)")
+            }
+            // The offer is still the main frame's: its bytes, once.
+            try await harness.run(
+                "fetch('webbridge-binary://transfer/\(token)').then(function (r) { return r.arrayBuffer().then(function (x) { window.__own = r.status + ':' + x.byteLength; }); }, function (e) { window.__own = 'error ' + e; });"
+            )
+            try await harness.waitFor("window.__own !== undefined")
+            #expect(try await harness.value("window.__own", as: String.self) == "200:100")
+            #expect(records.list.map(\.outcome) == [.finished])
+            // A later document forging the earlier document's token gets nothing.
+            try await harness.run("e2eCall('offer2', 'Offer', 100)")
+            try await harness.waitForSettled(["offer2"])
+            let old = try #require(try await harness.outcome("offer2").data?.stringValue)
+            try await harness.reload()
+            try await harness.run(
+                """
+                window.__late = null;
+                WebBridge.on('loot', function (d) { window.__late = d; });
+                WebBridge._receive({v: 1, kind: 'reply', id: 'forged-2', ok: true, binary: ['\(old)'], data: null});
+                WebBridge._receive({v: 1, kind: 'event', name: 'loot', data: {f: {'$bridgeBinary': {token: '\(old)', size: 100}}}});
+                fetch('webbridge-binary://transfer/\(old)').then(function (r) { window.__lateStatus = r.status; }, function () { window.__lateStatus = 0; });
+                """)
+            try await harness.waitFor("window.__lateStatus !== undefined")
+            #expect(try await harness.value("window.__lateStatus", as: Int.self) == 404)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await harness.isTrue("window.__late === null"))
+            #expect(
+                records.list.map(\.outcome) == [.finished, .cancelled],
+                "the earlier offer ended once, with its document")
+            await harness.close()
+        }
     }
 }
 #endif
