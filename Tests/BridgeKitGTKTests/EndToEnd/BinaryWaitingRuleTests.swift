@@ -233,6 +233,53 @@ extension GTKWrapperTests.EndToEnd {
                 "the earlier offer ended once, with its document")
             await harness.close()
         }
+
+        /// Kind of fault: a bounded record that others can fill first (core test
+        /// `BinaryAttackTests.callingOriginsFilledFirst`). Frames of 64 other origins the app lets
+        /// call that called before the main frame filled the document's record of calling
+        /// origins; the main frame's origin was never recorded, its body got `no_room` at every
+        /// send, the shim gave up after about 4 s, and a task that reads its bytes 5 s after the
+        /// call (it asks where to save first) waited `claimWait` for nothing and failed.
+        @Test(
+            "frames of 64 other origins that called first do not make the main frame's upload to a task that reads it 5 s later fail",
+            .timeLimit(.minutes(1)))
+        func callingOriginsFilledFirst() async throws {
+            let servers = try (0..<64).map { _ in try LoopbackServer() }
+            defer { for server in servers { server.stop() } }
+            let a = try LoopbackServer()
+            defer { a.stop() }
+            for server in servers {
+                server.routes["/caller"] = .init(
+                    body: E2EPage.html(title: "caller", head: "<script>WebBridge.call('Hold', {});</script>"))
+            }
+            a.routes["/"] = .init(
+                body: E2EPage.html(
+                    title: "main", head: "<script>\(Binary.pageScript)</script>",
+                    body: servers.map { "<iframe src=\"\($0.origin)/caller\"></iframe>" }.joined()))
+            let held = Locked(0)
+            let harness = try E2EHarness(
+                policy: .anyOrigin(allowsSubframes: true), binaryLimits: BinaryLimits(requestWait: 20, claimWait: 3))
+            let transfers = try #require(harness.transfers)
+            try harness.router.register(
+                ClosureTask(name: "Hold") { (_: NoOptions, _: CallContext) -> Int in
+                    held.update { $0 += 1 }
+                    try await Task.sleep(for: .seconds(3600))
+                    return 0
+                })
+            try harness.router.register(
+                ClosureTask(name: "SaveLater") { (options: Binary.SaveOptions, context: CallContext) -> Int in
+                    try await Task.sleep(for: .seconds(5))
+                    return try await transfers.data(of: options.file, context: context).count
+                })
+            try await harness.load(a.origin + "/")
+            #expect(await eventually { held.value == 64 }, "every frame's call is pending")
+            try await harness.run("e2eCall('later', 'SaveLater', {file: pattern(1000)})")
+            try await harness.waitForSettled(["later"])
+            let later = try await harness.outcome("later")
+            #expect(later.ok, "the main frame's upload went through: \(later.code ?? "")")
+            #expect(later.data == 1000)
+            await harness.close()
+        }
     }
 }
 #endif
