@@ -35,21 +35,29 @@ extension BinaryTransfers {
         case never
     }
 
-    /// Whether a request with `origin` (its `Origin` header) may wait for its claim, and where.
+    /// Whether a request with `origin` (its `Origin` header) may wait for its claim, and where: it
+    /// may when the router admitted a call of its origin in the current document
+    /// (`RouterState.callingOrigins`) or a call of its origin is pending in it (the record keeps
+    /// at most 64 origins, which frames of other origins may fill first).
     ///
     /// Bodies of frames whose origin called nothing in the current document (another origin's
     /// frame the app does not let call, made-up tokens) are answered at once, so the app's
     /// process never holds them for the wait (WebKit hands it each body whole).
     func waitingAdmission(for origin: String?) -> WaitingAdmission {
         guard let origin, let parsed = SecurityOrigin(origin), let router else { return .never }
-        // A pending call of the origin counts too: the set keeps at most 64 origins a document.
         let (called, isMainFrame) = router.state.withLock { s -> (Bool, Bool) in
-            var called = s.callingOrigins.contains(parsed)
+            let recorded = s.callingOrigins.contains(parsed)
+            // The record is bounded (`RouterState.maxCallingOrigins`): frames of other origins
+            // that called first may have filled it, so then an origin with a call pending in the
+            // document waits whether or not the record kept it. Otherwise an origin it lacks
+            // called nothing, and its request costs no look at the calls.
+            guard recorded || s.callingOrigins.count >= RouterState.maxCallingOrigins else { return (false, false) }
+            var pending = false
             for call in s.calls.values where call.generation == s.generation && call.source.origin == parsed {
+                pending = true
                 if call.source.isMainFrame { return (true, true) }
-                called = true
             }
-            return (called, false)
+            return (recorded || pending, false)
         }
         guard called else { return .noCallYet }
         return .budget(WaitingBudget(origin: parsed.description, isMainFrame: isMainFrame))

@@ -204,6 +204,61 @@ struct BinaryAttackTests {
         await page.router.close()
     }
 
+    /// The waiting rule's refusals, pinned: a call the router refuses (a duplicate id, too many
+    /// pending calls, over the memory budget, an unknown task, a task whose own policy refuses the
+    /// origin), a fire-and-forget call and a synchronous task's call never let their origin's
+    /// requests wait for a claim, even while the main frame has a call pending; nor does a call
+    /// of an earlier document.
+    @Test(
+        "refused, fire-and-forget and synchronous calls, and an earlier document's calls, never let their origin's requests wait",
+        .timeLimit(.minutes(1)))
+    func refusedCallsNeverWait() async throws {
+        let router = try makeRouter(
+            [Self.hold, echoTask], limits: BridgeLimits(maxPendingCalls: 1, maxHeldBytes: 4000),
+            policy: Self.everyOrigin)
+        let transfers = BinaryTransfers(router: router, limits: BinaryLimits(requestWait: 30, claimWait: 5))
+        try router.register(
+            ClosureTask(name: "Private", policy: .origins([OriginPattern(appOrigin)], allowsSubframes: true)) {
+                (_: NoOptions, _: CallContext) -> Int in 0
+            })
+        try router.register(SynchronousClosureTask(name: "Sync") { (_: NoOptions, _: CallContext) in 1 })
+        let page = InMemoryPage(router: router)
+        func frame(_ origin: String) -> MessageSource {
+            MessageSource(origin: SecurityOrigin(origin), isMainFrame: false)
+        }
+        let mainID = try #require(page.send("Hold"))
+        #expect(await eventually { router.pendingCountsForTesting.calls == 1 })
+        let attackers = (0..<7).map { "https://d\($0).example" }
+        page.send("Hold", id: mainID, from: frame(attackers[0]))
+        page.send("Hold", from: frame(attackers[1]))
+        page.send("echo", options: .string(String(repeating: "x", count: 8000)), from: frame(attackers[2]))
+        page.send("NoSuchTask", from: frame(attackers[3]))
+        page.send("Private", from: frame(attackers[4]))
+        page.send("Hold", fireAndForget: true, from: frame(attackers[5]))
+        page.send("Sync", from: frame(attackers[6]))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(router.pendingCountsForTesting.calls == 1, "only the main frame's call is pending")
+        func oneShot(_ origin: String) async throws -> (Int, JSONValue) {
+            let response = await transfers.handle(
+                BinaryRequest(
+                    method: "POST",
+                    url: InMemoryBinaryTransport.url(InMemoryBinaryTransport.placeholder(size: 10).token),
+                    origin: origin, body: DataBodyReader(Data(count: 10))))
+            return (response.status, try await BinaryPartsTests.body(response))
+        }
+        for origin in attackers {
+            let (status, answer) = try await oneShot(origin)
+            #expect(
+                status == 404 && answer == ["code": "unknown_transfer", "reason": "no_room"], "\(origin): \(answer)")
+        }
+        // An earlier document's calling origin does not carry over.
+        page.navigate()
+        let (status, answer) = try await oneShot(appOrigin)
+        #expect(status == 404 && answer == ["code": "unknown_transfer", "reason": "no_room"], "\(answer)")
+        #expect(transfers.waitTimers == 0, "no request waited")
+        await router.close()
+    }
+
     /// Kind of fault: a lifetime that is only enforced when traffic arrives. An offer lives
     /// ``BinaryLimits/offerLifetime`` unfetched, but expired offers were only swept when another
     /// byte request came or a document committed: a page that got a reply with bytes and never
