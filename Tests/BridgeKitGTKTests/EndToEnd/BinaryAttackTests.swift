@@ -199,29 +199,17 @@ extension GTKWrapperTests.EndToEnd {
             try await harness.run(
                 """
                 var U = 'webbridge-binary://transfer/';
-                // A body sent before its call was admitted is answered no_room: sent again, as the shim does.
-                function post(url, init, tries) {
-                  tries = tries || 0;
-                  return fetch(url, init).then(function (r) {
-                    if (r.status !== 404 || tries >= 10) { return r; }
-                    return r.clone().json().then(function (j) {
-                      if (j.reason !== 'no_room') { return r; }
-                      return new Promise(function (ok) { setTimeout(ok, 10 * Math.pow(2, tries)); })
-                        .then(function () { return post(url, init, tries + 1); });
-                    });
-                  });
-                }
                 st('range', fetch(U + __settled.o1.data, {headers: {Range: 'bytes=0-9'}}));
                 st('head', fetch(U + __settled.o2.data, {method: 'HEAD'}));
                 st('dbl1', fetch(U + __settled.o3.data)); st('dbl2', fetch(U + __settled.o3.data));
                 var t4 = tok(); e2eCall('bigger', 'Save', {file: {'$bridgeBinary': {token: t4, size: 3}}});
-                st('biggerPost', post(U + t4, {method: 'POST', body: new Uint8Array(10)}));
+                st('biggerPost', sendBytes(U + t4, {method: 'POST', body: new Uint8Array(10)}));
                 var t5 = tok(); e2eCall('never', 'Save', {file: {'$bridgeBinary': {token: t5, size: 3}}});
                 e2eCall('neg', 'Save', {file: {'$bridgeBinary': {token: tok(), size: -1}}});
                 e2eCall('huge', 'Save', {file: {'$bridgeBinary': {token: tok(), size: 1152921504606846976}}});
                 e2eCall('frac', 'Save', {file: {'$bridgeBinary': {token: tok(), size: 2.5}}});
                 var t6 = tok(); e2eCall('smaller', 'Save', {file: {'$bridgeBinary': {token: t6, size: 10}}});
-                st('smallerPost', post(U + t6, {method: 'POST', body: new Uint8Array(3)}));
+                st('smallerPost', sendBytes(U + t6, {method: 'POST', body: new Uint8Array(3)}));
                 var t7 = tok(); e2eCall('xblob', 'Save', {file: {'$bridgeBinary': {token: t7, size: 3}}});
                 document.getElementById('f').contentWindow.postMessage({step: 'xblob', token: t7, method: 'POST', blob: true}, '*');
                 document.getElementById('f').contentWindow.postMessage({step: 'redirect', url: '\(b.origin)/redirect'}, '*');
@@ -336,7 +324,7 @@ extension GTKWrapperTests.EndToEnd {
                 var U = 'webbridge-binary://transfer/c0ffee00c0ffee00c0ffee00c0ffee00';
                 window.__own = {};
                 function own(key, url, bytes) {
-                  return fetch(url, {method: 'POST', body: new Uint8Array(bytes)}).then(
+                  return sendBytes(url, {method: 'POST', body: new Uint8Array(bytes)}).then(
                     function (r) { return r.json().then(function (j) { window.__own[key] = r.status + ':' + j.code; }); },
                     function (e) { window.__own[key] = 'error ' + e; });
                 }

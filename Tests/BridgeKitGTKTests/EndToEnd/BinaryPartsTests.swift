@@ -65,7 +65,7 @@ extension GTKWrapperTests.EndToEnd {
                 var url = 'webbridge-binary://transfer/' + token;
                 e2eCall('save', 'Save', {file: {'$bridgeBinary': {token: token, size: 6}}});
                 function post(offset, bytes) {
-                  return fetch(url + '?offset=' + offset, {method: 'POST', body: new Uint8Array(bytes)}).then(
+                  return sendBytes(url + '?offset=' + offset, {method: 'POST', body: new Uint8Array(bytes)}).then(
                     function (r) { return r.json().then(function (j) { return r.status + ':' + j.code; }); },
                     function () { return 'error'; });
                 }
