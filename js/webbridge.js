@@ -765,9 +765,10 @@
     }
 
     // ---- binary values through the byte transport (issue 26; docs/protocol.md, "Binary values") ----
+    /** Fetches `token`'s URL: whole, the part at `offset`, or `?cancel` when offset is 'cancel'. */
     function binaryFetch(token, init, offset) {
       if (!winFetch) { throw new ErrorCtor('fetch is not available'); }
-      var url = BINARY_URL + token + (offset === undefined ? '' : '?offset=' + offset);
+      var url = BINARY_URL + token + (offset === undefined ? '' : offset === 'cancel' ? '?cancel' : '?offset=' + offset);
       return apply(winFetch, win || undefined, [url, init]);
     }
     function abortTransfers(entry) {
@@ -932,60 +933,41 @@
         }, fail);
       });
     }
-    /** Reads one download (`GET`) into a `Uint8Array`, in chunks. */
+    /** Reads one download into a `Uint8Array`, chunk by chunk from its source (`fetchSource`). */
     function download(token, size, entry, onChunk, onBytes, onError) {
       if (mapHas(mockOffers, token)) { readMockOffer(token, onChunk, onBytes, onError); return; }
-      var controller = makeController(controllerWindow);
-      track(entry, controller);
-      var request;
-      try {
-        request = binaryFetch(token, { method: 'GET', signal: controller.signal, cache: 'no-store', credentials: 'omit' });
-      } catch (err) { onError('unavailable', reasonOf(err)); return; }
-      whenSettled(request, function (response) {
-        if (!response || !response.ok) {
-          whenSettled(response && response.json(), function (j) {
-            onError(isObject(j) && typeof j.code === 'string' ? j.code : 'unavailable');
-          }, function () { onError('unavailable'); });
-          return;
-        }
-        var reader = response.body && typeof response.body.getReader === 'function' ? response.body.getReader() : null;
-        if (!reader) {
-          whenSettled(response.arrayBuffer(), function (b) {
-            var all = new Uint8ArrayCtor(b);
-            onChunk(all.length);
-            onBytes(all);
-          }, function (err) { onError('unavailable', reasonOf(err)); });
-          return;
-        }
-        var buffer = size !== null ? new Uint8ArrayCtor(size) : null;
-        var chunks = [];
-        var offset = 0;
-        var pump = function () {
-          whenSettled(reader.read(), function (step) {
-            if (step.done) {
-              if (buffer && offset !== size) { onError('invalid_result', 'The binary value ended early'); return; }
-              if (!buffer) {
-                buffer = new Uint8ArrayCtor(offset);
-                var at = 0;
-                arrayForEach(chunks, function (c) { uint8Set(buffer, c, at); at += c.length; });
-              }
-              onBytes(buffer);
+      var source = fetchSource(token, size, entry);
+      var buffer = size !== null ? new Uint8ArrayCtor(size) : null;
+      var chunks = [];
+      var offset = 0;
+      function pump() {
+        source.next(function (chunk) {
+          if (chunk === null) {
+            if (buffer && offset !== size) { onError('invalid_result', 'The binary value ended early'); return; }
+            if (!buffer) {
+              buffer = new Uint8ArrayCtor(offset);
+              var at = 0;
+              arrayForEach(chunks, function (c) { uint8Set(buffer, c, at); at += c.length; });
+            }
+            onBytes(buffer);
+            return;
+          }
+          if (buffer) {
+            if (offset + chunk.length > size) {
+              source.stop();
+              onError('invalid_result', 'The binary value is longer than announced');
               return;
             }
-            var chunk = step.value;
-            if (buffer) {
-              if (offset + chunk.length > size) { onError('invalid_result', 'The binary value is longer than announced'); return; }
-              uint8Set(buffer, chunk, offset);
-            } else {
-              arrayPush(chunks, chunk);
-            }
-            offset += chunk.length;
-            onChunk(chunk.length);
-            pump();
-          }, function (err) { onError(controller.signal.aborted ? 'cancelled' : 'unavailable', reasonOf(err)); });
-        };
-        pump();
-      }, function (err) { onError(controller.signal.aborted ? 'cancelled' : 'unavailable', reasonOf(err)); });
+            uint8Set(buffer, chunk, offset);
+          } else {
+            arrayPush(chunks, chunk);
+          }
+          offset += chunk.length;
+          onChunk(chunk.length);
+          pump();
+        }, onError);
+      }
+      pump();
     }
 
     /**
@@ -1051,7 +1033,7 @@
       /** Reads one chunk into the stream; `resolve` runs when the pull is over. */
       function pull(resolve) {
         if (over) { resolve(); return; }
-        if (!source) { source = mockBody !== null ? mockSource(mockBody) : fetchSource(token); mockBody = null; }
+        if (!source) { source = mockBody !== null ? mockSource(mockBody) : fetchSource(token, size); mockBody = null; }
         source.next(function (chunk) {
           if (over) { resolve(); return; }
           if (chunk === null) {
@@ -1089,53 +1071,99 @@
       }
       return freeze({ stream: stream, size: size, type: type });
     }
-    /** The byte transport's body of download `token` as a source of chunks: `next(onChunk, onError)` (chunk null at the end), `stop()`. */
-    function fetchSource(token) {
-      var controller = makeController(controllerWindow);
+    /**
+     * The byte transport's body of download `token` as a source of chunks: `next(onChunk, onError)`
+     * (chunk null at the end), `stop()`. A value of known `size` is read in parts
+     * (`GET …?offset=<n>`, the next one asked for when the page has read the one before, so
+     * neither process holds more than a part of it); one of unknown size in one `GET`. With an
+     * `entry`, each request is aborted when its call settles (`abortTransfers`).
+     */
+    function fetchSource(token, size, entry) {
+      var parted = size !== null;
+      var controller = null;
       var reader = null;
       var whole = null;     // a response without a readable body: its bytes, once
+      var offset = 0;       // the bytes read so far
+      var partStart = 0;    // where the part being read started
       var stopped = false;
-      function failed(onError) {
-        return function (err) { onError(controller.signal.aborted ? 'cancelled' : 'unavailable', reasonOf(err)); };
+      function failed(onError, c) {
+        return function (err) { onError(c.signal.aborted ? 'cancelled' : 'unavailable', reasonOf(err)); };
+      }
+      /** The end of a part: the value's end, or the next part (a part that brought nothing ended early). */
+      function partEnded(onChunk, onError) {
+        reader = null;
+        whole = null;
+        if (!parted || offset >= size || offset === partStart) { onChunk(null); return; }
+        // The call settled (aborted, timed out) between two parts: nothing more is read.
+        if (entry && entry.done) { onError('cancelled'); return; }
+        request(onChunk, onError);
+      }
+      /**
+       * Ends the value: aborts the part being fetched and, for a value read in parts and not read
+       * to its end, tells native (`?cancel`), which may be between two parts and so see no abort.
+       */
+      function stop() {
+        if (stopped) { return; }
+        stopped = true;
+        if (controller) {
+          try { controller.abort(); } catch (e) { /* already done */ }
+        }
+        if (parted && offset < size) {
+          try {
+            var told = binaryFetch(token, { method: 'GET', cache: 'no-store', credentials: 'omit' }, 'cancel');
+            whenSettled(told, function () {}, function () {});
+          } catch (err) { /* no transport: nothing to tell */ }
+        }
       }
       function read(onChunk, onError) {
         if (whole !== null) {
           var bytes = whole;
           whole = false;
-          onChunk(bytes === false ? null : bytes);
+          if (bytes === false) { partEnded(onChunk, onError); return; }
+          offset += bytes.length;
+          onChunk(bytes);
           return;
         }
+        var c = controller;
         whenSettled(reader.read(), function (step) {
-          onChunk(step.done ? null : step.value);
-        }, failed(onError));
+          if (step.done) { partEnded(onChunk, onError); return; }
+          offset += step.value.length;
+          onChunk(step.value);
+        }, failed(onError, c));
+      }
+      function request(onChunk, onError) {
+        var c = controller = makeController(controllerWindow);
+        track(entry, c);
+        partStart = offset;
+        var pending;
+        try {
+          pending = binaryFetch(token, { method: 'GET', signal: c.signal, cache: 'no-store', credentials: 'omit' },
+            parted ? offset : undefined);
+        } catch (err) { onError('unavailable', reasonOf(err)); return; }
+        whenSettled(pending, function (response) {
+          if (stopped) { onError('cancelled'); return; }
+          if (!response || !response.ok) {
+            whenSettled(response && response.json(), function (j) {
+              onError(isObject(j) && typeof j.code === 'string' ? j.code : 'unavailable');
+            }, function () { onError('unavailable'); });
+            return;
+          }
+          reader = response.body && typeof response.body.getReader === 'function' ? response.body.getReader() : null;
+          if (reader) { read(onChunk, onError); return; }
+          whenSettled(response.arrayBuffer(), function (b) {
+            whole = new Uint8ArrayCtor(b);
+            read(onChunk, onError);
+          }, failed(onError, c));
+        }, failed(onError, c));
       }
       return {
         next: function (onChunk, onError) {
-          if (reader || whole !== null) { read(onChunk, onError); return; }
-          var request;
-          try {
-            request = binaryFetch(token, { method: 'GET', signal: controller.signal, cache: 'no-store', credentials: 'omit' });
-          } catch (err) { onError('unavailable', reasonOf(err)); return; }
-          whenSettled(request, function (response) {
-            if (stopped) { onError('cancelled'); return; }
-            if (!response || !response.ok) {
-              whenSettled(response && response.json(), function (j) {
-                onError(isObject(j) && typeof j.code === 'string' ? j.code : 'unavailable');
-              }, function () { onError('unavailable'); });
-              return;
-            }
-            reader = response.body && typeof response.body.getReader === 'function' ? response.body.getReader() : null;
-            if (reader) { read(onChunk, onError); return; }
-            whenSettled(response.arrayBuffer(), function (b) {
-              whole = new Uint8ArrayCtor(b);
-              read(onChunk, onError);
-            }, failed(onError));
-          }, failed(onError));
+          // Whatever ends the value early (a refusal, an abort, a failed read) ends it on native's side too.
+          function failed(code, message) { stop(); onError(code, message); }
+          if (reader || whole !== null) { read(onChunk, failed); return; }
+          request(onChunk, failed);
         },
-        stop: function () {
-          stopped = true;
-          try { controller.abort(); } catch (e) { /* already done */ }
-        }
+        stop: stop
       };
     }
 

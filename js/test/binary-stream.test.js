@@ -31,15 +31,34 @@ function body(chunks, signal, end) {
   return state;
 }
 
-/** A bridge with a recording transport and a fetch answered by `respond(init)` (default: the chunks of `chunks`). */
+/** The chunks of `chunks` from byte `offset` on, at most `limit` bytes (a part, as native answers `?offset=`). */
+function slice(chunks, offset, limit) {
+  const out = [];
+  let at = 0;
+  for (const c of chunks) {
+    const from = Math.max(0, offset - at);
+    const to = Math.min(c.length, offset + limit - at);
+    if (to > from) { out.push(c.subarray(from, to)); }
+    at += c.length;
+  }
+  return out;
+}
+
+/**
+ * A bridge with a recording transport and a fetch answered by `respond(init, url)` (default: the
+ * chunks of `chunks`; a request with `?offset=<n>` gets them from byte n on, at most
+ * `options.partBytes` bytes, as native answers a part).
+ */
 function setup(options = {}) {
   const win = makeWindow();
   const requests = [];
   const bodies = [];
   win.fetch = (url, init) => {
     requests.push({ url, init });
-    if (options.respond) { return options.respond(init); }
-    const b = body(options.chunks || [], init.signal, options.end);
+    if (options.respond) { return options.respond(init, url); }
+    const m = /\?offset=(\d+)$/.exec(url);
+    const chunks = m ? slice(options.chunks || [], Number(m[1]), options.partBytes || Infinity) : options.chunks || [];
+    const b = body(chunks, init.signal, options.end);
     bodies.push(b);
     return Promise.resolve({ ok: true, status: 200, body: b });
   };
@@ -87,9 +106,68 @@ test('binary: "stream" settles the call at once with {stream, size, type}; nothi
   const { chunks, bytes } = await readAll(data.file.stream);
   assert.equal(bytes, 3);
   assert.deepEqual(chunks.map((c) => [...c]), [[1, 2], [3]]);
-  assert.equal(t.requests.length, 1);
-  assert.equal(t.requests[0].url, 'webbridge-binary://transfer/' + TOKEN);
+  assert.equal(t.requests.length, 1, 'native answered the whole value in its first part');
+  assert.equal(t.requests[0].url, 'webbridge-binary://transfer/' + TOKEN + '?offset=0', 'a value of known size is read in parts');
   assert.equal(t.requests[0].init.method, 'GET');
+});
+
+test('a value of known size is read in parts: the next part is asked for at the next offset only once the page read the one before', async () => {
+  const t = setup({ chunks: [new Uint8Array([1, 2, 3]), new Uint8Array([4, 5])], partBytes: 2 });
+  const data = await answered(t, 'A', { binary: 'stream' }, placeholder(5));
+  const reader = data.stream.getReader();
+  assert.deepEqual([...(await reader.read()).value], [1, 2]);
+  await flushAll();
+  assert.equal(t.requests.length, 1, 'no part asked for ahead of the page');
+  assert.deepEqual([...(await reader.read()).value], [3]);
+  await flushAll();
+  assert.equal(t.requests.length, 2);
+  assert.deepEqual([...(await reader.read()).value], [4], 'the second part: bytes 2 and 3');
+  assert.deepEqual([...(await reader.read()).value], [5]);
+  assert.equal((await reader.read()).done, true);
+  assert.deepEqual(t.requests.map((r) => r.url.split('?')[1]), ['offset=0', 'offset=2', 'offset=4']);
+  assert.ok(t.requests.every((r) => r.init.method === 'GET' && r.init.signal instanceof AbortSignal));
+});
+
+test('a part native refuses errors the stream with its code, and no later part is asked for', async () => {
+  let n = 0;
+  const t = setup({
+    respond: () => (n++ === 0
+      ? Promise.resolve({ ok: true, status: 200, body: body([new Uint8Array(2)], new AbortController().signal) })
+      : Promise.resolve({ ok: false, status: 409, json: () => Promise.resolve({ code: 'invalid_options' }) })),
+  });
+  const data = await answered(t, 'A', { binary: 'stream' }, placeholder(4));
+  const { chunks, error } = await readAll(data.stream);
+  assert.equal(chunks.length, 1);
+  assert.equal(error.code, 'invalid_options');
+  await flushAll();
+  assert.deepEqual(t.requests.map((r) => r.url.split('?')[1]), ['offset=0', 'offset=2', 'cancel'], 'native is told the value ended');
+});
+
+test('reader.cancel() mid-part aborts the part and tells native (?cancel), which may have sent the whole part already; no further part', async () => {
+  const t = setup({ chunks: [new Uint8Array(2), new Uint8Array(2)], partBytes: 2 });
+  const data = await answered(t, 'A', { binary: 'stream' }, placeholder(4));
+  const reader = data.stream.getReader();
+  assert.equal((await reader.read()).value.length, 2);
+  await reader.cancel();
+  await flushAll();
+  assert.deepEqual(t.requests.map((r) => r.url.split('?')[1]), ['offset=0', 'cancel']);
+  assert.equal(t.requests[0].init.signal.aborted, true, 'the part\'s fetch is aborted');
+  assert.equal(t.requests[1].init.method, 'GET', 'a simple request: no preflight');
+});
+
+test('a stream read to its end tells native nothing more; one of unknown size is never cancelled by query', async () => {
+  const t = setup({ chunks: [new Uint8Array(2), new Uint8Array(2)], partBytes: 2 });
+  const data = await answered(t, 'A', { binary: 'stream' }, placeholder(4));
+  assert.equal((await readAll(data.stream)).bytes, 4);
+  await flushAll();
+  assert.deepEqual(t.requests.map((r) => r.url.split('?')[1]), ['offset=0', 'offset=2']);
+  const u = setup({ chunks: [new Uint8Array(2), new Uint8Array(2)] });
+  const other = await answered(u, 'A', { binary: 'stream' }, placeholder(undefined));
+  const reader = other.stream.getReader();
+  await reader.read();
+  await reader.cancel();
+  await flushAll();
+  assert.deepEqual(u.requests.map((r) => r.url.split('?')[1]), [undefined], 'aborting its one GET ends it');
 });
 
 test('the default (and binary: "bytes") stays one Uint8Array; an unknown binary setting fails the call', async () => {
@@ -205,6 +283,7 @@ test('a value of unknown size (no size in the placeholder) closes at the end of 
   assert.equal(data.size, null);
   assert.equal(data.type, null);
   assert.equal((await readAll(data.stream)).bytes, 7);
+  assert.deepEqual(t.requests.map((r) => r.url), ['webbridge-binary://transfer/' + TOKEN], 'one GET, not in parts: the page could not tell where it ends');
 });
 
 test('binary progress values arrive as streams at once, before the reply; the token is used once', async () => {

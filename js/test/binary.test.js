@@ -99,7 +99,7 @@ test('fixtures announcement + reply-with-binary: an announced placeholder become
   assert.deepEqual([...data.file], [7, 8, 9]);
   assert.deepEqual(data.echo, reply.data.echo);
   assert.equal(requests.length, 1);
-  assert.equal(requests[0].url, 'webbridge-binary://transfer/' + announcement.data.tokens[0]);
+  assert.equal(requests[0].url, 'webbridge-binary://transfer/' + announcement.data.tokens[0] + '?offset=0', 'a value of known size is read in parts; native answered all of it in the first');
   assert.equal(requests[0].init.method, 'GET');
   assert.deepEqual(progress[progress.length - 1], { loaded: 3, total: 3 });
 });
@@ -120,9 +120,10 @@ test('the announcement event never reaches listeners; without it a placeholder i
 
 test('a download refused by native (its JSON code) fails the call with that code; a short body fails with invalid_result', async () => {
   let n = 0;
-  const { bridge, transport } = setup(() => (++n === 1
+  // The short body: one byte in the first part, none in the next one.
+  const { bridge, transport } = setup((url) => (++n === 1
     ? new Response('{"code":"navigated"}', { status: 410 })
-    : new Response(new Uint8Array([1]), { status: 200 })));
+    : new Response(new Uint8Array(/offset=0$/.test(url) ? [1] : []), { status: 200 })));
   const tokens = ['11111111111111111111111111111111', '22222222222222222222222222222222'];
   bridge._receive({ v: 1, kind: 'event', name: 'webbridge.binary', data: { tokens } });
   const a = bridge.call('A', null);
@@ -152,4 +153,41 @@ test('cancelling while a download is read aborts it and settles once', async () 
   await flushAll();
   assert.equal(requests[0].init.signal.aborted, true);
   assert.equal(settled, 1);
+});
+
+test('a downloaded value of known size is read in parts, one after the other, into one Uint8Array; one of unknown size in one GET', async () => {
+  const all = [1, 2, 3, 4, 5];
+  const { bridge, transport, requests } = setup((url) => {
+    const m = /\?offset=(\d+)$/.exec(url);
+    const from = m ? Number(m[1]) : 0;
+    return new Response(new Uint8Array(all.slice(from, m ? from + 2 : all.length)), { status: 200 });
+  });
+  const tokens = ['44444444444444444444444444444444', '55555555555555555555555555555555'];
+  bridge._receive({ v: 1, kind: 'event', name: 'webbridge.binary', data: { tokens } });
+  const progress = [];
+  const a = bridge.call('A', null, { onDownloadProgress: (p) => progress.push(p) });
+  const b = bridge.call('B', null);
+  await flushAll();
+  const [ma, mb] = transport.messages;
+  bridge._receive({ v: 1, kind: 'reply', id: ma.id, ok: true, data: { $bridgeBinary: { token: tokens[0], size: 5 } } });
+  assert.deepEqual([...(await a)], all);
+  assert.deepEqual(requests.map((r) => r.url.split('/').pop()), [0, 2, 4].map((n) => tokens[0] + '?offset=' + n));
+  assert.deepEqual(progress[progress.length - 1], { loaded: 5, total: 5 });
+  bridge._receive({ v: 1, kind: 'reply', id: mb.id, ok: true, data: { $bridgeBinary: { token: tokens[1] } } });
+  assert.deepEqual([...(await b)], all);
+  assert.equal(requests[3].url, 'webbridge-binary://transfer/' + tokens[1]);
+  assert.equal(bridge.pendingCount(), 0);
+});
+
+test('a download read into a Uint8Array whose call is aborted between two parts asks for no further part and tells native (?cancel)', async () => {
+  const { bridge, transport, requests } = setup((url) => new Response(new Uint8Array(/offset=0$/.test(url) ? [1, 2] : []), { status: 200 }));
+  const token = '66666666666666666666666666666666';
+  bridge._receive({ v: 1, kind: 'event', name: 'webbridge.binary', data: { tokens: [token] } });
+  const controller = new AbortController();
+  const p = bridge.call('A', null, { signal: controller.signal, onDownloadProgress: (q) => { if (q.loaded >= 2) { controller.abort(); } } });
+  await flushAll();
+  bridge._receive({ v: 1, kind: 'reply', id: transport.messages[0].id, ok: true, data: { $bridgeBinary: { token, size: 4 } } });
+  await assert.rejects(p, { code: 'cancelled' });
+  await flushAll();
+  assert.deepEqual(requests.map((r) => r.url.split('?')[1]), ['offset=0', 'cancel']);
 });

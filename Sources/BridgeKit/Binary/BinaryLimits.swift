@@ -7,7 +7,7 @@ public struct BinaryLimits: Sendable, Hashable {
     /// with `payload_too_large` (HTTP 413 to the page's request). Default 1 GiB.
     public var maxTransferBytes: Int
     /// The largest chunk handed to a task or read from a native stream, in bytes; also the size
-    /// of the parts a page sends a larger value in (``partBytes``). Default 1 MiB.
+    /// of the parts of a larger value, both ways (``partBytes``). Default 1 MiB.
     public var chunkBytes: Int
     /// The bytes native may hold for downloads not ended yet: a `Data` offer
     /// (``BinaryTransfers/send(_:type:context:)``) counts its size, a chunk stream
@@ -24,7 +24,8 @@ public struct BinaryLimits: Sendable, Hashable {
     public var requestWait: Double
     /// How long a task waits for the page's request after it claimed a token, in seconds. Default 30.
     public var claimWait: Double
-    /// How long a download offer lives unfetched, in seconds. Default 60.
+    /// How long a download offer lives unfetched (and, read in parts, between two parts), in
+    /// seconds. Default 60.
     public var offerLifetime: Double
 
     /// The smallest part size, in bytes (64 KiB): the size of a page's first part of a value, sent
@@ -35,6 +36,7 @@ public struct BinaryLimits: Sendable, Hashable {
     /// at least ``minimumPartBytes``. Native tells the page in every upload answer
     /// (`{"code": "ok", "partBytes": n}`) and refuses a larger part with `payload_too_large`
     /// (HTTP 413, reason `part_too_large`), which ends the upload (docs/protocol.md, "Binary values").
+    /// Also the largest part native answers of a download the page reads in parts.
     public var partBytes: Int { max(chunkBytes, Self.minimumPartBytes) }
 
     /// Creates limits; every argument has the default documented on its property.

@@ -5,8 +5,9 @@ public struct BinaryRequest: Sendable {
     /// The HTTP method: `POST` uploads a body, `GET` downloads one, `OPTIONS` is a CORS preflight.
     public var method: String
     /// The request URL: `webbridge-binary://transfer/<token>` for a whole body or a download,
-    /// `webbridge-binary://transfer/<token>?offset=<n>` for the part of an upload that starts
-    /// at byte `n` (docs/protocol.md, "Binary values").
+    /// `webbridge-binary://transfer/<token>?offset=<n>` for the part of an upload or a download
+    /// that starts at byte `n`, `webbridge-binary://transfer/<token>?cancel` to end a download the
+    /// page reads in parts (docs/protocol.md, "Binary values").
     public var url: String
     /// The request's `Origin` header as the engine set it (page scripts cannot set it); `nil` when absent.
     public var origin: String?
@@ -23,26 +24,30 @@ public struct BinaryRequest: Sendable {
 
     /// The token the URL names: its path after `/`, when the URL is the transport's
     /// (scheme ``BinaryTransfers/scheme``, host `transfer`), the path has a token's shape, and
-    /// the query, if any, is exactly `offset=<decimal digits>`.
+    /// the query, if any, is exactly `offset=<decimal digits>` or `cancel`.
     var token: String? { target?.token }
 
-    /// The byte offset of an upload part (`?offset=<n>`); `nil` for a whole body.
+    /// The byte offset of a part (`?offset=<n>`); `nil` for a whole body.
     var offset: Int? { target?.offset }
 
-    private var target: (token: String, offset: Int?)? {
+    /// Whether the request ends a download (`?cancel`).
+    var cancels: Bool { target?.cancels ?? false }
+
+    private var target: (token: String, offset: Int?, cancels: Bool)? {
         let prefix = BinaryTransfers.scheme + "://transfer/"
         guard url.hasPrefix(prefix) else { return nil }
         let rest = url.dropFirst(prefix.count)
         let pieces = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
         let token = String(pieces[0])
         guard BinaryToken.isValid(token) else { return nil }
-        guard pieces.count == 2 else { return (token, nil) }
+        guard pieces.count == 2 else { return (token, nil, false) }
         let query = pieces[1]
+        if query == "cancel" { return (token, nil, true) }
         let digits = query.dropFirst("offset=".count)
         guard query.hasPrefix("offset="), !digits.isEmpty, digits.count <= 15,
             digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
             let offset = Int(digits)
         else { return nil }
-        return (token, offset)
+        return (token, offset, false)
     }
 }

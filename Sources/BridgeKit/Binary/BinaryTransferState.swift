@@ -93,11 +93,22 @@ extension BinaryTransfers {
         let source: OfferSource
         let size: Int?
         let type: String?
-        let expires: Double
+        /// When it ends unless the page asks for it (or, read in parts, for its next part) before.
+        var expires: Double
         /// The bytes it holds against ``BinaryLimits/maxHeldBytes``.
         let held: Int
         /// Whether the page's request took it (it then ends through its reader).
         var taken = false
+        /// The reader of a download the page reads in parts (`?offset=`), kept between its parts;
+        /// `nil` for a whole-body download or before the first request.
+        var partReader: OfferBodyReader?
+        /// The offset the page's next part must start at (the bytes of the parts served so far).
+        var nextOffset = 0
+        /// Whether a part is being read now; no other part is served meanwhile.
+        var partOpen = false
+        /// Whether the offer waits for a page request, so its lifetime runs: unfetched, or read in
+        /// parts and between two parts.
+        var isIdle: Bool { !taken || (partReader != nil && !partOpen) }
         /// Stops its reader's read waiting for the source (``OfferBodyReader/interrupt()``); set
         /// once taken, called when the offer ends.
         var interrupt: (@Sendable () -> Void)?

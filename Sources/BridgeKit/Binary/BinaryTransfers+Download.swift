@@ -3,7 +3,8 @@ public import Foundation
 extension BinaryTransfers {
     /// Hands `data` to the page of the call `context` runs: returns the placeholder to put in the
     /// call's result or progress, which the page gets as a `Uint8Array`. The page's shim fetches
-    /// the bytes once, in chunks, from the byte transport; they are held here until then (against
+    /// the bytes once, in parts of at most ``BinaryLimits/partBytes`` (docs/protocol.md, "Download
+    /// in parts"), from the byte transport; they are held here until then (against
     /// ``BinaryLimits/maxHeldBytes``) or until ``BinaryLimits/offerLifetime`` passes, the page
     /// generation ends or the transfers close.
     ///
@@ -29,8 +30,9 @@ extension BinaryTransfers {
     }
 
     /// Hands a stream of chunks to the page of the call `context` runs, as ``send(_:type:context:)``
-    /// does with `Data`, without holding it: the stream is read as the page reads the response,
-    /// so native holds about one chunk at a time. Iterating ends the stream exactly once: at its
+    /// does with `Data`, without holding it: the stream is read as the page reads it (with a
+    /// `size`, one part of at most ``BinaryLimits/partBytes`` after the other, each asked for when
+    /// the page has read the one before), so native holds about one chunk at a time. Iterating ends the stream exactly once: at its
     /// end (finished), when it throws (the page's read fails), or when the page aborts or goes
     /// away (the stream is cancelled: its `onTermination` runs).
     ///
@@ -118,41 +120,109 @@ extension BinaryTransfers {
     }
 
     /// A page request for a download: checks the token, origin and generation, takes the offer
-    /// (once) and streams it.
+    /// (once) and streams it: whole (no query), or the part that starts at `?offset=<n>` when the
+    /// page reads it in parts (docs/protocol.md, "Download in parts").
     func handleDownload(_ request: BinaryRequest) -> BinaryResponse {
         guard let token = request.token else { return .plain(404, code: "unknown_transfer", origin: request.origin) }
+        if request.cancels { return cancelDownload(token, origin: request.origin) }
         enum Step {
             case refuse(Int, String)
-            case serve(Offer)
+            case serve(Offer, OfferBodyReader?)
+            case servePart(Offer, OfferBodyReader, length: Int)
         }
+        let partBytes = limits.partBytes
         let step = state.withLock { s -> Step in
             guard var offer = s.offers[token] else { return .refuse(404, "unknown_transfer") }
             guard let origin = request.origin, origin == offer.origin else { return .refuse(403, "forbidden") }
-            guard !offer.taken else { return .refuse(409, "already_used") }
+            guard let offset = request.offset else {
+                guard !offer.taken else { return .refuse(409, "already_used") }
+                offer.taken = true
+                s.offers[token] = offer
+                return .serve(offer, nil)
+            }
+            // Parts need the size (the page stops at it) and come one at a time, in order.
+            guard !offer.taken || offer.partReader != nil else { return .refuse(409, "already_used") }
+            guard let size = offer.size else { return .refuse(409, "invalid_options") }
+            guard !offer.partOpen, offset == offer.nextOffset else { return .refuse(409, "invalid_options") }
+            let reader = offer.partReader ?? OfferBodyReader(transfers: self, token: token, offer: offer)
+            let length = min(partBytes, size - offset)
             offer.taken = true
+            offer.partReader = reader
+            offer.partOpen = true
+            offer.nextOffset = offset + length
             s.offers[token] = offer
-            return .serve(offer)
+            return .servePart(offer, reader, length: length)
         }
+        let offer: Offer
+        let body: any BinaryBodyReader
+        let length: Int?
         switch step {
         case .refuse(let status, let code):
             return .plain(status, code: code, origin: request.origin)
-        case .serve(let offer):
-            guard isCurrent(offer.generation) else {
-                endOffer(token, .failed("navigated"), bytes: 0)
-                return .plain(410, code: "navigated", origin: request.origin)
-            }
-            var headers = [
-                "Access-Control-Allow-Origin": offer.origin,
-                "Access-Control-Expose-Headers": "Content-Length",
-                "Content-Type": offer.type ?? "application/octet-stream",
-                "Cache-Control": "no-store",
-            ]
-            if let size = offer.size { headers["Content-Length"] = String(size) }
-            let reader = OfferBodyReader(transfers: self, token: token, offer: offer)
+        case .serve(let taken, _):
+            offer = taken
+            let reader = OfferBodyReader(transfers: self, token: token, offer: taken)
             // The offer's end (close(), the reader's own end) stops a read waiting for the source.
             state.withLock { $0.offers[token]?.interrupt = { [weak reader] in reader?.interrupt() } }
-            return BinaryResponse(status: 200, headers: headers, body: reader, contentLength: offer.size)
+            body = reader
+            length = taken.size
+        case .servePart(let taken, let reader, let partLength):
+            offer = taken
+            if request.offset == 0 {
+                state.withLock { $0.offers[token]?.interrupt = { [weak reader] in reader?.interrupt() } }
+            }
+            body = OfferPartReader(
+                transfers: self, token: token, whole: reader, length: partLength,
+                isLast: taken.nextOffset == taken.size)
+            length = partLength
         }
+        guard isCurrent(offer.generation) else {
+            endOffer(token, .failed("navigated"), bytes: 0)
+            return .plain(410, code: "navigated", origin: request.origin)
+        }
+        var headers = [
+            "Access-Control-Allow-Origin": offer.origin,
+            "Access-Control-Expose-Headers": "Content-Length",
+            "Content-Type": offer.type ?? "application/octet-stream",
+            "Cache-Control": "no-store",
+        ]
+        if let length { headers["Content-Length"] = String(length) }
+        return BinaryResponse(status: 200, headers: headers, body: body, contentLength: length)
+    }
+
+    /// The page ends download `token` (`?cancel`): one it has not fetched yet, or one it reads in
+    /// parts (a part being read is cancelled). A download read whole is ended by aborting its
+    /// request instead (409). Only the download's origin may (403).
+    private func cancelDownload(_ token: String, origin: String?) -> BinaryResponse {
+        enum Step {
+            case refuse(Int, String)
+            case endUnread
+            case endParts(OfferBodyReader)
+        }
+        let step = state.withLock { s -> Step in
+            guard let offer = s.offers[token] else { return .refuse(404, "unknown_transfer") }
+            guard let origin, origin == offer.origin else { return .refuse(403, "forbidden") }
+            if let reader = offer.partReader { return .endParts(reader) }
+            return offer.taken ? .refuse(409, "already_used") : .endUnread
+        }
+        switch step {
+        case .refuse(let status, let code): return .plain(status, code: code, origin: origin)
+        case .endUnread: endOffer(token, .cancelled, bytes: 0)
+        case .endParts(let reader): reader.cancel()
+        }
+        return .plain(200, code: "cancelled", origin: origin)
+    }
+
+    /// A part of download `token` was read to its end (not the last part): the offer waits for
+    /// the page's next part, at most ``BinaryLimits/offerLifetime``, like an unfetched offer.
+    func endPart(_ token: String) {
+        state.withLock { s in
+            guard var offer = s.offers[token] else { return }
+            offer.partOpen = false
+            offer.expires = Self.now() + limits.offerLifetime
+            s.offers[token] = offer
+        }
+        scheduleExpiry()
     }
 
     /// Ends download `token` once: removes it, releases its held bytes, stops its reader's read
@@ -166,9 +236,12 @@ extension BinaryTransfers {
             })
         else { return }
         offer.interrupt?()
+        // An offer read in parts and ended between two parts: the bytes of the parts served.
+        let served = offer.partReader != nil && !offer.partOpen ? offer.nextOffset : 0
         report(
             BinaryTransferRecord(
-                token: token, direction: .download, bytes: bytes, outcome: outcome, callID: offer.callID))
+                token: token, direction: .download, bytes: max(bytes, served), outcome: outcome,
+                callID: offer.callID))
     }
 }
 
@@ -324,5 +397,45 @@ final class OfferBodyReader: BinaryBodyReader, @unchecked Sendable {
         // The stream is dropped with this reader (its onTermination runs then): `cancel` may come
         // from another thread while `read` uses it.
         transfers.endOffer(token, outcome, bytes: sent)
+    }
+}
+
+/// One part of a download read in parts: at most `length` bytes of the download's reader, which
+/// the offer keeps between parts. The last part's body ends when the download's source ends
+/// (so that a source longer than its size still fails it); any other part's body ends after its
+/// `length` bytes and tells the transfers (``BinaryTransfers/endPart(_:)``). Cancelling a part
+/// (the page aborted its read, the page went away) ends the whole download, cancelled.
+final class OfferPartReader: BinaryBodyReader, @unchecked Sendable {
+    private let transfers: BinaryTransfers
+    private let token: String
+    private let whole: OfferBodyReader
+    private let isLast: Bool
+    // Only `read` touches it, one call at a time (the protocol's rule).
+    private var remaining: Int
+
+    init(transfers: BinaryTransfers, token: String, whole: OfferBodyReader, length: Int, isLast: Bool) {
+        self.transfers = transfers
+        self.token = token
+        self.whole = whole
+        self.isLast = isLast
+        remaining = length
+    }
+
+    func read(maxBytes: Int) async throws -> Data? {
+        guard remaining > 0 else {
+            guard isLast else {
+                transfers.endPart(token)
+                return nil
+            }
+            // Past the size, the download's reader fails a source that has more bytes.
+            return try await whole.read(maxBytes: 1)
+        }
+        guard let chunk = try await whole.read(maxBytes: min(max(1, maxBytes), remaining)) else { return nil }
+        remaining -= chunk.count
+        return chunk
+    }
+
+    func cancel() {
+        whole.cancel()
     }
 }

@@ -1,11 +1,12 @@
 extension BinaryTransfers {
-    /// Ends the offers that are still unfetched when their lifetime passes, whether or not any
-    /// other request comes: a page that never fetches its bytes (an aborted call whose reply it
-    /// dropped, a page that stopped) does not keep them held for as long as it stays. One timer
+    /// Ends the offers that are still unfetched when their lifetime passes (or, read in parts,
+    /// whose next part is not asked for within it), whether or not any other request comes: a
+    /// page that never fetches its bytes (an aborted call whose reply it dropped, a page that
+    /// stopped) does not keep them held for as long as it stays. One timer
     /// at a time, for the earliest deadline; it sets the next one when it fires.
     func scheduleExpiry() {
         let deadline = state.withLock { s -> Double? in
-            guard !s.expiryScheduled, let next = s.offers.values.filter({ !$0.taken }).map(\.expires).min() else {
+            guard !s.expiryScheduled, let next = s.offers.values.filter(\.isIdle).map(\.expires).min() else {
                 return nil
             }
             s.expiryScheduled = true

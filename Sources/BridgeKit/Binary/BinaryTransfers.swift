@@ -134,7 +134,7 @@ public final class BinaryTransfers: Sendable {
         let (uploads, offers) = state.withLock { s -> ([String], [String]) in
             let uploads = s.uploads.filter { $0.value.generation != generation }.map(\.key)
             let offers = s.offers.filter {
-                !$0.value.taken && ($0.value.generation != generation || $0.value.expires < now)
+                $0.value.isIdle && ($0.value.generation != generation || $0.value.expires < now)
             }
             .map(\.key)
             return (uploads, offers)
