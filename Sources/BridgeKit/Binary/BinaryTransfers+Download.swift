@@ -125,61 +125,55 @@ extension BinaryTransfers {
     func handleDownload(_ request: BinaryRequest) -> BinaryResponse {
         guard let token = request.token else { return .plain(404, code: "unknown_transfer", origin: request.origin) }
         if request.cancels { return cancelDownload(token, origin: request.origin) }
+        /// A part: its length, and whether it ends at the download's size.
+        typealias Part = (length: Int, isLast: Bool)
         enum Step {
             case refuse(Int, String)
-            case serve(Offer, OfferBodyReader?)
-            case servePart(Offer, OfferBodyReader, length: Int)
+            /// Serve the reader's bytes: all of them, or one part.
+            case serve(Offer, OfferBodyReader, Part?)
         }
         let partBytes = limits.partBytes
         let step = state.withLock { s -> Step in
             guard var offer = s.offers[token] else { return .refuse(404, "unknown_transfer") }
             guard let origin = request.origin, origin == offer.origin else { return .refuse(403, "forbidden") }
-            guard let offset = request.offset else {
-                guard !offer.taken else { return .refuse(409, "already_used") }
-                offer.taken = true
-                s.offers[token] = offer
-                return .serve(offer, nil)
+            // Read whole or in parts, as its first request chose.
+            guard !offer.taken || (request.offset != nil && offer.partReader != nil) else {
+                return .refuse(409, "already_used")
             }
-            // Parts need the size (the page stops at it) and come one at a time, in order.
-            guard !offer.taken || offer.partReader != nil else { return .refuse(409, "already_used") }
-            guard let size = offer.size else { return .refuse(409, "invalid_options") }
-            guard !offer.partOpen, offset == offer.nextOffset else { return .refuse(409, "invalid_options") }
+            var part: Part?
+            if let offset = request.offset {
+                // Parts need the size (the page stops at it) and come one at a time, in order.
+                guard let size = offer.size else { return .refuse(409, "invalid_options") }
+                guard !offer.partOpen, offset == offer.nextOffset else { return .refuse(409, "invalid_options") }
+                let length = min(partBytes, size - offset)
+                part = (length, offset + length == size)
+                offer.partOpen = true
+                offer.nextOffset = offset + length
+            }
             let reader = offer.partReader ?? OfferBodyReader(transfers: self, token: token, offer: offer)
-            let length = min(partBytes, size - offset)
-            offer.taken = true
-            offer.partReader = reader
-            offer.partOpen = true
-            offer.nextOffset = offset + length
-            s.offers[token] = offer
-            return .servePart(offer, reader, length: length)
-        }
-        let offer: Offer
-        let body: any BinaryBodyReader
-        let length: Int?
-        switch step {
-        case .refuse(let status, let code):
-            return .plain(status, code: code, origin: request.origin)
-        case .serve(let taken, _):
-            offer = taken
-            let reader = OfferBodyReader(transfers: self, token: token, offer: taken)
-            // The offer's end (close(), the reader's own end) stops a read waiting for the source.
-            state.withLock { $0.offers[token]?.interrupt = { [weak reader] in reader?.interrupt() } }
-            body = reader
-            length = taken.size
-        case .servePart(let taken, let reader, let partLength):
-            offer = taken
-            if request.offset == 0 {
-                state.withLock { $0.offers[token]?.interrupt = { [weak reader] in reader?.interrupt() } }
+            if !offer.taken {
+                offer.taken = true
+                // The offer's end (close(), the reader's own end) stops a read waiting for the source.
+                offer.interrupt = { [weak reader] in reader?.interrupt() }
+                if part != nil { offer.partReader = reader }
             }
-            body = OfferPartReader(
-                transfers: self, token: token, whole: reader, length: partLength,
-                isLast: taken.nextOffset == taken.size)
-            length = partLength
+            s.offers[token] = offer
+            return .serve(offer, reader, part)
+        }
+        let (offer, reader, part): (Offer, OfferBodyReader, Part?)
+        switch step {
+        case .refuse(let status, let code): return .plain(status, code: code, origin: request.origin)
+        case .serve(let taken, let takenReader, let takenPart): (offer, reader, part) = (taken, takenReader, takenPart)
         }
         guard isCurrent(offer.generation) else {
             endOffer(token, .failed("navigated"), bytes: 0)
             return .plain(410, code: "navigated", origin: request.origin)
         }
+        let body: any BinaryBodyReader =
+            part.map {
+                OfferPartReader(transfers: self, token: token, whole: reader, length: $0.length, isLast: $0.isLast)
+            } ?? reader
+        let length = part?.length ?? offer.size
         var headers = [
             "Access-Control-Allow-Origin": offer.origin,
             "Access-Control-Expose-Headers": "Content-Length",
