@@ -41,7 +41,7 @@ public struct InMemoryBinaryTransport: Sendable {
         return ([BridgeBinary.placeholderKey: .object(fields)], token)
     }
 
-    /// The URL of `token`'s transfer; with `offset`, of the upload part that starts there.
+    /// The URL of `token`'s transfer; with `offset`, of the part (upload or download) that starts there.
     public static func url(_ token: String, offset: Int? = nil) -> String {
         BinaryTransfers.scheme + "://transfer/" + token + (offset.map { "?offset=\($0)" } ?? "")
     }
@@ -139,5 +139,47 @@ public struct InMemoryBinaryTransport: Sendable {
             return (499, body)
         }
         return (response.status, body)
+    }
+
+    /// Downloads `token`'s `size` bytes as the shim reads a value of known size: in parts
+    /// (`GET …?offset=<n>`, native chooses each part's length), one after the other, until `size`
+    /// bytes came; when it stops early (a part refused or failed, a part that brought nothing,
+    /// `stopAfter`), it ends the download on native's side with `GET …?cancel`, as the shim does
+    /// (docs/protocol.md, "Download in parts").
+    /// - Parameters:
+    ///   - token: the placeholder's token from native.
+    ///   - size: the placeholder's size.
+    ///   - origin: the `Origin` header; default ``origin``.
+    ///   - stopAfter: stop after the part in which this many bytes came, as a page that cancels its read.
+    /// - Returns: the status of each request (parts, then `?cancel` if sent) and the bytes read.
+    public func downloadParts(_ token: String, size: Int, origin: String? = nil, stopAfter: Int? = nil) async -> (
+        statuses: [Int], body: Data
+    ) {
+        let origin = origin ?? self.origin
+        var statuses: [Int] = []
+        var body = Data()
+        var complete = true
+        while body.count < size {
+            let response = await transfers.handle(
+                BinaryRequest(method: "GET", url: Self.url(token, offset: body.count), origin: origin))
+            statuses.append(response.status)
+            let start = body.count
+            do {
+                while let chunk = try await response.body.read(maxBytes: 64 * 1024) { body.append(chunk) }
+            } catch {
+                complete = false
+                break
+            }
+            if response.status != 200 || body.count == start || stopAfter.map({ body.count >= $0 }) == true {
+                complete = response.status == 200 && body.count >= size
+                break
+            }
+        }
+        if !complete {
+            let told = await transfers.handle(
+                BinaryRequest(method: "GET", url: Self.url(token) + "?cancel", origin: origin))
+            statuses.append(told.status)
+        }
+        return (statuses, body)
     }
 }

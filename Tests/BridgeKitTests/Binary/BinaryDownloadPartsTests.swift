@@ -283,3 +283,30 @@ struct BinaryDownloadPartsTests {
         #expect(wholeRecords.list.map(\.outcome) == [.finished])
     }
 }
+
+/// ``InMemoryBinaryTransport/downloadParts(_:size:origin:stopAfter:)`` reads as the shim does.
+@Suite("Binary values: the test kit's download in parts")
+struct InMemoryDownloadPartsTests {
+    @Test(
+        "downloadParts reads every part to the size; stopping early sends ?cancel and native ends the download once, cancelled",
+        .timeLimit(.minutes(1)))
+    func readsAndCancels() async throws {
+        let count = 200 << 10
+        let (page, transfers, token, records, _) = try await BinaryDownloadPartsTests.offered(count: count, size: count)
+        defer { withExtendedLifetime(page) {} }
+        let transport = InMemoryBinaryTransport(transfers: transfers)
+        let all = await transport.downloadParts(token, size: count)
+        #expect(all.statuses == [200, 200, 200, 200])
+        #expect(all.body == Data((0..<count).map { UInt8($0 % 251) }))
+        #expect(records.list.map(\.outcome) == [.finished])
+
+        let (otherPage, other, otherToken, otherRecords, _) = try await BinaryDownloadPartsTests.offered(
+            count: count, size: count)
+        defer { withExtendedLifetime(otherPage) {} }
+        let stopped = await InMemoryBinaryTransport(transfers: other).downloadParts(
+            otherToken, size: count, stopAfter: 1)
+        #expect(stopped.statuses == [200, 200], "one part, then ?cancel")
+        #expect(stopped.body.count == 64 << 10)
+        #expect(otherRecords.list.map(\.outcome) == [.cancelled])
+    }
+}
