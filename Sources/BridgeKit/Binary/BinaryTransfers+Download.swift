@@ -215,6 +215,8 @@ extension BinaryTransfers {
 
     /// A part of download `token` was read to its end (not the last part): the offer waits for
     /// the page's next part, at most ``BinaryLimits/offerLifetime``, like an unfetched offer.
+    /// An offer that becomes idle after its document ended (or the transfers closed) ends here,
+    /// at once: the document's end swept only idle offers, and this one was not idle then.
     func endPart(_ token: String) {
         state.withLock { s in
             guard var offer = s.offers[token] else { return }
@@ -222,6 +224,7 @@ extension BinaryTransfers {
             offer.expires = Self.now() + limits.offerLifetime
             s.offers[token] = offer
         }
+        sweep(now: Self.now())
         scheduleExpiry()
     }
 
