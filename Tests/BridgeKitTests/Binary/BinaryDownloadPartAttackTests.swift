@@ -48,4 +48,31 @@ struct BinaryDownloadPartAttackTests {
         #expect(records.list.count == 1, "once")
         #expect(source.made.withLock { $0 } <= 80 << 10, "the source was not read on")
     }
+
+    /// Kind of fault: a part's body that its transport drops without reading it to its end or
+    /// cancelling it. A whole download's body ends its download when it is released (its reader's
+    /// `deinit`); a part's did not, so the download stayed "part open" for good: never idle, so
+    /// neither its lifetime nor the document's end ended it, and its bytes and source were held
+    /// until the web view closed.
+    @Test(
+        "a part body released unread, or read in half, ends its download once (cancelled), like a whole body",
+        .timeLimit(.minutes(1)))
+    func droppedPartBody() async throws {
+        let count = 200 << 10
+        for readFirst in [0, 1024] {
+            let (page, transfers, token, records, _) = try await Parts.offered(count: count, size: count)
+            defer { withExtendedLifetime(page) {} }
+            do {
+                let part = await Parts.get(transfers, token, offset: 0)
+                #expect(part.status == 200)
+                if readFirst > 0 { #expect(try await Self.read(part.body, exactly: readFirst) == readFirst) }
+            }
+            #expect(
+                await eventually { records.list.map(\.outcome) == [.cancelled] },
+                "read \(readFirst): \(records.list), open \(transfers.openTransfers)")
+            #expect(transfers.openTransfers == 0)
+            #expect(transfers.heldBytes == 0)
+            #expect(await Parts.get(transfers, token, offset: 0).status == 404)
+        }
+    }
 }
