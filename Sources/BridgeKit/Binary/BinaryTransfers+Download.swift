@@ -203,7 +203,10 @@ extension BinaryTransfers {
             guard let offer = s.offers[token] else { return .refuse(404, "unknown_transfer") }
             guard let origin, origin == offer.origin else { return .refuse(403, "forbidden") }
             if let reader = offer.partReader { return .endParts(reader) }
-            return offer.taken ? .refuse(409, "already_used") : .endUnread
+            guard !offer.taken else { return .refuse(409, "already_used") }
+            // Taken here, under the lock, so no request takes it before it ends below.
+            s.offers[token]?.taken = true
+            return .endUnread
         }
         switch step {
         case .refuse(let status, let code): return .plain(status, code: code, origin: origin)
