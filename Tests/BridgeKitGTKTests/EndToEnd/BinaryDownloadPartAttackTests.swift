@@ -173,6 +173,129 @@ extension GTKWrapperTests.EndToEnd {
             #expect(transfers.openTransfers == 0)
             await harness.close()
         }
+
+        /// A page of the download's own origin that fetches parts by hand (`hf(key, url)`, the
+        /// status and byte count in `__r[key]`; `offer(n)` calls `Offered` without reading).
+        static let racePage = E2EPage.html(
+            title: "races",
+            head: """
+                <script>
+                window.__r = {};
+                window.__calls = 0;
+                function offer(count) {
+                  WebBridge.call('Offered', {count: count, pauseMs: 0}, {binary: 'stream'}).then(
+                    function () { window.__calls++; }, function () { window.__calls++; });
+                }
+                function hf(key, url) {
+                  return fetch(url, {cache: 'no-store'}).then(function (r) {
+                    return r.arrayBuffer().then(function (b) { window.__r[key] = {status: r.status, bytes: b.byteLength}; });
+                  }).catch(function (e) { window.__r[key] = {status: 'error', bytes: 0}; });
+                }
+                </script>
+                """)
+
+        /// A page of the download's own origin races its requests against each other and against
+        /// the document's end: four requests for the first part and a whole `GET` at once (one
+        /// served, the rest 409, the download read to its end once); a part and `?cancel` at once
+        /// (the download ends once, cancelled; later parts name nothing); a part for the token of
+        /// the document before (404, the download ended with its document). Native holds nothing
+        /// after each, and every transfer ends exactly once.
+        @Test(
+            "same-origin download-part races: concurrent first parts and a whole GET, a part with ?cancel, an earlier document's token; each download ends once and nothing is held",
+            .timeLimit(.minutes(1)))
+        func downloadPartRaces() async throws {
+            let a = try LoopbackServer()
+            defer { a.stop() }
+            a.routes["/"] = .init(body: Self.racePage)
+            a.routes["/next"] = .init(body: Self.racePage)
+            let harness = try E2EHarness(
+                policy: .origins([OriginPattern(a.origin)]),
+                binaryLimits: BinaryLimits(chunkBytes: Self.chunkBytes, requestWait: 5, claimWait: 10))
+            let ends = BinaryStream.Ends()
+            let transfers = try #require(harness.transfers)
+            transfers.setTransferObserver { record in ends.records.withLock { $0.append(record) } }
+            let tokens = Mutex<[String]>([])
+            try harness.router.register(
+                ClosureTask(name: "Offered") {
+                    (options: BinaryStream.ChunksOptions, context: CallContext) -> BridgeBinary in
+                    let chunks = BinaryStream.producer(
+                        count: options.count, pause: .milliseconds(options.pauseMs), failAt: nil, ends: ends)
+                    let binary = try await transfers.send(
+                        chunks: chunks, size: options.count * Self.chunkBytes, context: context)
+                    tokens.withLock { $0.append(binary.token) }
+                    return binary
+                })
+            try await harness.load(a.origin + "/")
+            let part = Self.chunkBytes
+            func offered(_ n: Int) async throws -> String {
+                try await harness.run("offer(3)")
+                try await harness.waitFor("window.__calls === \(n)")
+                return try #require(tokens.withLock { $0.count == n ? $0.last : nil })
+            }
+            func url(_ token: String, _ query: String = "") -> String {
+                "'webbridge-binary://transfer/\(token)\(query)'"
+            }
+
+            // Four first parts and a whole GET at once: one served, the others refused 409.
+            let one = try await offered(1)
+            try await harness.run(
+                "['p1', 'p2', 'p3', 'p4'].forEach(function (k) { hf(k, \(url(one, "?offset=0"))); }); hf('w', \(url(one)));"
+            )
+            try await harness.waitFor("['p1', 'p2', 'p3', 'p4', 'w'].every(function (k) { return window.__r[k]; })")
+            let first = try await harness.value("window.__r", as: [String: JSONValue].self)
+            let served = ["p1", "p2", "p3", "p4", "w"].filter { first[$0]?["status"] == 200 }
+            #expect(served.count == 1, "one request served: \(first)")
+            for key in ["p1", "p2", "p3", "p4", "w"] where !served.contains(key) {
+                #expect(first[key]?["status"] == 409, "\(key): \(first)")
+            }
+            if served.first == "w" {
+                #expect(first["w"]?["bytes"] == .int(Int64(3 * part)))
+            } else {
+                #expect(first[served.first ?? "p1"]?["bytes"] == .int(Int64(part)))
+                try await harness.run(
+                    "hf('n1', \(url(one, "?offset=\(part)"))).then(function () { hf('n2', \(url(one, "?offset=\(2 * part)"))); })"
+                )
+                try await harness.waitFor("window.__r.n2 !== undefined")
+                #expect(try await harness.isTrue("window.__r.n1.status === 200 && window.__r.n2.status === 200"))
+                #expect(try await harness.isTrue("window.__r.n1.bytes + window.__r.n2.bytes === \(2 * part)"))
+            }
+            #expect(await eventually { ends.recordList.count == 1 })
+            #expect(ends.recordList.map(\.outcome) == [.finished])
+            #expect(ends.recordList.first?.bytes == 3 * part)
+
+            // A part and ?cancel at once, after the first part.
+            let two = try await offered(2)
+            try await harness.run("hf('c0', \(url(two, "?offset=0")))")
+            try await harness.waitFor("window.__r.c0 !== undefined")
+            try await harness.run("hf('c1', \(url(two, "?offset=\(part)"))); hf('cc', \(url(two, "?cancel")));")
+            try await harness.waitFor("window.__r.c1 !== undefined && window.__r.cc !== undefined")
+            #expect(try await harness.value("window.__r.cc.status", as: Int.self) == 200)
+            #expect(await eventually { ends.recordList.count == 2 })
+            #expect(ends.recordList.last?.outcome == .cancelled, "\(ends.recordList)")
+            try await harness.run("hf('c2', \(url(two, "?offset=\(2 * part)"))); hf('cc2', \(url(two, "?cancel")));")
+            try await harness.waitFor("window.__r.c2 !== undefined && window.__r.cc2 !== undefined")
+            #expect(try await harness.isTrue("window.__r.c2.status === 404 && window.__r.cc2.status === 404"))
+
+            // The token of the document before: its download ended with it.
+            let three = try await offered(3)
+            try await harness.run("hf('d0', \(url(three, "?offset=0")))")
+            try await harness.waitFor("window.__r.d0 !== undefined")
+            try await harness.load(a.origin + "/next")
+            #expect(await eventually { ends.recordList.count == 3 })
+            #expect(ends.recordList.last?.outcome == .cancelled, "\(ends.recordList)")
+            try await harness.run("hf('d1', \(url(three, "?offset=\(part)"))); hf('dc', \(url(three, "?cancel")));")
+            try await harness.waitFor("window.__r.d1 !== undefined && window.__r.dc !== undefined")
+            #expect(try await harness.isTrue("window.__r.d1.status === 404 && window.__r.dc.status === 404"))
+
+            #expect(
+                await eventually { ends.terminationList.count == 3 }, "every producer ended: \(ends.terminationList)")
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(ends.recordList.count == 3, "each once: \(ends.recordList)")
+            #expect(ends.terminationList.count == 3)
+            #expect(transfers.openTransfers == 0)
+            #expect(transfers.heldBytes == 0)
+            await harness.close()
+        }
     }
 }
 #endif
