@@ -197,7 +197,10 @@ extension BinaryTransfers {
             guard let offer = s.offers[token] else { return .refuse(404, "unknown_transfer") }
             guard let origin, origin == offer.origin else { return .refuse(403, "forbidden") }
             if let reader = offer.partReader { return .endParts(reader) }
-            return offer.taken ? .refuse(409, "already_used") : .endUnread
+            guard !offer.taken else { return .refuse(409, "already_used") }
+            // Taken here, under the lock, so no request takes it before it ends below.
+            s.offers[token]?.taken = true
+            return .endUnread
         }
         switch step {
         case .refuse(let status, let code): return .plain(status, code: code, origin: origin)
@@ -209,6 +212,8 @@ extension BinaryTransfers {
 
     /// A part of download `token` was read to its end (not the last part): the offer waits for
     /// the page's next part, at most ``BinaryLimits/offerLifetime``, like an unfetched offer.
+    /// An offer that becomes idle after its document ended (or the transfers closed) ends here,
+    /// at once: the document's end swept only idle offers, and this one was not idle then.
     func endPart(_ token: String) {
         state.withLock { s in
             guard var offer = s.offers[token] else { return }
@@ -216,6 +221,7 @@ extension BinaryTransfers {
             offer.expires = Self.now() + limits.offerLifetime
             s.offers[token] = offer
         }
+        sweep(now: Self.now())
         scheduleExpiry()
     }
 
@@ -406,6 +412,8 @@ final class OfferPartReader: BinaryBodyReader, @unchecked Sendable {
     private let isLast: Bool
     // Only `read` touches it, one call at a time (the protocol's rule).
     private var remaining: Int
+    /// Whether the part is over: its end was read, a read threw, or it was cancelled.
+    private let over = Locked(false)
 
     init(transfers: BinaryTransfers, token: String, whole: OfferBodyReader, length: Int, isLast: Bool) {
         self.transfers = transfers
@@ -415,21 +423,45 @@ final class OfferPartReader: BinaryBodyReader, @unchecked Sendable {
         remaining = length
     }
 
+    /// A part released before it was over (its transport dropped it) ends as a whole body
+    /// released unread does: cancelled, so its download never stays "part open" (neither idle
+    /// nor read: held for good). A part dropped after its last byte, not the last part, is over.
+    deinit {
+        guard !over.withLock({ $0 }) else { return }
+        if remaining == 0 && !isLast {
+            transfers.endPart(token)
+        } else {
+            whole.cancel()
+        }
+    }
+
     func read(maxBytes: Int) async throws -> Data? {
-        guard remaining > 0 else {
-            guard isLast else {
-                transfers.endPart(token)
+        do {
+            guard remaining > 0 else {
+                guard isLast else {
+                    over.withLock { $0 = true }
+                    transfers.endPart(token)
+                    return nil
+                }
+                // Past the size, the download's reader fails a source that has more bytes.
+                let tail = try await whole.read(maxBytes: 1)
+                if tail == nil { over.withLock { $0 = true } }
+                return tail
+            }
+            guard let chunk = try await whole.read(maxBytes: min(max(1, maxBytes), remaining)) else {
+                over.withLock { $0 = true }
                 return nil
             }
-            // Past the size, the download's reader fails a source that has more bytes.
-            return try await whole.read(maxBytes: 1)
+            remaining -= chunk.count
+            return chunk
+        } catch {
+            over.withLock { $0 = true }
+            throw error
         }
-        guard let chunk = try await whole.read(maxBytes: min(max(1, maxBytes), remaining)) else { return nil }
-        remaining -= chunk.count
-        return chunk
     }
 
     func cancel() {
+        over.withLock { $0 = true }
         whole.cancel()
     }
 }
