@@ -765,6 +765,13 @@
     }
 
     // ---- binary values through the byte transport (issue 26; docs/protocol.md, "Binary values") ----
+    /** Tells native to end download `token` (`?cancel`): one the page stopped early, or never read. */
+    function cancelDownload(token) {
+      try {
+        var told = binaryFetch(token, { method: 'GET', cache: 'no-store', credentials: 'omit' }, 'cancel');
+        whenSettled(told, function () {}, function () {});
+      } catch (err) { /* no transport: nothing to tell */ }
+    }
     /** Fetches `token`'s URL: whole, the part at `offset`, or `?cancel` when offset is 'cancel'. */
     function binaryFetch(token, init, offset) {
       if (!winFetch) { throw new ErrorCtor('fetch is not available'); }
@@ -1014,6 +1021,7 @@
       var over = false;
       var offset = 0;
       var mockBody = mapHas(mockOffers, token) ? mapGet(mockOffers, token) : null;
+      var fromNative = mockBody === null;
       mapDelete(mockOffers, token);
       function onAbort() { end('cancelled', 'The call was cancelled'); }
       function end(code, message) {
@@ -1022,7 +1030,8 @@
         if (signal) {
           try { signal.removeEventListener('abort', onAbort); } catch (e) { /* foreign signal */ }
         }
-        if (source) { source.stop(); }
+        // A value ended before its first read frees native's offer now, not after its lifetime.
+        if (source) { source.stop(); } else if (fromNative) { cancelDownload(token); }
         source = null;
         mockBody = null;
         if (!sink) { return; }
@@ -1108,12 +1117,7 @@
         if (controller) {
           try { controller.abort(); } catch (e) { /* already done */ }
         }
-        if (parted && offset < size) {
-          try {
-            var told = binaryFetch(token, { method: 'GET', cache: 'no-store', credentials: 'omit' }, 'cancel');
-            whenSettled(told, function () {}, function () {});
-          } catch (err) { /* no transport: nothing to tell */ }
-        }
+        if (parted && offset < size) { cancelDownload(token); }
       }
       function read(onChunk, onError) {
         if (whole !== null) {

@@ -251,14 +251,23 @@ test('the call\'s AbortSignal aborting mid-stream errors the stream cancelled an
   assert.equal(t.transport.messages.filter((m) => m.kind === 'cancel').length, 0, 'the call had settled: no cancel message');
 });
 
-test('a signal that aborts before the stream is read errors it cancelled without fetching', async () => {
+test('a signal that aborts before the stream is read errors it cancelled without fetching its bytes; native is told (?cancel)', async () => {
   const controller = new AbortController();
   const t = setup({ chunks: [new Uint8Array(2)] });
   const data = await answered(t, 'A', { binary: 'stream', signal: controller.signal }, placeholder(2));
   controller.abort();
   await assert.rejects(data.stream.getReader().read(), { code: 'cancelled' });
   await flushAll();
-  assert.equal(t.requests.length, 0);
+  assert.deepEqual(t.requests.map((r) => r.url.split('?')[1]), ['cancel'], 'no bytes fetched; the offer is freed now, not after its lifetime');
+});
+
+test('reader.cancel() of a stream never read, of unknown size too, tells native (?cancel) once', async () => {
+  const t = setup({ chunks: [new Uint8Array(2)] });
+  const data = await answered(t, 'A', { binary: 'stream' }, placeholder(undefined));
+  await data.stream.cancel();
+  await data.stream.cancel().catch(() => {});
+  await flushAll();
+  assert.deepEqual(t.requests.map((r) => r.url), ['webbridge-binary://transfer/' + TOKEN + '?cancel']);
 });
 
 test('native ending the body (a read that fails) errors the stream unavailable; a refused download keeps native\'s code', async () => {
@@ -312,11 +321,12 @@ test('a stream the page never reads holds no call and fetches nothing (native fr
 
 test('mock mode gives the same shape: a stream over the mock\'s bytes, in copies, with progress and cancel', async () => {
   const win = makeWindow();
-  win.fetch = () => { throw new Error('no byte transport in a browser'); };
+  let fetches = 0;
+  win.fetch = () => { fetches++; throw new Error('no byte transport in a browser'); };
   const bridge = createWebBridge({ window: win });
   const source = new Uint8Array(150000).fill(7);
   bridge.mock({
-    Make: () => ({ big: source, blob: new Blob(['hi'], { type: 'text/plain' }), again: source }),
+    Make: () => ({ big: source, blob: new Blob(['hi'], { type: 'text/plain' }), again: source, spare: source }),
   });
   const progress = [];
   const data = await bridge.call('Make', null, { binary: 'stream', onDownloadProgress: (p) => progress.push(p.loaded) });
@@ -332,4 +342,6 @@ test('mock mode gives the same shape: a stream over the mock\'s bytes, in copies
   await reader.cancel();
   assert.deepEqual(await reader.read(), { done: true, value: undefined });
   assert.equal(progress[progress.length - 1], 150000 + 2 + 65536);
+  await data.spare.stream.cancel();
+  assert.equal(fetches, 0, 'a mock stream cancelled unread tells no native side');
 });

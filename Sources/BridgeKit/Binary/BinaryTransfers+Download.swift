@@ -256,7 +256,9 @@ final class OfferBodyReader: BinaryBodyReader, @unchecked Sendable {
     private var data: Data?
     private var offset = 0
     private let source: ChunkSource?
-    private var sent = 0
+    /// The bytes handed to the transport; under a lock, since `end` reads it from whichever
+    /// thread ends the reader (a `cancel` may come while `read` counts).
+    private let sentBytes = Locked(0)
     private var pendingChunk: Data?
     private let ended = Locked(false)
     /// The task waiting for the source's next chunk, so that ``interrupt()`` can end the wait.
@@ -332,14 +334,17 @@ final class OfferBodyReader: BinaryBodyReader, @unchecked Sendable {
             }
         }
         guard let chunk else {
-            if let size, size != sent {
+            if let size, size != sentBytes.withLock({ $0 }) {
                 end(.failed("invalid_result"))
                 throw BridgeError.invalidResult("The stream ended before its declared size.")
             }
             end(.finished)
             return nil
         }
-        sent += chunk.count
+        let sent = sentBytes.withLock { total -> Int in
+            total += chunk.count
+            return total
+        }
         if sent > transfers.limits.maxTransferBytes || (size.map { sent > $0 } ?? false) {
             end(.failed("payload_too_large"))
             throw BridgeError.payloadTooLarge(bytes: sent, limit: size ?? transfers.limits.maxTransferBytes)
@@ -396,7 +401,7 @@ final class OfferBodyReader: BinaryBodyReader, @unchecked Sendable {
         else { return }
         // The stream is dropped with this reader (its onTermination runs then): `cancel` may come
         // from another thread while `read` uses it.
-        transfers.endOffer(token, outcome, bytes: sent)
+        transfers.endOffer(token, outcome, bytes: sentBytes.withLock { $0 })
     }
 }
 

@@ -775,6 +775,13 @@ public enum WebBridgeShim {
     }
 
     // ---- binary values through the byte transport (issue 26; docs/protocol.md, "Binary values") ----
+    /** Tells native to end download `token` (`?cancel`): one the page stopped early, or never read. */
+    function cancelDownload(token) {
+      try {
+        var told = binaryFetch(token, { method: 'GET', cache: 'no-store', credentials: 'omit' }, 'cancel');
+        whenSettled(told, function () {}, function () {});
+      } catch (err) { /* no transport: nothing to tell */ }
+    }
     /** Fetches `token`'s URL: whole, the part at `offset`, or `?cancel` when offset is 'cancel'. */
     function binaryFetch(token, init, offset) {
       if (!winFetch) { throw new ErrorCtor('fetch is not available'); }
@@ -1024,6 +1031,7 @@ public enum WebBridgeShim {
       var over = false;
       var offset = 0;
       var mockBody = mapHas(mockOffers, token) ? mapGet(mockOffers, token) : null;
+      var fromNative = mockBody === null;
       mapDelete(mockOffers, token);
       function onAbort() { end('cancelled', 'The call was cancelled'); }
       function end(code, message) {
@@ -1032,7 +1040,8 @@ public enum WebBridgeShim {
         if (signal) {
           try { signal.removeEventListener('abort', onAbort); } catch (e) { /* foreign signal */ }
         }
-        if (source) { source.stop(); }
+        // A value ended before its first read frees native's offer now, not after its lifetime.
+        if (source) { source.stop(); } else if (fromNative) { cancelDownload(token); }
         source = null;
         mockBody = null;
         if (!sink) { return; }
@@ -1118,12 +1127,7 @@ public enum WebBridgeShim {
         if (controller) {
           try { controller.abort(); } catch (e) { /* already done */ }
         }
-        if (parted && offset < size) {
-          try {
-            var told = binaryFetch(token, { method: 'GET', cache: 'no-store', credentials: 'omit' }, 'cancel');
-            whenSettled(told, function () {}, function () {});
-          } catch (err) { /* no transport: nothing to tell */ }
-        }
+        if (parted && offset < size) { cancelDownload(token); }
       }
       function read(onChunk, onError) {
         if (whole !== null) {
