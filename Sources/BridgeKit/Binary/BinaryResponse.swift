@@ -6,7 +6,8 @@ public struct BinaryResponse: Sendable {
     /// The HTTP status: 200 (done or streaming), 204 (preflight), 403 (origin or frame refused),
     /// 404 (no such transfer, also when no task claimed the token in time or its origin has no
     /// room left to wait, ``BinaryLimits/maxWaitingRequests``), 405, 409 (token already used),
-    /// 410 (the page generation ended), 413 (over the limit), 499 (cancelled), 504 (timed out).
+    /// 410 (the page generation ended), 413 (over the limit), 499 (cancelled), 503 (a download
+    /// request after ``BinaryTransfers/close()``: `unavailable`), 504 (timed out).
     public var status: Int
     /// Response headers (`Access-Control-Allow-Origin` and friends, `Content-Type`).
     public var headers: [String: String]

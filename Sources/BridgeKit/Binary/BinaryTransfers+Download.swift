@@ -124,6 +124,9 @@ extension BinaryTransfers {
     /// page reads it in parts (docs/protocol.md, "Download in parts").
     func handleDownload(_ request: BinaryRequest) -> BinaryResponse {
         guard let token = request.token else { return .plain(404, code: "unknown_transfer", origin: request.origin) }
+        // After close() every download ended with the web view: a page still reading one (its next
+        // part) learns why, as a read in flight does, instead of "no such transfer".
+        if isClosed { return .plain(503, code: "unavailable", origin: request.origin) }
         if request.cancels { return cancelDownload(token, origin: request.origin) }
         /// A part: its length, and whether it ends at the download's size.
         typealias Part = (length: Int, isLast: Bool)

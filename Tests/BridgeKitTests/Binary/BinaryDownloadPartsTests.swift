@@ -310,3 +310,25 @@ struct InMemoryDownloadPartsTests {
         #expect(otherRecords.list.map(\.outcome) == [.cancelled])
     }
 }
+
+/// A page still reading a download in parts when the app closes the transfers (its web view is
+/// closing) learns `unavailable` from its next part, as a read in flight does (docs/protocol.md:
+/// a stream native ends errors `unavailable`), not `unknown_transfer`.
+@Suite("Binary values: a download in parts after close()")
+struct BinaryDownloadPartsCloseTests {
+    @Test(
+        "the next part after close() is answered 503 unavailable; the download ended once, cancelled",
+        .timeLimit(.minutes(1)))
+    func nextPartAfterClose() async throws {
+        let count = 200 << 10
+        let (page, transfers, token, records, _) = try await BinaryDownloadPartsTests.offered(count: count, size: count)
+        defer { withExtendedLifetime(page) {} }
+        let first = await BinaryDownloadPartsTests.get(transfers, token, offset: 0)
+        _ = try await BinaryDownloadPartsTests.readAll(first.body)
+        transfers.close()
+        let next = await BinaryDownloadPartsTests.get(transfers, token, offset: 64 << 10)
+        #expect(next.status == 503)
+        #expect(try await BinaryDownloadPartsTests.code(next) == "unavailable")
+        #expect(records.list.map(\.outcome) == [.cancelled])
+    }
+}
