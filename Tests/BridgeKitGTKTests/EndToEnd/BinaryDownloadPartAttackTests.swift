@@ -13,6 +13,37 @@ extension GTKWrapperTests.EndToEnd {
     @Suite("Binary download parts under attack")
     struct BinaryDownloadPartAttack {
         nonisolated static let chunkBytes = BinaryStream.chunkBytes
+
+        /// The tokens the `Offered` task handed out, in order.
+        final class OfferedTokens: Sendable {
+            let list = Mutex<[String]>([])
+        }
+
+        /// A harness for a page of `origin` with an `Offered` task: a `send(chunks:)` download of
+        /// `count` chunks of ``chunkBytes`` (declared size), whose records and producer ends go to
+        /// the returned `Ends` and whose tokens to the returned list.
+        static func offeringHarness(_ origin: String) throws -> (
+            E2EHarness, BinaryStream.Ends, BinaryTransfers, OfferedTokens
+        ) {
+            let harness = try E2EHarness(
+                policy: .origins([OriginPattern(origin)]),
+                binaryLimits: BinaryLimits(chunkBytes: Self.chunkBytes, requestWait: 5, claimWait: 10))
+            let ends = BinaryStream.Ends()
+            let transfers = try #require(harness.transfers)
+            transfers.setTransferObserver { record in ends.records.withLock { $0.append(record) } }
+            let tokens = OfferedTokens()
+            try harness.router.register(
+                ClosureTask(name: "Offered") {
+                    (options: BinaryStream.ChunksOptions, context: CallContext) -> BridgeBinary in
+                    let chunks = BinaryStream.producer(
+                        count: options.count, pause: .milliseconds(options.pauseMs), failAt: nil, ends: ends)
+                    let binary = try await transfers.send(
+                        chunks: chunks, size: options.count * Self.chunkBytes, context: context)
+                    tokens.list.withLock { $0.append(binary.token) }
+                    return binary
+                })
+            return (harness, ends, transfers, tokens)
+        }
         nonisolated static let chunks = 8
 
         /// A frame that fetches what its parent asks (`{step, url}`, `GET`) and posts back the status.
@@ -114,28 +145,12 @@ extension GTKWrapperTests.EndToEnd {
             b.routes["/frame"] = .init(body: Self.framePage)
             a.routes["/frame"] = .init(body: Self.framePage)
             a.routes["/"] = .init(body: Self.mainPage(frameOrigin: b.origin))
-            let harness = try E2EHarness(
-                policy: .origins([OriginPattern(a.origin)]),
-                binaryLimits: BinaryLimits(chunkBytes: Self.chunkBytes, requestWait: 5, claimWait: 10))
-            let ends = BinaryStream.Ends()
-            let transfers = try #require(harness.transfers)
-            transfers.setTransferObserver { record in ends.records.withLock { $0.append(record) } }
-            let tokens = Mutex<[String]>([])
-            try harness.router.register(
-                ClosureTask(name: "Offered") {
-                    (options: BinaryStream.ChunksOptions, context: CallContext) -> BridgeBinary in
-                    let chunks = BinaryStream.producer(
-                        count: options.count, pause: .milliseconds(options.pauseMs), failAt: nil, ends: ends)
-                    let binary = try await transfers.send(
-                        chunks: chunks, size: options.count * Self.chunkBytes, context: context)
-                    tokens.withLock { $0.append(binary.token) }
-                    return binary
-                })
+            let (harness, ends, transfers, tokens) = try Self.offeringHarness(a.origin)
             try await harness.load(a.origin + "/")
             try await Task.sleep(for: .milliseconds(300))
             try await harness.run("start()")
             try await harness.waitFor("window.__s.ready === true")
-            let token = try #require(tokens.withLock { $0.first })
+            let token = try #require(tokens.list.withLock { $0.first })
 
             // Unread: the first part and ?cancel.
             let before = [0]
@@ -208,29 +223,13 @@ extension GTKWrapperTests.EndToEnd {
             defer { a.stop() }
             a.routes["/"] = .init(body: Self.racePage)
             a.routes["/next"] = .init(body: Self.racePage)
-            let harness = try E2EHarness(
-                policy: .origins([OriginPattern(a.origin)]),
-                binaryLimits: BinaryLimits(chunkBytes: Self.chunkBytes, requestWait: 5, claimWait: 10))
-            let ends = BinaryStream.Ends()
-            let transfers = try #require(harness.transfers)
-            transfers.setTransferObserver { record in ends.records.withLock { $0.append(record) } }
-            let tokens = Mutex<[String]>([])
-            try harness.router.register(
-                ClosureTask(name: "Offered") {
-                    (options: BinaryStream.ChunksOptions, context: CallContext) -> BridgeBinary in
-                    let chunks = BinaryStream.producer(
-                        count: options.count, pause: .milliseconds(options.pauseMs), failAt: nil, ends: ends)
-                    let binary = try await transfers.send(
-                        chunks: chunks, size: options.count * Self.chunkBytes, context: context)
-                    tokens.withLock { $0.append(binary.token) }
-                    return binary
-                })
+            let (harness, ends, transfers, tokens) = try Self.offeringHarness(a.origin)
             try await harness.load(a.origin + "/")
             let part = Self.chunkBytes
             func offered(_ n: Int) async throws -> String {
                 try await harness.run("offer(3)")
                 try await harness.waitFor("window.__calls === \(n)")
-                return try #require(tokens.withLock { $0.count == n ? $0.last : nil })
+                return try #require(tokens.list.withLock { $0.count == n ? $0.last : nil })
             }
             func url(_ token: String, _ query: String = "") -> String {
                 "'webbridge-binary://transfer/\(token)\(query)'"
