@@ -134,17 +134,20 @@ struct BenchSettings: Sendable {
     /// the most exposed to the shared machine's noise, take more rounds (they cost little).
     func nativeRounds(forBytes bytes: Int) -> Int { smoke ? 1 : bytes < 1024 ? 15 : 7 }
 
-    /// End-to-end rates: payloads (label, value) and calls per round.
-    var ratePlan: [(String, BenchPayload, Int)] {
-        if smoke { return [("100 B", .make(bytes: 100), 8)] }
+    /// End-to-end rates: payloads (label, value) and calls per round, one at a time and pipelined.
+    /// Pipelined rows make more calls per round so that a round lasts about as long as one at a
+    /// time (half a second or more): a round of a tenth of a second is at the mercy of a single
+    /// scheduling hiccup on a two-core machine.
+    var ratePlan: [(label: String, payload: BenchPayload, sequential: Int, pipelined: Int)] {
+        if smoke { return [("100 B", .make(bytes: 100), 8, 8)] }
         return [
-            ("100 B", .make(bytes: 100), 2_000),
-            ("10 KB text", .text(bytes: 10 * 1024), 1_000),
-            ("10 KB records", .make(bytes: 10 * 1024), 300),
+            ("100 B", .make(bytes: 100), 2_000, 10_000),
+            ("10 KB text", .text(bytes: 10 * 1024), 1_000, 3_000),
+            ("10 KB records", .make(bytes: 10 * 1024), 300, 600),
         ]
     }
     var pipelineWidth: Int { smoke ? 4 : 64 }
-    var rateRounds: Int { smoke ? 1 : 5 }
+    var rateRounds: Int { smoke ? 1 : 9 }
 
     /// Large payloads: sizes and round trips per round.
     var largePlan: [(PayloadSize, Int)] {

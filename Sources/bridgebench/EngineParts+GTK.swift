@@ -24,18 +24,19 @@ extension BenchRun {
     /// of the pairs in ``BenchSettings/ratePairs``.
     @MainActor
     private func runRates(_ engine: EngineBench, into table: inout ResultTable) async throws {
-        for (label, payload, count) in settings.ratePlan {
+        for (label, payload, sequentialCount, pipelinedCount) in settings.ratePlan {
             let key = "rate \(label)"
             try await engine.setPayload(payload, key: key)
             for (routerMode, bareMode, task) in BenchSettings.ratePairs {
-                for (mode, width) in [
-                    ("sequential", 1), ("pipelined ×\(settings.pipelineWidth)", settings.pipelineWidth),
+                for (mode, width, count) in [
+                    ("sequential", 1, sequentialCount),
+                    ("pipelined ×\(settings.pipelineWidth)", settings.pipelineWidth, pipelinedCount),
                 ] {
                     // Warm-up: code paths, JIT, caches.
                     _ = try await engine.run(bareMode, key: key, count: max(count / 10, 2), width: width)
                     _ = try await engine.run(routerMode, key: key, count: max(count / 10, 2), width: width)
                     var cpu: [String: [(ui: Double, web: Double?)]] = [:]
-                    let (router, bare) = try await Measure.alternatingValues(
+                    let paired = try await Measure.alternatingValues(
                         rounds: settings.rateRounds,
                         {
                             let seconds = try await engine.run(routerMode, key: key, count: count, width: width)
@@ -47,13 +48,14 @@ extension BenchRun {
                             cpu["bare", default: []].append(engine.lastCPU)
                             return seconds
                         })
+                    let (router, bare) = (paired.firstMedian, paired.secondMedian)
                     progress(
                         "e2e \(label) \(mode), \(task): router \(ResultTable.rate(1 / router)), bare \(ResultTable.rate(1 / bare)); "
                             + "CPU per call router \(Self.cpuText(cpu["router"])), bare \(Self.cpuText(cpu["bare"]))")
                     table.add(
                         "end to end", "\(label) \(mode), \(task), round trips per second",
                         bridge: ResultTable.rate(1 / router),
-                        bare: ResultTable.rate(1 / bare), ratio: bare / router, target: .atLeast(0.85))
+                        bare: ResultTable.rate(1 / bare), ratio: paired.ratio, target: .atLeast(0.85))
                 }
             }
             try await engine.dropPayload(key: key)
@@ -96,7 +98,7 @@ extension BenchRun {
             }
             let bareMemory = Self.medianMemory(bareMemories)
             let routerMemory = Self.medianMemory(routerMemories)
-            let (router, bare) = try await Measure.alternatingValues(
+            let paired = try await Measure.alternatingValues(
                 rounds: settings.largeRounds,
                 {
                     try await engine.run(routerMode, key: key, count: count)
@@ -104,6 +106,7 @@ extension BenchRun {
                 {
                     try await engine.run(bareMode, key: key, count: count)
                 })
+            let (router, bare) = (paired.firstMedian, paired.secondMedian)
             try await engine.dropPayload(key: key)
             perByte.append((size, router / Double(size.bytes), bare / Double(size.bytes)))
             uiGrowth.append((size, routerMemory.ui, bareMemory.ui))
@@ -114,7 +117,7 @@ extension BenchRun {
             )
             table.add(
                 "large payload", "\(size.label) round trip, \(task), time", bridge: ResultTable.duration(router),
-                bare: ResultTable.duration(bare), ratio: router / bare, target: .atMost(1.5))
+                bare: ResultTable.duration(bare), ratio: paired.inverseRatio, target: .atMost(1.5))
             // A round trip holds the payload at least once; less growth than that means it reused
             // memory an earlier round left (JavaScriptCore's heap is not trimmed): not judged.
             let plausible = routerMemory.ui >= size.bytes

@@ -49,30 +49,39 @@ enum Measure {
         rounds: Int, isolation: isolated (any Actor)? = #isolation, _ first: () async throws -> Sample,
         _ second: () async throws -> Sample
     ) async rethrows -> (Sample, Sample) {
-        var a: [Sample] = []
-        var b: [Sample] = []
-        for round in 0..<max(rounds, 1) {
-            // Swap the order every round: whichever runs first may pay for a cold cache.
-            if round % 2 == 0 {
-                a.append(try await first())
-                b.append(try await second())
-            } else {
-                b.append(try await second())
-                a.append(try await first())
-            }
-        }
-        return (median(a), median(b))
+        let pairs = try await pairedRounds(rounds: rounds, first, second)
+        return (median(pairs.map(\.0)), median(pairs.map(\.1)))
     }
 
-    /// Like ``alternating(rounds:_:_:)`` for plain values (seconds per call): the medians.
+    /// Like ``alternating(rounds:_:_:)`` for plain values (seconds per call): the medians, and
+    /// the spread of `second ÷ first` round by round (``Paired``).
     static func alternatingValues(
         rounds: Int, isolation: isolated (any Actor)? = #isolation, _ first: () async throws -> Double,
         _ second: () async throws -> Double
-    ) async rethrows -> (Double, Double) {
-        let (a, b) = try await alternating(
+    ) async rethrows -> Paired {
+        let pairs = try await pairedRounds(
             rounds: rounds, { Sample(wall: try await first(), cpu: .nan) },
             { Sample(wall: try await second(), cpu: .nan) })
-        return (a.wall, b.wall)
+        return Paired(first: pairs.map(\.0.wall), second: pairs.map(\.1.wall))
+    }
+
+    /// `rounds` rounds of `first` and `second`, one of each per round, the order swapped every
+    /// round (whichever runs first may pay for a cold cache).
+    private static func pairedRounds(
+        rounds: Int, isolation: isolated (any Actor)? = #isolation, _ first: () async throws -> Sample,
+        _ second: () async throws -> Sample
+    ) async rethrows -> [(Sample, Sample)] {
+        var pairs: [(Sample, Sample)] = []
+        for round in 0..<max(rounds, 1) {
+            if round % 2 == 0 {
+                let a = try await first()
+                pairs.append((a, try await second()))
+            } else {
+                let b = try await second()
+                pairs.append((try await first(), b))
+            }
+        }
+        return pairs
     }
 
     /// The element-wise median of samples.
@@ -92,4 +101,29 @@ enum Measure {
 @inline(never)
 func keep<T>(_ value: T) {
     withExtendedLifetime(value) {}
+}
+
+/// Two sides measured in the same rounds (seconds per call, one value of each per round).
+///
+/// A row's ratio is the median of the rounds' own ratios, each taken between two measurements
+/// made moments apart: a change of the machine's load during a run moves both sides of a round
+/// together, so it cancels in that round's ratio, where it would not cancel in the ratio of
+/// two medians taken over the whole run (docs/performance.md, "Spread and how many runs").
+struct Paired: Sendable {
+    /// The first side's values, round by round.
+    let first: [Double]
+    /// The second side's values, in the same rounds.
+    let second: [Double]
+
+    /// The first side's median.
+    var firstMedian: Double { Measure.median(first) }
+    /// The second side's median.
+    var secondMedian: Double { Measure.median(second) }
+
+    /// The spread of `second ÷ first` over the rounds (seconds of the second side per second of
+    /// the first: for rates, how many times faster the first side is).
+    var ratio: Spread { Spread(zip(first, second).map { $0.1 / $0.0 }) }
+
+    /// The spread of `first ÷ second` over the rounds.
+    var inverseRatio: Spread { Spread(zip(first, second).map { $0.0 / $0.1 }) }
 }

@@ -76,9 +76,13 @@ extension BenchRun {
                 modes.append(("pipelined ×\(pipeline.width)", pipeline.width, pipeline.count))
             }
             for (mode, width, count) in modes {
-                let spreads = try await measure(
+                let rounds = try await measure(
                     sides, key: key, count: count, width: width, rounds: settings.peerRounds(forBytes: size.bytes))
-                let spread = { (side: PeerSide) in spreads[side.label] ?? Spread([]) }
+                let spread = { (side: PeerSide) in Spread(rounds[side.label] ?? []) }
+                // BridgeKit's side ÷ the other, in rates: the other's seconds ÷ BridgeKit's, round by round.
+                let ratio = { (bridge: PeerSide, other: PeerSide) in
+                    Paired(first: rounds[bridge.label] ?? [], second: rounds[other.label] ?? []).ratio
+                }
                 let row = "\(size.label) \(mode)"
                 progress("peers \(row): " + sides.map { "\($0.label) \(spread($0).rateText)" }.joined(separator: "; "))
                 let judged = size.pipeline != nil  // the four sizes of the targets
@@ -86,18 +90,18 @@ extension BenchRun {
                 table.add(
                     "engine limit", "\(row), Echo task vs bare reply echo, round trips per second",
                     bridge: spread(bridgeRaw).rateText, bare: spread(bareReply).rateText,
-                    ratio: spread(bareReply).median / spread(bridgeRaw).median, target: limitTarget)
+                    ratio: ratio(bridgeRaw, bareReply), target: limitTarget)
                 table.add(
                     "engine limit", "\(row), typed task vs bare reply echo + codec, round trips per second",
                     bridge: spread(bridgeTyped).rateText, bare: spread(bareReplyTyped).rateText,
-                    ratio: spread(bareReplyTyped).median / spread(bridgeTyped).median, target: limitTarget)
+                    ratio: ratio(bridgeTyped, bareReplyTyped), target: limitTarget)
                 table.add(
                     "engine limit", "\(row), typed task vs bare evaluate_javascript echo + codec (second bare row)",
                     bridge: spread(bridgeTyped).rateText, bare: spread(bareEval).rateText,
-                    ratio: spread(bareEval).median / spread(bridgeTyped).median, target: nil)
+                    ratio: ratio(bridgeTyped, bareEval), target: nil)
                 for design in designs {
-                    let ratio = spread(design).median / spread(bridgeTyped).median
-                    matrix.add(row: row, design: design.label, ratio: ratio)
+                    let ratio = ratio(bridgeTyped, design)
+                    matrix.add(row: row, design: design.label, ratio: ratio.median)
                     table.add(
                         "peer designs", "\(row), typed task vs \(design.label), round trips per second",
                         bridge: spread(bridgeTyped).rateText, bare: spread(design).rateText,
@@ -123,7 +127,7 @@ extension BenchRun {
             await peers.dropPayload(key: key)
         }
         print(
-            "\nBridgeKit's typed task ÷ each peer design (round trips per second, medians over \(settings.peerRounds(forBytes: 0)) rounds, "
+            "\nBridgeKit's typed task ÷ each peer design (round trips per second, medians of the rounds' paired ratios over \(settings.peerRounds(forBytes: 0)) rounds, "
                 + "\(settings.peerRounds(forBytes: 1 << 20)) from 1 MB; > 1: BridgeKit ahead)\n")
         print(matrix.render())
         do {
@@ -192,10 +196,10 @@ extension BenchRun {
 
     /// Runs every side `rounds` times, one warm-up call first, rotating the order
     /// each round so no side always runs first (cold caches) or last.
-    /// - Returns: each side's spread of seconds per call, by label.
+    /// - Returns: each side's seconds per call, round by round, by label.
     @MainActor
     private func measure(_ sides: [PeerSide], key: String, count: Int, width: Int, rounds: Int) async throws -> [String:
-        Spread]
+        [Double]]
     {
         func calls(_ side: PeerSide) -> Int { width == 1 ? (side.sequentialCap?(count) ?? count) : count }
         for side in sides { _ = try await side.run(key, max(calls(side) / 10, 1), width) }
@@ -206,7 +210,7 @@ extension BenchRun {
                 samples[side.label, default: []].append(try await side.run(key, calls(side), width))
             }
         }
-        return samples.mapValues(Spread.init)
+        return samples
     }
 
     /// The WebKitGTK version the process runs with, e.g. "2.50.6".

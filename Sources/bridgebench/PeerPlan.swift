@@ -56,8 +56,8 @@ extension BenchSettings {
     }
 
     /// Rounds per row of the peer comparison; every side runs once per round, in a rotated order.
-    /// Rows of 1 MB and more take 3: a round of ten sides there takes seconds to a minute.
-    func peerRounds(forBytes bytes: Int) -> Int { smoke ? 1 : bytes >= 1024 * 1024 ? 3 : 7 }
+    /// Rows of 1 MB and more take 5: a round of ten sides there takes seconds to a minute.
+    func peerRounds(forBytes bytes: Int) -> Int { smoke ? 1 : bytes >= 1024 * 1024 ? 5 : 9 }
 
     /// DSBridge's asynchronous call waits up to 50 ms for its reply's flush: one at a time it
     /// gets at most this many calls per round, so a round stays short.

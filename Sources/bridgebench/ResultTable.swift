@@ -30,6 +30,8 @@ struct ResultTable {
         let bridge: String
         let bare: String
         let ratio: Double?
+        /// The ratio's lowest and highest value over the rounds, where they were paired.
+        let ratioRange: (min: Double, max: Double)?
         let target: Target?
     }
 
@@ -40,7 +42,21 @@ struct ResultTable {
     mutating func add(
         _ part: String, _ measurement: String, bridge: String, bare: String, ratio: Double?, target: Target?
     ) {
-        rows.append(Row(part: part, measurement: measurement, bridge: bridge, bare: bare, ratio: ratio, target: target))
+        rows.append(
+            Row(
+                part: part, measurement: measurement, bridge: bridge, bare: bare, ratio: ratio, ratioRange: nil,
+                target: target))
+    }
+
+    /// Adds a row whose ratio is the median of the rounds' paired ratios (``Paired``), shown with
+    /// their lowest and highest.
+    mutating func add(
+        _ part: String, _ measurement: String, bridge: String, bare: String, ratio: Spread, target: Target?
+    ) {
+        rows.append(
+            Row(
+                part: part, measurement: measurement, bridge: bridge, bare: bare, ratio: ratio.median,
+                ratioRange: (ratio.min, ratio.max), target: target))
     }
 
     /// The number of rows whose target was missed.
@@ -57,7 +73,8 @@ struct ResultTable {
             "|---|---|---:|---:|---:|---|---|",
         ]
         for row in rows {
-            let ratio = row.ratio.map { String(format: "%.2fx", $0) } ?? "—"
+            var ratio = row.ratio.map { String(format: "%.2fx", $0) } ?? "—"
+            if let range = row.ratioRange { ratio += String(format: " (%.2f–%.2f)", range.min, range.max) }
             let met: String
             if let value = row.ratio, let target = row.target {
                 met = judges ? (target.isMet(by: value) ? "yes" : "**no**") : "(smoke)"
