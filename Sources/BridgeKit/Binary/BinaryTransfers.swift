@@ -31,8 +31,12 @@ public final class BinaryTransfers: Sendable {
     let state: Locked<State>
     private let observer: Locked<(@Sendable (BinaryTransferRecord) -> Void)?>
     private let routerReference: RouterReference
+    /// The id of this object's generation observer at the router (set once, by `init`).
+    private let generationObserverID: Locked<Int?>
 
-    /// Creates the transfers of `router`'s page.
+    /// Creates the transfers of `router`'s page. They follow the router's page generations by
+    /// themselves: when a document commits (``BridgeRouter/pageDidCommitNavigation()``, whichever
+    /// host reports it), the old document's transfers end at once.
     /// - Parameters:
     ///   - router: the router whose calls own the transfers; held weakly, read for its page generation.
     ///   - limits: the byte transport's limits.
@@ -41,6 +45,13 @@ public final class BinaryTransfers: Sendable {
         routerReference = RouterReference(router)
         state = Locked(State())
         observer = Locked(nil)
+        generationObserverID = Locked(nil)
+        let id = router.addGenerationObserver { [weak self] in self?.pageDidCommitNavigation() }
+        generationObserverID.withLock { $0 = id }
+    }
+
+    deinit {
+        if let id = generationObserverID.withLock({ $0 }) { router?.removeGenerationObserver(id) }
     }
 
     /// Called once for every transfer that ends (finished, failed, cancelled), on any thread.
@@ -76,8 +87,9 @@ public final class BinaryTransfers: Sendable {
         observer.withLock { $0 }?(record)
     }
 
-    /// Ends every transfer of an earlier page generation (cancelled): call it when a document
-    /// commits (the hosts do). Transfers check the generation on every chunk anyway.
+    /// Ends every transfer of an earlier page generation (cancelled). The transfers call it
+    /// themselves whenever their router starts a new page generation; calling it again does
+    /// nothing more. Transfers check the generation on every chunk anyway.
     public func pageDidCommitNavigation() {
         sweep(now: Self.now())
     }

@@ -183,11 +183,15 @@ public final class BridgeRouter: Sendable {
     /// `navigated`. Fire-and-forget calls of the old document that are running are cancelled, and
     /// queued ones never start.
     public func pageDidCommitNavigation() {
-        let (calls, pageCalls, generation) = state.withLock { state in
+        let (calls, pageCalls, generation, observers) = state.withLock { state in
             state.startGeneration()
-            return (state.settleAllCalls(.navigationCommitted), state.takeAllPageCalls(), state.generation)
+            return (
+                state.settleAllCalls(.navigationCommitted), state.takeAllPageCalls(), state.generation,
+                state.generationObservers.sorted { $0.key < $1.key }.map(\.value)
+            )
         }
         fireAndForget.cancel(before: generation)
+        for observer in observers { observer() }
         for (call, action) in calls {
             guard case .settle(let work, let timer) = action else { continue }
             work?.cancel()
@@ -199,6 +203,24 @@ public final class BridgeRouter: Sendable {
             call.timer?.cancel()
             call.continuation.resume(throwing: BridgeError.navigated())
         }
+    }
+
+    /// Calls `observer` after every new page generation (``pageDidCommitNavigation()``), on the
+    /// thread that reported the commit, outside the router's lock. The byte transport
+    /// (``BinaryTransfers``) ends the old document's transfers this way, so no host has to tell
+    /// it about commits separately.
+    /// - Returns: an id for ``removeGenerationObserver(_:)``.
+    package func addGenerationObserver(_ observer: @escaping @Sendable () -> Void) -> Int {
+        state.withLock { state in
+            state.nextGenerationObserverID += 1
+            state.generationObservers[state.nextGenerationObserverID] = observer
+            return state.nextGenerationObserverID
+        }
+    }
+
+    /// Stops calling the observer `id` (from ``addGenerationObserver(_:)``); an unknown id is ignored.
+    package func removeGenerationObserver(_ id: Int) {
+        _ = state.withLock { $0.generationObservers.removeValue(forKey: id) }
     }
 
     /// Closes the router: pending calls settle with `unavailable` (delivered while the channel

@@ -334,6 +334,10 @@ struct RouterState: Sendable {
     var lastCallingOrigin: SecurityOrigin?
     /// The most origins ``callingOrigins`` keeps for one document.
     static let maxCallingOrigins = 64
+    /// Who is told when a new page generation starts (``BridgeRouter/addGenerationObserver(_:)``), by id.
+    var generationObservers: [Int: @Sendable () -> Void] = [:]
+    /// The id the next generation observer gets.
+    var nextGenerationObserverID = 0
 
     /// Why a call was not admitted.
     enum AdmissionRefusal {

@@ -60,8 +60,9 @@ public final class WebKitGTKBridgeHost {
     private var taskListObserver: Int?
     /// The byte transport's transfers for binary values (issue 26; docs/protocol.md, "Binary
     /// values"): set it before ``attach()`` to serve the `webbridge-binary:` scheme for this view;
-    /// the host tells it about commits and closes it with the view. `nil` (the default): the
-    /// scheme is not served for this view and the page's binary values fail with `unavailable`.
+    /// the transfers follow the router's commits themselves, and the host closes them with the
+    /// view. `nil` (the default): the scheme is not served for this view and the page's binary
+    /// values fail with `unavailable`.
     public var binaryTransfers: BinaryTransfers?
 
     /// The weak message-handler proxy installed by ``attach()``, `nil` before it and after
@@ -127,15 +128,12 @@ public final class WebKitGTKBridgeHost {
         let observedLoad = webView.onLoadEvent
         webView.onLoadEvent = { [weak self] event in
             // The document changes at commit, not at start: a load may never commit.
-            if event == .committed {
-                self?.router?.pageDidCommitNavigation()
-                self?.binaryTransfers?.pageDidCommitNavigation()
-            }
+            // The binary transfers follow the router's generations by themselves.
+            if event == .committed { self?.router?.pageDidCommitNavigation() }
             observedLoad?(event)
         }
         webView.onWebProcessTerminated = { [weak self] reason in
             self?.router?.pageDidCommitNavigation()
-            self?.binaryTransfers?.pageDidCommitNavigation()
             self?.page.tracker.send(.loadFailed(.webContentProcessTerminated(reason: reason)))
         }
         return outcome
