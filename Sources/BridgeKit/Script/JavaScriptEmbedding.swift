@@ -118,12 +118,10 @@ public enum JavaScriptEmbedding {
     /// The number of bytes of `bytes` that are not ASCII (0x80 and above). Reads eight bytes at a time.
     static func countNonASCII(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         guard let base = bytes.baseAddress else { return 0 }
-        let highs: UInt64 = 0x8080_8080_8080_8080
         var count = 0
         var index = 0
         while bytes.count - index >= 8 {
-            let word = UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self)
-            count += (word & highs).nonzeroBitCount
+            count += ByteLanes.nonASCII(ByteLanes.load(base, at: index)).nonzeroBitCount
             index += 8
         }
         while index < bytes.count {
@@ -175,25 +173,17 @@ public enum JavaScriptEmbedding {
     }
 
     /// The index of the first byte at or after `index` that ends a run of plain string content
-    /// (``stopsStringRun(_:asciiOnly:)``), or `count`. Reads eight bytes at a time: a byte equal
-    /// to `c` in the word `x` sets the high bit of its lane in `(y - 0x01…) & ~y & 0x80…` with
-    /// `y = x ^ (c × 0x01…)`; the lowest set lane is exact (borrows only run upwards), and it
-    /// is the first byte in memory order once the word is read as little-endian.
+    /// (``stopsStringRun(_:asciiOnly:)``), or `count`. Reads eight bytes at a time (``ByteLanes``).
     @inline(__always)
     private static func nextStop(_ base: UnsafePointer<UInt8>, from index: Int, count: Int, asciiOnly: Bool) -> Int {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highs: UInt64 = 0x8080_8080_8080_8080
-        @inline(__always) func lanes(_ x: UInt64, equalTo byte: UInt8) -> UInt64 {
-            let y = x ^ (ones &* UInt64(byte))
-            return (y &- ones) & ~y & highs
-        }
         var index = index
         while count - index >= 8 {
-            let word = UInt64(littleEndian: UnsafeRawPointer(base + index).loadUnaligned(as: UInt64.self))
+            let word = ByteLanes.load(base, at: index)
             var found =
-                lanes(word, equalTo: quote) | lanes(word, equalTo: backslash) | lanes(word, equalTo: UInt8(ascii: "<"))
-            found |= asciiOnly ? word & highs : lanes(word, equalTo: 0xE2)
-            if found != 0 { return index + found.trailingZeroBitCount / 8 }
+                ByteLanes.equal(word, quote) | ByteLanes.equal(word, backslash)
+                | ByteLanes.equal(word, UInt8(ascii: "<"))
+            found |= asciiOnly ? ByteLanes.nonASCII(word) : ByteLanes.equal(word, 0xE2)
+            if found != 0 { return index + ByteLanes.firstLane(found) }
             index += 8
         }
         while index < count, !stopsStringRun(base[index], asciiOnly: asciiOnly) {

@@ -110,4 +110,38 @@ struct WordScanningTests {
         let deep = Array(#"{"v":1,"kind":"call","task":"t","options":{"a":[[1]]}}"#.utf8)
         #expect(deep.withUnsafeBufferPointer { CallEnvelopeScan($0)?.depth } == 4)
     }
+
+    @Test("the JSON check sees a byte that ends, escapes or spoils a string in every lane, and every length of string")
+    func validatorLanes() {
+        func valid(_ bytes: [UInt8]) -> Bool {
+            bytes.withUnsafeBufferPointer { JSONValidator.isValid($0, maxDepth: 8) }
+        }
+        func string(_ middle: [UInt8], at offset: Int) -> [UInt8] {
+            [UInt8(ascii: "\"")] + Array(repeating: UInt8(ascii: "a"), count: offset) + middle
+                + Array(repeating: UInt8(ascii: "a"), count: 19 - offset) + [UInt8(ascii: "\"")]
+        }
+        let accepted: [[UInt8]] = [
+            Array("\\n".utf8), Array("\\u00e9".utf8), Array("\\\"".utf8), Array("é".utf8), Array("✓".utf8),
+            Array("😀".utf8), [0x7F], [0x20],
+        ]
+        let refused: [[UInt8]] = [
+            [0x01], [0x0A], [0x1F], [0x00], [0xFF], [0xC3], [0xC0, 0x80], [0xED, 0xA0, 0x80], Array("\\x".utf8),
+            Array("\\u12G".utf8), [UInt8(ascii: "\"")],
+        ]
+        for offset in 0..<20 {
+            for middle in accepted {
+                #expect(valid(string(middle, at: offset)), "\(middle) at \(offset)")
+                #expect(valid(Array("{\"k\":".utf8) + string(middle, at: offset) + [UInt8(ascii: "}")]))
+            }
+            for middle in refused {
+                #expect(!valid(string(middle, at: offset)), "\(middle) at \(offset)")
+            }
+        }
+        for length in 0..<24 {
+            let plain = Array(repeating: UInt8(ascii: "b"), count: length)
+            #expect(valid([UInt8(ascii: "\"")] + plain + [UInt8(ascii: "\"")]), "length \(length)")
+            #expect(!valid([UInt8(ascii: "\"")] + plain), "unterminated, length \(length)")
+            #expect(!valid([UInt8(ascii: "\"")] + plain + [UInt8(ascii: "\\")]), "a lone backslash at the end")
+        }
+    }
 }
