@@ -6,9 +6,10 @@ struct HostOptions {
     static let usage = """
         usage: bridgehost [PAGE] [options]
 
-        Loads PAGE in WebKitGTK with BridgeKit's stock tasks (Alert, Echo, History) plus the tasks you
-        mock, and logs the bridge traffic: every call and reply with its payload, progress, events,
-        native-to-page calls, the page's console messages and uncaught errors, and a summary.
+        Loads PAGE in WebKitGTK with BridgeKit's stock tasks (Alert, Echo, History, File.save,
+        File.open) plus the tasks you mock, and logs the bridge traffic: every call and reply with its
+        payload, progress, events, native-to-page calls, the page's console messages and uncaught
+        errors, and a summary.
 
           PAGE                  an .html file (served with its folder on http://127.0.0.1:<port>/, so
                                 relative scripts and styles load), a file:// URL, an http(s) URL, or
