@@ -44,6 +44,9 @@ struct BinaryLateSendTests {
         let late = Late()
         let (page, transfers, _, records) = try BinaryTransfersTests.fixture()
         try page.router.register(late.task(transfers))
+        // Registering while a page is connected sends it the new task list on a task of its own:
+        // wait for it, so it is not counted below as a message after the reply.
+        #expect(await eventually { page.messages.contains { $0["kind"] == "tasks" } })
         let log = TrafficLog(page.router)
         let reply = await page.call("Late", options: 1000, id: "late-1")
         #expect(reply["data"] == "answered")

@@ -78,6 +78,9 @@ struct FixtureTests {
         #expect(
             page.messages(for: "k7f3q9x1-1") == [byFile["progress.json"], byFile["reply-ok.json"]].compactMap { $0 })
         _ = router.replace(none)
+        // The new task list reaches the connected page on a task of its own: wait for it, so it
+        // does not land between the messages compared below.
+        #expect(await eventually { page.messages.contains { $0["kind"] == "tasks" } })
         let none1 = InMemoryPage(router: try makeRouter([none]))
         #expect(await none1.call("none", id: "k7f3q9x1-1") == byFile["reply-ok-null.json"])
         let missing = InMemoryPage(router: try makeRouter())
