@@ -148,6 +148,10 @@ struct BenchSettings: Sendable {
     }
     var pipelineWidth: Int { smoke ? 4 : 64 }
     var rateRounds: Int { smoke ? 1 : 9 }
+    /// Web views (each with its web process) the end-to-end rate rounds take turns in: three
+    /// rounds in each of three views instead of nine in one, since five runs of one view each
+    /// disagreed by more than their rounds did (docs/performance.md, "Three web processes per run").
+    var rateViews: Int { smoke ? 1 : 3 }
 
     /// Large payloads: sizes and round trips per round.
     var largePlan: [(PayloadSize, Int)] {

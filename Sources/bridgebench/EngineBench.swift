@@ -31,6 +31,7 @@ final class EngineBench {
     /// Creates the view, attaches BridgeKit and the bare handler, loads the page and waits until
     /// the shim and the handler are there.
     static func open() async throws -> EngineBench {
+        let before = Set(MemoryProbe.webProcesses())
         let bench = try EngineBench()
         try bench.webView.loadHTML(BenchPage.html, baseURI: BenchPage.origin + "/")
         try await bench.waitUntil("page load") { bench.loaded }
@@ -38,8 +39,13 @@ final class EngineBench {
             (try? await bench.webView.evaluateJavaScriptReturningJSON("window.__bench && window.__bench.ready()"))
                 == "true"
         }
+        bench.webProcess = MemoryProbe.webProcesses().filter { !before.contains($0) }.last
         return bench
     }
+
+    /// The process id of this view's web process (each view has an ephemeral context and a web
+    /// process of its own), nil when it could not be told apart.
+    private(set) var webProcess: Int32?
 
     private init() throws {
         router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins([OriginPattern(BenchPage.origin)])))
@@ -118,7 +124,7 @@ final class EngineBench {
     /// payload in full; without it exactly `count` calls run (each answer still checked by size).
     /// - Returns: seconds per call, as the page measured them with `performance.now()`.
     func run(_ mode: String, key: String, count: Int, width: Int = 1, verify: Bool = true) async throws -> Double {
-        let web = MemoryProbe.webProcesses().first.map { MemoryProbe(pid: $0) }
+        let web = webProcess.map { MemoryProbe(pid: $0) }
         let ui0 = Measure.processCPUTime()
         let web0 = web?.cpuSeconds()
         defer {

@@ -9,41 +9,54 @@ extension BenchRun {
     @MainActor
     func runEngineParts(into table: inout ResultTable) async throws {
         guard settings.runs("e2e") || settings.runs("large") else { return }
-        let engine = try await EngineBench.open()
+        var engines: [EngineBench] = []
         do {
-            if settings.runs("e2e") { try await runRates(engine, into: &table) }
-            if settings.runs("large") { try await runLarge(engine, into: &table) }
+            let views = settings.runs("e2e") ? settings.rateViews : 1
+            for _ in 0..<views { engines.append(try await EngineBench.open()) }
+            if settings.runs("e2e") { try await runRates(engines, into: &table) }
+            if settings.runs("large") { try await runLarge(engines[0], into: &table) }
         } catch {
-            await engine.close()
+            for engine in engines { await engine.close() }
             throw error
         }
-        await engine.close()
+        for engine in engines { await engine.close() }
     }
 
     /// Round trips per second with a small payload, one at a time and many in flight, for each
-    /// of the pairs in ``BenchSettings/ratePairs``.
+    /// of the pairs in ``BenchSettings/ratePairs``. Round `r` of a row runs in `engines[r % count]`:
+    /// each view has a web process of its own, whose compiled code and heap differ from the next
+    /// one's, so a row's rounds sample several processes instead of one (``BenchSettings/rateViews``).
     @MainActor
-    private func runRates(_ engine: EngineBench, into table: inout ResultTable) async throws {
+    private func runRates(_ engines: [EngineBench], into table: inout ResultTable) async throws {
         for (label, payload, sequentialCount, pipelinedCount) in settings.ratePlan {
             let key = "rate \(label)"
-            try await engine.setPayload(payload, key: key)
+            for engine in engines { try await engine.setPayload(payload, key: key) }
             for (routerMode, bareMode, task) in BenchSettings.ratePairs {
                 for (mode, width, count) in [
                     ("sequential", 1, sequentialCount),
                     ("pipelined ×\(settings.pipelineWidth)", settings.pipelineWidth, pipelinedCount),
                 ] {
                     // Warm-up: code paths, JIT, caches.
-                    _ = try await engine.run(bareMode, key: key, count: max(count / 10, 2), width: width)
-                    _ = try await engine.run(routerMode, key: key, count: max(count / 10, 2), width: width)
+                    for engine in engines {
+                        _ = try await engine.run(bareMode, key: key, count: max(count / 10, 2), width: width)
+                        _ = try await engine.run(routerMode, key: key, count: max(count / 10, 2), width: width)
+                    }
                     var cpu: [String: [(ui: Double, web: Double?)]] = [:]
+                    // Each side counts its own rounds: both sides of round r run in the same view.
+                    var routerRounds = 0
+                    var bareRounds = 0
                     let paired = try await Measure.alternatingValues(
                         rounds: settings.rateRounds,
                         {
+                            let engine = engines[routerRounds % engines.count]
+                            routerRounds += 1
                             let seconds = try await engine.run(routerMode, key: key, count: count, width: width)
                             cpu["router", default: []].append(engine.lastCPU)
                             return seconds
                         },
                         {
+                            let engine = engines[bareRounds % engines.count]
+                            bareRounds += 1
                             let seconds = try await engine.run(bareMode, key: key, count: count, width: width)
                             cpu["bare", default: []].append(engine.lastCPU)
                             return seconds
@@ -58,7 +71,7 @@ extension BenchRun {
                         bare: ResultTable.rate(1 / bare), ratio: paired.ratio, target: .atLeast(0.85))
                 }
             }
-            try await engine.dropPayload(key: key)
+            for engine in engines { try await engine.dropPayload(key: key) }
         }
     }
 
@@ -171,7 +184,7 @@ extension BenchRun {
         // Exactly one round trip: the verifying call that `run` makes first by default would leave
         // its garbage (JavaScriptCore strings not yet collected, freed chunks glibc keeps after
         // raising its mmap threshold) under the measured call's peak. Every other run verifies.
-        try await MemoryProbe.peakGrowth(web: MemoryProbe.webProcesses().first) {
+        try await MemoryProbe.peakGrowth(web: engine.webProcess) {
             _ = try await engine.run(mode, key: key, count: 1, verify: false)
         }
     }

@@ -14,46 +14,52 @@ extension BenchRun {
     /// The engine's limit and the peer designs: BridgeKit (``EngineBench``, ``BenchPage``) against
     /// the bare reply-handler echo, the bare `evaluate_javascript` echo and each peer design
     /// (``PeerEngine``, ``PeerPage``), in one process, every side once per round in a rotated
-    /// order; each row's spread is over the rounds. Writes the round-trip chart.
+    /// order; each row's spread is over the rounds. Round `r` runs in the `r % count`th pair of
+    /// views (``BenchSettings/peerViews``), each view with a web process of its own. Writes the
+    /// round-trip chart.
     @MainActor
     func runPeers(into table: inout ResultTable) async throws {
-        let engine = try await EngineBench.open()
-        let peers: PeerEngine
-        do {
-            peers = try await PeerEngine.open()
-        } catch {
-            await engine.close()
-            throw error
+        var engines: [EngineBench] = []
+        var peerEngines: [PeerEngine] = []
+        func close() async {
+            for peers in peerEngines { peers.close() }
+            for engine in engines { await engine.close() }
         }
         do {
-            try await runPeers(engine, peers, into: &table)
+            for _ in 0..<settings.peerViews {
+                engines.append(try await EngineBench.open())
+                peerEngines.append(try await PeerEngine.open())
+            }
+            try await runPeers(engines, peerEngines, into: &table)
         } catch {
-            peers.close()
-            await engine.close()
+            await close()
             throw error
         }
-        peers.close()
-        await engine.close()
+        await close()
     }
 
     @MainActor
-    private func runPeers(_ engine: EngineBench, _ peers: PeerEngine, into table: inout ResultTable) async throws {
+    private func runPeers(_ engines: [EngineBench], _ peerEngines: [PeerEngine], into table: inout ResultTable)
+        async throws
+    {
+        // Which pair of views the sides run in: set before each round (and warm-up) by `measure`.
+        let turn = ViewTurn(count: engines.count)
         let bridgeTyped = PeerSide(
             label: "BridgeKit, typed task",
             run: { key, count, width in
-                try await engine.run("router-sync", key: key, count: count, width: width)
+                try await engines[turn.index].run("router-sync", key: key, count: count, width: width)
             })
         let bridgeRaw = PeerSide(
             label: "BridgeKit, Echo task",
             run: { key, count, width in
-                try await engine.run("router-raw", key: key, count: count, width: width)
+                try await engines[turn.index].run("router-raw", key: key, count: count, width: width)
             })
         let settings = self.settings
         func peer(_ mode: String, _ label: String) -> PeerSide {
             var side = PeerSide(
                 label: label,
                 run: { key, count, width in
-                    try await peers.run(mode, key: key, count: count, width: width)
+                    try await peerEngines[turn.index].run(mode, key: key, count: count, width: width)
                 })
             if mode == "dsbridge" { side.sequentialCap = { settings.dsbridgeSequentialCount($0) } }
             return side
@@ -67,17 +73,19 @@ extension BenchRun {
         var chart = RoundTripChart(
             title: "Round-trip time against payload size, one call at a time (WebKitGTK \(Self.webKitVersion))")
         var matrix = PeerMatrix(designs: designs.map(\.label))
+        try await warmUp(sides, engines: engines, peerEngines: peerEngines, turn: turn)
         for size in settings.peerPlan {
             let key = "peer \(size.label)"
-            try await engine.setPayload(size.payload, key: key)
-            try await peers.setPayload(size.payload, key: key)
+            for engine in engines { try await engine.setPayload(size.payload, key: key) }
+            for peers in peerEngines { try await peers.setPayload(size.payload, key: key) }
             var modes = [("sequential", 1, size.sequentialCount)]
             if let pipeline = size.pipeline {
                 modes.append(("pipelined ×\(pipeline.width)", pipeline.width, pipeline.count))
             }
             for (mode, width, count) in modes {
                 let rounds = try await measure(
-                    sides, key: key, count: count, width: width, rounds: settings.peerRounds(forBytes: size.bytes))
+                    sides, key: key, count: count, width: width, rounds: settings.peerRounds(forBytes: size.bytes),
+                    turn: turn)
                 let spread = { (side: PeerSide) in Spread(rounds[side.label] ?? []) }
                 // BridgeKit's side ÷ the other, in rates: the other's seconds ÷ BridgeKit's, round by round.
                 let ratio = { (bridge: PeerSide, other: PeerSide) in
@@ -113,11 +121,12 @@ extension BenchRun {
                     }
                 }
             }
-            try await engine.dropPayload(key: key)
-            await peers.dropPayload(key: key)
+            for engine in engines { try await engine.dropPayload(key: key) }
+            for peers in peerEngines { await peers.dropPayload(key: key) }
         }
-        // Memory last: the fixed mmap threshold it needs would change the timed rows' allocator.
+        // Memory last (in the first pair of views): the fixed mmap threshold it needs would change the timed rows' allocator.
         MemoryProbe.fixMmapThreshold()
+        let (engine, peers) = (engines[0], peerEngines[0])
         for size in settings.peerPlan where size.bytes >= 1 << 20 {
             let key = "peer memory \(size.label)"
             try await engine.setPayload(size.payload, key: key)
@@ -194,17 +203,50 @@ extension BenchRun {
             ratio: typedMedian.map { $0 / codecMedian }, target: nil)
     }
 
-    /// Runs every side `rounds` times, one warm-up call first, rotating the order
-    /// each round so no side always runs first (cold caches) or last.
+    /// Brings every side's JavaScript to its steady state before the first row: each side makes
+    /// ``BenchSettings/peerWarmUpCalls`` calls of 100 B, 64 in flight (a peer's own cap, such as
+    /// DSBridge's flush, divides them), untimed. JavaScriptCore compiles a function in its
+    /// optimizing tiers only after thousands of calls, on worker threads that share the machine's
+    /// cores with the measured processes: BridgeKit's shim and relay took about 20,000 calls of
+    /// 100 B to settle (docs/performance.md, "The first rows ran while the JIT compiled"), a bare
+    /// echo's few lines almost none, so without this the first rows timed the compiler.
+    @MainActor
+    private func warmUp(
+        _ sides: [PeerSide], engines: [EngineBench], peerEngines: [PeerEngine], turn: ViewTurn
+    ) async throws {
+        let calls = settings.peerWarmUpCalls
+        guard calls > 0 else { return }
+        let key = "peer warm-up"
+        let payload = BenchPayload.make(bytes: 100)
+        for engine in engines { try await engine.setPayload(payload, key: key) }
+        for peers in peerEngines { try await peers.setPayload(payload, key: key) }
+        for index in 0..<turn.count {
+            turn.index = index
+            for side in sides {
+                let count = side.sequentialCap.map { $0(calls) * 64 } ?? calls
+                _ = try await side.run(key, count, 64)
+            }
+        }
+        for engine in engines { try await engine.dropPayload(key: key) }
+        for peers in peerEngines { await peers.dropPayload(key: key) }
+    }
+
+    /// Runs every side `rounds` times, one warm-up call first in each pair of views, rotating the
+    /// order each round so no side always runs first (cold caches) or last; round `r` runs in
+    /// pair `r % turn.count`.
     /// - Returns: each side's seconds per call, round by round, by label.
     @MainActor
-    private func measure(_ sides: [PeerSide], key: String, count: Int, width: Int, rounds: Int) async throws -> [String:
-        [Double]]
+    private func measure(_ sides: [PeerSide], key: String, count: Int, width: Int, rounds: Int, turn: ViewTurn)
+        async throws -> [String: [Double]]
     {
         func calls(_ side: PeerSide) -> Int { width == 1 ? (side.sequentialCap?(count) ?? count) : count }
-        for side in sides { _ = try await side.run(key, max(calls(side) / 10, 1), width) }
+        for index in 0..<turn.count {
+            turn.index = index
+            for side in sides { _ = try await side.run(key, max(calls(side) / 10, 1), width) }
+        }
         var samples: [String: [Double]] = [:]
         for round in 0..<rounds {
+            turn.index = round % turn.count
             for index in sides.indices {
                 let side = sides[(index + round) % sides.count]
                 samples[side.label, default: []].append(try await side.run(key, calls(side), width))
@@ -215,6 +257,15 @@ extension BenchRun {
 
     /// The WebKitGTK version the process runs with, e.g. "2.50.6".
     static var webKitVersion: String { PeerEngine.webKitVersion }
+}
+
+/// Which of several pairs of views (BridgeKit's and the peers') the peer sides run in now.
+@MainActor
+final class ViewTurn {
+    let count: Int
+    var index = 0
+
+    init(count: Int) { self.count = max(count, 1) }
 }
 
 /// The table of BridgeKit ÷ each design: one row per size and mode, one column per design.

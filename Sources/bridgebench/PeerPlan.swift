@@ -55,6 +55,14 @@ extension BenchSettings {
         ]
     }
 
+    /// Untimed calls each side makes before the first row (``BenchRun``'s peer warm-up): enough
+    /// for JavaScriptCore to finish compiling the shim and the relay in its optimizing tiers.
+    var peerWarmUpCalls: Int { smoke ? 0 : 20_000 }
+
+    /// Pairs of views (BridgeKit's and the peers', each view with its web process) the peer rounds
+    /// take turns in, as the end-to-end rates do (``BenchSettings/rateViews``).
+    var peerViews: Int { smoke ? 1 : 3 }
+
     /// Rounds per row of the peer comparison; every side runs once per round, in a rotated order.
     /// Rows of 1 MB and more take 5: a round of ten sides there takes seconds to a minute.
     func peerRounds(forBytes bytes: Int) -> Int { smoke ? 1 : bytes >= 1024 * 1024 ? 5 : 9 }

@@ -123,10 +123,10 @@ enum StepsProfile {
 
     /// Opens a raw view with the shim and relay `scripts` (BridgeKit's, or another version's) and
     /// its two handlers, loaded and ready.
-    static func openRaw(shim: String, relay: String) async throws -> PeerWebView {
+    static func openRaw(shim: String, relay: String?) async throws -> PeerWebView {
         let view = try PeerWebView()
         view.addUserScript(shim)
-        view.addUserScript(relay, world: relayWorld)
+        if let relay { view.addUserScript(relay, world: relayWorld) }
         view.register("rawreply", withReply: true) { value, reply in
             guard let reply, let text = jsc_value_to_string(value) else { return }
             defer { g_free(text) }
@@ -137,7 +137,7 @@ enum StepsProfile {
         }
         // What a router must at least do: find the call's id and options in the relay's envelope
         // ("main <origin>\n<call JSON>") and answer with a reply message that holds them.
-        view.register("webbridge", world: relayWorld, withReply: true) { value, reply in
+        view.register("webbridge", world: relay == nil ? nil : relayWorld, withReply: true) { value, reply in
             guard let reply, let cText = jsc_value_to_string(value) else { return }
             defer { g_free(cText) }
             let body = String(cString: cText)
@@ -165,7 +165,9 @@ enum StepsProfile {
     /// Runs ``rawSteps`` in a raw view with BridgeKit's shim and relay and, when the environment
     /// names a directory in `BRIDGEBENCH_BASELINE_JS` (holding another version's `webbridge.js` and
     /// `webbridge-relay.js`), in a second raw view with those, rounds alternating between the two:
-    /// an A/B of two versions of the page scripts in one process.
+    /// an A/B of two versions of the page scripts in one process. With `BRIDGEBENCH_STEPS_PAGE_WORLD`
+    /// set, one more raw view has the shim and its handler in the page's world and no relay
+    /// (``openRaw(shim:relay:)``): what the two-world design costs a call.
     static func runRaw(count: Int, rounds: Int, payload: String, large: Bool) async throws -> [String: [Double]] {
         var views = [("", try await openRaw(shim: WebBridgeShim.source, relay: WebBridgeRelay.source))]
         defer { for (_, view) in views { view.close() } }
@@ -173,6 +175,10 @@ enum StepsProfile {
             let shim = try String(contentsOfFile: directory + "/webbridge.js", encoding: .utf8)
             let relay = try String(contentsOfFile: directory + "/webbridge-relay.js", encoding: .utf8)
             views.append(("baseline ", try await openRaw(shim: shim, relay: relay)))
+        }
+        let pageWorldLabel = "page-world channel "
+        if ProcessInfo.processInfo.environment["BRIDGEBENCH_STEPS_PAGE_WORLD"] != nil {
+            views.append((pageWorldLabel, try await openRaw(shim: WebBridgeShim.source, relay: nil)))
         }
         for (_, view) in views {
             for world in [nil, relayWorld] {
@@ -182,7 +188,7 @@ enum StepsProfile {
         var samples: [String: [Double]] = [:]
         for round in 0..<rounds {
             for (label, view) in views {
-                for world in [nil, relayWorld] {
+                for world in (label == pageWorldLabel ? [nil] : [nil, relayWorld]) {
                     let steps =
                         world == nil
                         ? (large ? LargeSteps.raw : rawSteps) : (large ? LargeSteps.rawRelay : rawRelaySteps)
