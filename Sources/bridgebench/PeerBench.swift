@@ -207,9 +207,9 @@ extension BenchRun {
     /// ``BenchSettings/peerWarmUpCalls`` calls of 100 B, 64 in flight (a peer's own cap, such as
     /// DSBridge's flush, divides them), untimed. JavaScriptCore compiles a function in its
     /// optimizing tiers only after thousands of calls, on worker threads that share the machine's
-    /// cores with the measured processes: BridgeKit's shim and relay took about 20,000 calls of
-    /// 100 B to settle (docs/performance.md, "The first rows ran while the JIT compiled"), a bare
-    /// echo's few lines almost none, so without this the first rows timed the compiler.
+    /// cores with the measured processes: BridgeKit's shim and relay were still being compiled
+    /// after 10,000 calls of 100 B (docs/performance.md, "The 100 B gap on a quiet machine"), a
+    /// bare echo's few lines hardly at all, so without this the first rows timed the compiler too.
     @MainActor
     private func warmUp(
         _ sides: [PeerSide], engines: [EngineBench], peerEngines: [PeerEngine], turn: ViewTurn

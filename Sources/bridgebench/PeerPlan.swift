@@ -55,8 +55,9 @@ extension BenchSettings {
         ]
     }
 
-    /// Untimed calls each side makes before the first row (``BenchRun``'s peer warm-up): enough
-    /// for JavaScriptCore to finish compiling the shim and the relay in its optimizing tiers.
+    /// Untimed calls each side makes in each view before the first row (``BenchRun``'s peer
+    /// warm-up), so that JavaScriptCore has compiled most of the shim and the relay in its
+    /// optimizing tiers before anything is timed.
     var peerWarmUpCalls: Int { smoke ? 0 : 20_000 }
 
     /// Pairs of views (BridgeKit's and the peers', each view with its web process) the peer rounds
