@@ -90,9 +90,16 @@ extension BinaryTransfers {
         return await withCheckedContinuation { (continuation: CheckedContinuation<BinaryResponse, Never>) in
             enum Step {
                 case refuse(Int, String)
-                /// A request of the call's origin against its upload's rules: the upload ends with `invalid_options`.
-                case breaksRules(String)
+                /// A request of the call's origin against its upload's rules: the upload ends with
+                /// `error`, and the request is answered `status` with `reason`.
+                case breaksRules(BridgeError, status: Int, reason: String)
                 case attach(CheckedContinuation<(any BinaryBodyReader)?, Never>?, Task<Void, Never>?)
+            }
+            let misuse = { (reason: String) -> Step in
+                .breaksRules(
+                    .invalidOptions(
+                        "The page sent the binary value against the rules of its transfer (\(reason)).", path: ""),
+                    status: 409, reason: reason)
             }
             let step = state.withLock { s -> Step in
                 guard var slot = s.uploads[token] else {
@@ -100,15 +107,24 @@ extension BinaryTransfers {
                     return .refuse(404, "unknown_transfer")
                 }
                 guard let origin = request.origin, origin == slot.origin else { return .refuse(403, "forbidden") }
-                guard slot.body == nil else { return .breaksRules("already_used") }
+                guard slot.body == nil else { return misuse("already_used") }
                 if let offset = request.offset {
                     // A part: only of a body sent in parts with a declared size, and only the
-                    // next one (each offset is used once, in order).
-                    guard slot.parted != false, slot.declaredSize != nil else { return .breaksRules("already_used") }
-                    guard offset == slot.bytes else { return .breaksRules("out_of_order") }
+                    // next one (each offset is used once, in order: a part brings at least one
+                    // byte, see `bodyEnded`).
+                    guard slot.parted != false, slot.declaredSize != nil else { return misuse("already_used") }
+                    guard offset == slot.bytes else { return misuse("out_of_order") }
                     slot.parted = true
                 } else {
-                    guard slot.parted == nil else { return .breaksRules("already_used") }
+                    guard slot.parted == nil else { return misuse("already_used") }
+                    // A whole body is one part: a value over the part size goes in parts, so
+                    // that the app's process holds one part at a time (a body of unknown size
+                    // is cut off at the part size as it is read, `countUpload`).
+                    if let size = slot.declaredSize, size > limits.partBytes {
+                        return .breaksRules(
+                            .payloadTooLarge(bytes: size, limit: limits.partBytes), status: 413,
+                            reason: "part_too_large")
+                    }
                     slot.parted = false
                 }
                 slot.body = body
@@ -125,13 +141,11 @@ extension BinaryTransfers {
             case .refuse(let status, let code):
                 body.cancel()
                 continuation.resume(returning: .plain(status, code: code, origin: request.origin))
-            case .breaksRules(let reason):
+            case .breaksRules(let error, let status, let reason):
                 body.cancel()
-                let error = BridgeError.invalidOptions(
-                    "The page sent the binary value against the rules of its transfer (\(reason)).", path: "")
                 endUpload(token, .failed(error.code), error: error)
                 continuation.resume(
-                    returning: Self.answer(409, code: error.code, reason: reason, origin: request.origin))
+                    returning: Self.answer(status, code: error.code, reason: reason, origin: request.origin))
             case .attach(let waiter, let timer):
                 timer?.cancel()
                 waiter?.resume(returning: body)
@@ -210,16 +224,17 @@ extension BinaryTransfers {
     /// Counts `count` more bytes of upload `token`; returns the error that ends it, if any, and
     /// the answer's `reason` for it (`part_too_large`: a part over ``BinaryLimits/partBytes``).
     func countUpload(_ token: String, bytes count: Int) -> (error: BridgeError, reason: String?)? {
-        let result = state.withLock { s -> (Int, Int, Bool, Int?, UInt64)? in
+        let result = state.withLock { s -> (Int, Int, Int?, UInt64)? in
             guard var slot = s.uploads[token] else { return nil }
             slot.bytes += count
             s.uploads[token] = slot
-            return (slot.bytes, slot.bytes - slot.partStart, slot.parted == true, slot.declaredSize, slot.generation)
+            return (slot.bytes, slot.bytes - slot.partStart, slot.declaredSize, slot.generation)
         }
-        guard let (bytes, partBytes, parted, declared, generation) = result else { return (.cancelled(), nil) }
+        guard let (bytes, partBytes, declared, generation) = result else { return (.cancelled(), nil) }
         let limit = min(limits.maxTransferBytes, declared ?? .max)
         if bytes > limit { return (.payloadTooLarge(bytes: bytes, limit: limit), nil) }
-        if parted, partBytes > limits.partBytes {
+        // A part, or a whole body (one part): the app holds at most one part at a time.
+        if partBytes > limits.partBytes {
             return (.payloadTooLarge(bytes: partBytes, limit: limits.partBytes), "part_too_large")
         }
         if !isCurrent(generation) { return (.navigated(), nil) }
@@ -232,7 +247,8 @@ extension BinaryTransfers {
         case finished
         /// A part ended before the declared size: its request was answered 200; the next part follows.
         case nextPart
-        /// A whole body ended before its declared size.
+        /// A whole body ended before its declared size, or a part brought no byte (the page
+        /// stopped sending: a part that is empty would leave its offset to be used again).
         case short
         /// The upload already ended.
         case gone
@@ -249,7 +265,7 @@ extension BinaryTransfers {
         let step = state.withLock { s -> Step in
             guard var slot = s.uploads[token] else { return .end(.gone) }
             if slot.declaredSize.map({ $0 == slot.bytes }) ?? true { return .end(.finished) }
-            guard slot.parted == true else { return .end(.short) }
+            guard slot.parted == true, slot.bytes > slot.partStart else { return .end(.short) }
             let waiter = slot.requestWaiter
             slot.requestWaiter = nil
             slot.body = nil

@@ -109,6 +109,76 @@ public enum WebBridgeShim {
   var hostReadableStream = typeof ReadableStream === 'function' ? ReadableStream : null;
   // A mock's bytes read as a stream (call setting `binary: "stream"`) come in chunks of this size.
   var MOCK_CHUNK_BYTES = 65536;
+  // The platform's own accessors and methods for what the byte transport reads (fetch's responses,
+  // their body streams and readers, Blobs, typed arrays' length, crypto's random bytes), captured
+  // like the intrinsics above: a page that later replaces `Response.prototype.json`,
+  // `ReadableStreamDefaultReader.prototype.read`, `Blob.prototype.slice` or the like can neither
+  // strand a binary transfer nor feed it other bytes. They are used on the platform's own objects
+  // only (``isPlatform``); a stand-in of another kind (a test double) is read with its own members.
+  function ownGetter(proto, key) {
+    try {
+      var d = proto ? Object.getOwnPropertyDescriptor(proto, key) : null;
+      return d && typeof d.get === 'function' ? d.get : null;
+    } catch (e) { return null; }
+  }
+  function ownMethod(proto, key) {
+    try { return proto && typeof proto[key] === 'function' ? proto[key] : null; } catch (e) { return null; }
+  }
+  var responseProto = typeof Response === 'function' ? Response.prototype : null;
+  var streamProto = typeof ReadableStream === 'function' ? ReadableStream.prototype : null;
+  var readerProto = typeof ReadableStreamDefaultReader === 'function' ? ReadableStreamDefaultReader.prototype : null;
+  var blobProto = typeof Blob === 'function' ? Blob.prototype : null;
+  var platform = {
+    responseStatus: ownGetter(responseProto, 'status'),
+    responseOk: ownGetter(responseProto, 'ok'),
+    responseBody: ownGetter(responseProto, 'body'),
+    responseJson: ownMethod(responseProto, 'json'),
+    responseArrayBuffer: ownMethod(responseProto, 'arrayBuffer'),
+    streamLocked: ownGetter(streamProto, 'locked'),
+    streamGetReader: ownMethod(streamProto, 'getReader'),
+    readerRead: ownMethod(readerProto, 'read'),
+    blobSize: ownGetter(blobProto, 'size'),
+    blobSlice: ownMethod(blobProto, 'slice'),
+    blobArrayBuffer: ownMethod(blobProto, 'arrayBuffer'),
+    typedArrayLength: Uint8ArrayCtor ? ownGetter(Object.getPrototypeOf(Uint8ArrayCtor.prototype), 'length') : null,
+    getRandomValues: typeof crypto === 'object' && crypto ? ownMethod(Object.getPrototypeOf(crypto), 'getRandomValues') : null
+  };
+  /**
+   * Whether `object` is the platform's own kind for `brand`, an attribute getter captured above
+   * (a Web IDL getter throws for an object of any other kind).
+   */
+  function isPlatform(brand, object) {
+    if (!brand || object === null || typeof object !== 'object') { return false; }
+    try { apply(brand, object, []); return true; } catch (e) { return false; }
+  }
+  /** `member` of `object` read with the platform's `getter` when `object` is the platform's, else its own. */
+  function platformGet(getter, object, member) {
+    return isPlatform(getter, object) ? apply(getter, object, []) : object[member];
+  }
+  /** `object[method](...args)` through the platform's `fn` when `object` passes `brand`, else through its own. */
+  function platformCall(fn, brand, object, method, args) {
+    if (fn && isPlatform(brand, object)) { return apply(fn, object, args); }
+    return apply(object[method], object, args);
+  }
+  function responseStatus(r) { return platformGet(platform.responseStatus, r, 'status'); }
+  function responseOk(r) { return platformGet(platform.responseOk, r, 'ok'); }
+  function responseJSON(r) { return platformCall(platform.responseJson, platform.responseStatus, r, 'json', []); }
+  function responseBytes(r) { return platformCall(platform.responseArrayBuffer, platform.responseStatus, r, 'arrayBuffer', []); }
+  /** A reader of `response`'s body, `{reader, platform}` (`platform`: read it with the platform's `read`), or null. */
+  function bodyReader(response) {
+    var body = platformGet(platform.responseBody, response, 'body');
+    if (platform.streamGetReader && isPlatform(platform.streamLocked, body)) {
+      return { reader: apply(platform.streamGetReader, body, []), platform: !!platform.readerRead };
+    }
+    return body && typeof body.getReader === 'function' ? { reader: body.getReader(), platform: false } : null;
+  }
+  function readStep(body) { return body.platform ? apply(platform.readerRead, body.reader, []) : body.reader.read(); }
+  function blobBytes(blob, start, end) {
+    var part = start === undefined ? blob : platformCall(platform.blobSlice, platform.blobSize, blob, 'slice', [start, end]);
+    return platformCall(platform.blobArrayBuffer, platform.blobSize, part, 'arrayBuffer', []);
+  }
+  /** The length of a chunk a body reader gave (a `Uint8Array`), read with the platform's getter. */
+  function chunkLength(chunk) { return platformGet(platform.typedArrayLength, chunk, 'length'); }
 
   /** A `constructor` for promises of ours: its species is the captured `Promise`, so `then` never consults the page's `Promise[Symbol.species]` or `Promise.prototype.constructor`. */
   var ownConstructor = {};
@@ -275,7 +345,11 @@ public enum WebBridgeShim {
   function makeToken(win) {
     var c = (win && win.crypto) || (typeof crypto !== 'undefined' ? crypto : null);
     var bytes = new Uint8ArrayCtor(16);
-    c.getRandomValues(bytes);
+    if (platform.getRandomValues && c === (typeof crypto !== 'undefined' ? crypto : null)) {
+      apply(platform.getRandomValues, c, [bytes]);
+    } else {
+      c.getRandomValues(bytes);
+    }
     var hex = '';
     for (var i = 0; i < 16; i++) { hex += (bytes[i] < 16 ? '0' : '') + bytes[i].toString(16); }
     return hex;
@@ -823,9 +897,9 @@ public enum WebBridgeShim {
        */
       function refused(response, retry, delay) {
         if (entry.done) { return; }
-        var status = response ? response.status : 0;
+        var status = response ? responseStatus(response) : 0;
         var reading;
-        try { reading = response.json(); } catch (err) { return; }
+        try { reading = responseJSON(response); } catch (err) { return; }
         whenSettled(reading, function (j) {
           var code = isObject(j) && typeof j.code === 'string' ? j.code : null;
           // Not let wait for the claim (it came before native admitted its call, or other
@@ -851,7 +925,7 @@ public enum WebBridgeShim {
             cache: 'no-store', credentials: 'omit' }, offset);
         } catch (err) { unavailable(err); return; }
         whenSettled(request, function (response) {
-          if (!response || response.status !== 200) {
+          if (!response || responseStatus(response) !== 200) {
             refused(response, tries < NO_ROOM_RETRIES ? function () { send(token, offset, body, size, next, tries + 1); } : null,
               mathMin(NO_ROOM_MAX_MS, NO_ROOM_FIRST_MS * mathPow(2, tries)));
             return;
@@ -861,7 +935,7 @@ public enum WebBridgeShim {
             try { entry.onUploadProgress({ loaded: loaded, total: total }); } catch (err) { report(err); }
           }
           var reading;
-          try { reading = response.json(); } catch (err) { reading = null; }
+          try { reading = responseJSON(response); } catch (err) { reading = null; }
           whenSettled(reading, function (j) {
             var n = isObject(j) ? j.partBytes : null;
             if (typeof n === 'number' && n >= 1 && n <= 9007199254740991 && mathFloor(n) === n) { partBytes = n; }
@@ -880,7 +954,7 @@ public enum WebBridgeShim {
         var kind = binaryKind(body);
         if (kind === 'blob') {
           var reading;
-          try { reading = body.slice(offset, end).arrayBuffer(); } catch (err) { unavailable(err); return; }
+          try { reading = blobBytes(body, offset, end); } catch (err) { unavailable(err); return; }
           whenSettled(reading, function (buffer) { send(part.token, offset, buffer, end - offset, next); }, unavailable);
           return;
         }
@@ -892,7 +966,7 @@ public enum WebBridgeShim {
         if (part.size > partBytes) { sendParts(part, 0); return; }
         if (binaryKind(part.body) !== 'blob') { send(part.token, undefined, part.body, part.size, null); return; }
         var reading;
-        try { reading = part.body.arrayBuffer(); } catch (err) { unavailable(err); return; }
+        try { reading = blobBytes(part.body); } catch (err) { unavailable(err); return; }
         whenSettled(reading, function (buffer) { send(part.token, undefined, buffer, part.size, null); }, unavailable);
       });
     }
@@ -964,13 +1038,14 @@ public enum WebBridgeShim {
             if (!buffer) {
               buffer = new Uint8ArrayCtor(offset);
               var at = 0;
-              arrayForEach(chunks, function (c) { uint8Set(buffer, c, at); at += c.length; });
+              arrayForEach(chunks, function (c) { uint8Set(buffer, c, at); at += chunkLength(c); });
             }
             onBytes(buffer);
             return;
           }
+          var length = chunkLength(chunk);
           if (buffer) {
-            if (offset + chunk.length > size) {
+            if (offset + length > size) {
               source.stop();
               onError('invalid_result', 'The binary value is longer than announced');
               return;
@@ -979,8 +1054,8 @@ public enum WebBridgeShim {
           } else {
             arrayPush(chunks, chunk);
           }
-          offset += chunk.length;
-          onChunk(chunk.length);
+          offset += length;
+          onChunk(length);
           pump();
         }, onError);
       }
@@ -1060,15 +1135,16 @@ public enum WebBridgeShim {
             resolve();
             return;
           }
-          if (size !== null && offset + chunk.length > size) {
+          var length = chunkLength(chunk);
+          if (size !== null && offset + length > size) {
             end('invalid_result', 'The binary value is longer than announced');
             resolve();
             return;
           }
-          offset += chunk.length;
-          if (!chunk.length) { pull(resolve); return; }
+          offset += length;
+          if (!length) { pull(resolve); return; }
           try { sink.enqueue(chunk); } catch (e) { /* cancelled meanwhile */ }
-          onChunk(chunk.length);
+          onChunk(length);
           resolve();
         }, function (code, message) { end(code, message || 'A binary value could not be read'); resolve(); });
       }
@@ -1139,9 +1215,9 @@ public enum WebBridgeShim {
           return;
         }
         var c = controller;
-        whenSettled(reader.read(), function (step) {
+        whenSettled(readStep(reader), function (step) {
           if (step.done) { partEnded(onChunk, onError); return; }
-          offset += step.value.length;
+          offset += chunkLength(step.value);
           onChunk(step.value);
         }, failed(onError, c));
       }
@@ -1156,15 +1232,15 @@ public enum WebBridgeShim {
         } catch (err) { onError('unavailable', reasonOf(err)); return; }
         whenSettled(pending, function (response) {
           if (stopped) { onError('cancelled'); return; }
-          if (!response || !response.ok) {
-            whenSettled(response && response.json(), function (j) {
+          if (!response || !responseOk(response)) {
+            whenSettled(response && responseJSON(response), function (j) {
               onError(isObject(j) && typeof j.code === 'string' ? j.code : 'unavailable');
             }, function () { onError('unavailable'); });
             return;
           }
-          reader = response.body && typeof response.body.getReader === 'function' ? response.body.getReader() : null;
+          reader = bodyReader(response);
           if (reader) { read(onChunk, onError); return; }
-          whenSettled(response.arrayBuffer(), function (b) {
+          whenSettled(responseBytes(response), function (b) {
             whole = new Uint8ArrayCtor(b);
             read(onChunk, onError);
           }, failed(onError, c));
@@ -1210,7 +1286,7 @@ public enum WebBridgeShim {
       }
       if (binaryKind(body) !== 'blob') { soon(function () { copy(body); }); return; }
       var reading;
-      try { reading = body.arrayBuffer(); } catch (err) { onError('invalid_result', reasonOf(err)); return; }
+      try { reading = blobBytes(body); } catch (err) { onError('invalid_result', reasonOf(err)); return; }
       whenSettled(reading, copy, function (err) { onError('invalid_result', reasonOf(err)); });
     }
     /**
@@ -1235,7 +1311,7 @@ public enum WebBridgeShim {
             return;
           }
           var reading;
-          try { reading = body.slice(start, end).arrayBuffer(); } catch (err) { onError('invalid_result', reasonOf(err)); return; }
+          try { reading = blobBytes(body, start, end); } catch (err) { onError('invalid_result', reasonOf(err)); return; }
           whenSettled(reading, function (b) { onChunk(new Uint8ArrayCtor(b)); }, function (err) { onError('invalid_result', reasonOf(err)); });
         },
         stop: function () { body = null; offset = total; }

@@ -102,6 +102,60 @@ struct BinaryPartRefusalTests {
     }
 
     @Test(
+        "an empty part, first or after a part: the value ended short, 400 invalid_options at once; its offset is not used again",
+        .timeLimit(.minutes(1)),
+        arguments: [0, 3])
+    func emptyPart(_ offset: Int) async throws {
+        let (page, transfers, _, records, endings) = try Self.fixture()
+        let data = Fixture.bytes(9)
+        let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 9)
+        let clock = ContinuousClock()
+        let start = clock.now
+        async let reply = page.call("Count", options: ["name": "a", "file": placeholder])
+        #expect(await eventually { page.router.pendingCountsForTesting.calls == 1 })
+        if offset > 0 {
+            #expect(
+                await BinaryPartsTests.handle(transfers, Self.request(token, offset: 0, data.prefix(offset))).status
+                    == 200)
+        }
+        // Before the fix an empty part was answered 200 and left its offset to be sent again, each
+        // time restarting the claim wait: an upload that brought nothing never ended.
+        let empty = try await Self.answer(await transfers.handle(Self.request(token, offset: offset, Data())))
+        #expect(empty.status == 400 && empty.code == "invalid_options")
+        #expect(await reply["error"]?.string("code") == "invalid_options")
+        #expect(clock.now - start < Self.quick, "the call ended at once, not after the claim wait")
+        #expect(endings.list == ["invalid_options"], "the task's stream ended once")
+        #expect(records.list.map(\.outcome) == [.failed("invalid_options")])
+        let again = try await Self.answer(
+            await transfers.handle(Self.request(token, offset: offset, Data(data[offset..<offset + 3]))))
+        #expect(again.status == 400 && again.code == "invalid_options", "the upload stays ended")
+        #expect(transfers.openTransfers == 0)
+    }
+
+    @Test(
+        "a whole body over the part size, declared or found as it is read: 413 payload_too_large (part_too_large) at once",
+        .timeLimit(.minutes(1)),
+        arguments: ["declared", "unsized"])
+    func wholeBodyOverThePartSize(_ kind: String) async throws {
+        let limits = BinaryLimits(chunkBytes: BinaryLimits.minimumPartBytes, requestWait: 40, claimWait: 40)
+        let (page, transfers, _, records) = try Fixture.fixture(limits: limits)
+        let size = limits.partBytes + 1
+        let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: kind == "unsized" ? nil : size)
+        let clock = ContinuousClock()
+        let start = clock.now
+        async let reply = page.call("Save", options: ["name": "a", "file": placeholder])
+        #expect(await eventually { page.router.pendingCountsForTesting.calls == 1 })
+        // Before the fix a whole body of any size up to the transfer limit was taken in one request.
+        let answer = try await Self.answer(
+            await transfers.handle(Self.request(token, offset: nil, Fixture.bytes(size))))
+        #expect(answer.status == 413 && answer.code == "payload_too_large" && answer.reason == "part_too_large")
+        #expect(await reply["error"]?.string("code") == "payload_too_large")
+        #expect(clock.now - start < Self.quick)
+        #expect(records.list.map(\.outcome) == [.failed("payload_too_large")])
+        #expect(transfers.openTransfers == 0)
+    }
+
+    @Test(
         "a part after the task stopped reading: 499 cancelled at once, not after the request wait",
         .timeLimit(.minutes(1)))
     func partAfterTheTaskStopped() async throws {
