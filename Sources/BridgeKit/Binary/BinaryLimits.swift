@@ -15,6 +15,13 @@ public struct BinaryLimits: Sendable, Hashable {
     /// cannot make the app keep any number of sources open. Over it `send` throws
     /// `memory_budget_exceeded`. Default 256 MiB (256 streams at the default chunk size).
     public var maxHeldBytes: Int
+    /// How many download offers may be open at once (offered and not ended: unfetched, or being
+    /// read), whatever their size: an empty `Data` offer counts nothing against ``maxHeldBytes``,
+    /// so without this a page calling a task that offers bytes, and never reading them, could make
+    /// the app keep any number of offers until their lifetime ends. Over it
+    /// ``BinaryTransfers/send(_:type:context:)`` throws `memory_budget_exceeded`. Default 4096,
+    /// the number of offered tokens the page's shim remembers (more could never all be read).
+    public var maxOffers: Int
     /// How many page requests of one origin may wait for their call to claim them; the requests
     /// of all origins but the main frame's may wait four times that many together. Only an
     /// origin that called in the current document waits; a request without an origin never
@@ -42,11 +49,13 @@ public struct BinaryLimits: Sendable, Hashable {
     /// Creates limits; every argument has the default documented on its property.
     public init(
         maxTransferBytes: Int = 1 << 30, chunkBytes: Int = 1 << 20, maxHeldBytes: Int = 256 << 20,
-        maxWaitingRequests: Int = 32, requestWait: Double = 10, claimWait: Double = 30, offerLifetime: Double = 60
+        maxOffers: Int = 4096, maxWaitingRequests: Int = 32, requestWait: Double = 10, claimWait: Double = 30,
+        offerLifetime: Double = 60
     ) {
         self.maxTransferBytes = maxTransferBytes
         self.chunkBytes = max(1, chunkBytes)
         self.maxHeldBytes = maxHeldBytes
+        self.maxOffers = maxOffers
         self.maxWaitingRequests = maxWaitingRequests
         self.requestWait = requestWait
         self.claimWait = claimWait

@@ -21,6 +21,20 @@ extension BinaryTransfers {
         var endedOrder: [String] = []
         /// Whether a timer will end the offers that expire unfetched (``BinaryTransfers/scheduleExpiry()``).
         var expiryScheduled = false
+        /// The page generation of the last full pass of ``BinaryTransfers/sweep(now:)``, and the
+        /// earliest time an idle offer may expire since (`-infinity`: the next sweep passes over
+        /// everything). Until the generation changes or that time comes, a sweep has nothing to
+        /// end and returns at once, so its cost does not grow with the transfers open.
+        var sweptGeneration: UInt64?
+        var nextExpiry = -Double.infinity
+        /// How many times a sweep passed over every transfer (for tests).
+        var fullSweeps = 0
+
+        /// Notes that an offer of `generation` waits for the page until `expires`: the next sweep
+        /// that could end it passes over everything.
+        mutating func noteIdle(generation: UInt64, expires: Double) {
+            nextExpiry = generation == sweptGeneration ? min(nextExpiry, expires) : -.infinity
+        }
         var closed = false
         /// The wait timers running (``BinaryTransfers/startWaitTimer(in:seconds:fire:)``).
         var waitTimers = 0

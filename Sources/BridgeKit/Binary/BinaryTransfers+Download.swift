@@ -23,7 +23,8 @@ extension BinaryTransfers {
     ///   ``upload(of:context:)``; `cancelled` when the call has already settled (its reply was
     ///   sent, or it was cancelled or timed out: as for ``CallContext/progress(_:)``, nothing would
     ///   read the bytes); `payload_too_large` over ``BinaryLimits/maxTransferBytes``;
-    ///   `memory_budget_exceeded` over ``BinaryLimits/maxHeldBytes``; for a context of no pending
+    ///   `memory_budget_exceeded` over ``BinaryLimits/maxHeldBytes`` or with
+    ///   ``BinaryLimits/maxOffers`` offers open already; for a context of no pending
     ///   call, what announcing the token to the page throws (`unavailable` when the page is gone).
     public func send(_ data: Data, type: String? = nil, context: CallContext) async throws -> BridgeBinary {
         try await offer(.data(data), size: data.count, type: type, context: context)
@@ -75,11 +76,15 @@ extension BinaryTransfers {
             origin: origin, generation: context.pageGeneration, callID: context.callID, source: source, size: size,
             type: type, expires: Self.now() + limits.offerLifetime, held: held)
         try state.withLock { (s) throws(BridgeError) in
+            guard s.offers.count < limits.maxOffers else {
+                throw .offerBudgetExceeded(offers: s.offers.count, limit: limits.maxOffers)
+            }
             guard s.heldBytes + held <= limits.maxHeldBytes else {
                 throw .memoryBudgetExceeded(bytes: s.heldBytes + held, limit: limits.maxHeldBytes)
             }
             s.heldBytes += held
             s.offers[token] = offer
+            s.noteIdle(generation: offer.generation, expires: offer.expires)
         }
         scheduleExpiry()
         do {
@@ -223,6 +228,7 @@ extension BinaryTransfers {
             offer.partOpen = false
             offer.expires = Self.now() + limits.offerLifetime
             s.offers[token] = offer
+            s.noteIdle(generation: offer.generation, expires: offer.expires)
         }
         sweep(now: Self.now())
         scheduleExpiry()

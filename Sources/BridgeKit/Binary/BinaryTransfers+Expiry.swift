@@ -6,9 +6,9 @@ extension BinaryTransfers {
     /// at a time, for the earliest deadline; it sets the next one when it fires.
     func scheduleExpiry() {
         let deadline = state.withLock { s -> Double? in
-            guard !s.expiryScheduled, let next = s.offers.values.filter(\.isIdle).map(\.expires).min() else {
-                return nil
-            }
+            // The earliest lifetime that may end (kept by `sweep` and `State.noteIdle`, not searched for).
+            let next = s.nextExpiry
+            guard !s.expiryScheduled, next < .infinity, !s.offers.isEmpty else { return nil }
             s.expiryScheduled = true
             return next
         }

@@ -28,6 +28,8 @@ extension BinaryTransfers {
             }
             s.uploads[binary.token] = UploadSlot(
                 origin: origin, generation: context.pageGeneration, declaredSize: binary.size, callID: context.callID)
+            // A claim made as its document ended: the next sweep passes over everything and ends it.
+            if context.pageGeneration != s.sweptGeneration { s.nextExpiry = -.infinity }
             return s.takeWaiters(for: binary.token)
         }
         Self.release(waiters)

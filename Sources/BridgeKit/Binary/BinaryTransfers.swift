@@ -66,6 +66,10 @@ public final class BinaryTransfers: Sendable {
     /// The transfers not ended yet (claimed uploads, offered downloads).
     public var openTransfers: Int { state.withLock { $0.uploads.count + $0.offers.count } }
 
+    /// How many times the transfers passed over every open transfer to end those that were due
+    /// (``sweep(now:)``). For tests: it grows with navigations and offer lifetimes, not with requests.
+    package var fullSweeps: Int { state.withLock { $0.fullSweeps } }
+
     /// The wait timers running now: one for each page request waiting for its call to claim its
     /// token (``BinaryLimits/requestWait``) and one for each task waiting for the page's next
     /// body (``BinaryLimits/claimWait``). A timer ends with its wait, so this is 0 when nothing
@@ -140,15 +144,27 @@ public final class BinaryTransfers: Sendable {
         return origin.description
     }
 
-    /// Ends transfers whose generation ended or whose offer expired.
+    /// Ends transfers whose generation ended or whose offer expired. Passes over every transfer
+    /// only when one may be due (the page generation changed, an idle offer's lifetime may have
+    /// passed, or a transfer of another generation was added: ``State/nextExpiry``); otherwise it
+    /// returns at once, so requests and offers cost the same however many transfers are open.
     func sweep(now: Double) {
         let generation = router?.pageGeneration
         let (uploads, offers) = state.withLock { s -> ([String], [String]) in
+            guard generation != s.sweptGeneration || now >= s.nextExpiry else { return ([], []) }
+            s.fullSweeps += 1
             let uploads = s.uploads.filter { $0.value.generation != generation }.map(\.key)
-            let offers = s.offers.filter {
-                $0.value.isIdle && ($0.value.generation != generation || $0.value.expires < now)
+            var offers: [String] = []
+            var nextExpiry = Double.infinity
+            for (token, offer) in s.offers where offer.isIdle {
+                if offer.generation != generation || offer.expires < now {
+                    offers.append(token)
+                } else {
+                    nextExpiry = min(nextExpiry, offer.expires)
+                }
             }
-            .map(\.key)
+            s.sweptGeneration = generation
+            s.nextExpiry = nextExpiry
             return (uploads, offers)
         }
         for token in uploads { endUpload(token, .failed("navigated")) }

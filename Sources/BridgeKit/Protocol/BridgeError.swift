@@ -123,6 +123,14 @@ public struct BridgeError: Error, Sendable, Hashable, Codable, CustomStringConve
             "The router holds too much for this page to take \(bytes) more bytes; its budget is \(limit) bytes.",
             ["bytes": .int(Int64(bytes)), "limit": .int(Int64(limit))])
     }
+    /// A task offered one more download while the transfers already hold `offers` that the page
+    /// has not read (``BinaryLimits/maxOffers``).
+    static func offerBudgetExceeded(offers: Int, limit: Int) -> BridgeError {
+        BridgeError(
+            .memoryBudgetExceeded,
+            "The app holds \(offers) binary values the page has not read; its budget is \(limit).",
+            ["offers": .int(Int64(offers)), "limit": .int(Int64(limit))])
+    }
     /// A task sent more progress messages than the configured limit for one call.
     public static func progressLimitExceeded(limit: Int) -> BridgeError {
         BridgeError(
