@@ -131,6 +131,7 @@
     blobSlice: ownMethod(blobProto, 'slice'),
     blobArrayBuffer: ownMethod(blobProto, 'arrayBuffer'),
     typedArrayLength: Uint8ArrayCtor ? ownGetter(Object.getPrototypeOf(Uint8ArrayCtor.prototype), 'length') : null,
+    crypto: typeof crypto === 'object' && crypto ? crypto : null,
     getRandomValues: typeof crypto === 'object' && crypto ? ownMethod(Object.getPrototypeOf(crypto), 'getRandomValues') : null
   };
   /**
@@ -335,13 +336,14 @@
   function makeToken(win) {
     var c = (win && win.crypto) || (typeof crypto !== 'undefined' ? crypto : null);
     var bytes = new Uint8ArrayCtor(16);
-    if (platform.getRandomValues && c === (typeof crypto !== 'undefined' ? crypto : null)) {
+    if (platform.getRandomValues && c === platform.crypto) {
       apply(platform.getRandomValues, c, [bytes]);
     } else {
       c.getRandomValues(bytes);
     }
+    var digits = '0123456789abcdef';  // read by index: nothing the page can replace
     var hex = '';
-    for (var i = 0; i < 16; i++) { hex += (bytes[i] < 16 ? '0' : '') + bytes[i].toString(16); }
+    for (var i = 0; i < 16; i++) { hex += digits[bytes[i] >> 4] + digits[bytes[i] & 15]; }
     return hex;
   }
   function setOwn(object, key, value) {

@@ -37,6 +37,7 @@ const REPLACED = [
   [Blob.prototype, 'slice', { value: lie }],
   [Blob.prototype, 'arrayBuffer', { value: never }],
   [Object.getPrototypeOf(crypto), 'getRandomValues', { value: (bytes) => bytes }],
+  [Number.prototype, 'toString', { value: () => 'x' }],
 ];
 
 async function flushAll() {
@@ -78,7 +79,7 @@ test('a refused download settles with native\'s code read through the platform\'
   });
 });
 
-test('a Blob upload in parts sends its bytes, and distinct tokens, when the page replaced Blob, Response and crypto members', async () => {
+test('a Blob upload in parts sends its bytes, and distinct tokens, when the page replaced Blob, Response, crypto and Number members', async () => {
   const { bridge, transport, requests } = setup(() => new Response(JSON.stringify({ code: 'ok', partBytes: 65536 }), { status: 200 }));
   const bytes = new Uint8Array(65536 + 5).map((_, i) => i % 251);
   await tampered(REPLACED, async () => {
@@ -87,6 +88,7 @@ test('a Blob upload in parts sends its bytes, and distinct tokens, when the page
   });
   const options = transport.messages[0].options;
   assert.notEqual(options.a.$bridgeBinary.token, options.b.$bridgeBinary.token, 'the platform\'s random bytes, not the page\'s');
+  assert.match(options.a.$bridgeBinary.token, /^[0-9a-f]{32}$/, 'hex digits without the page\'s Number.prototype.toString');
   const parts = requests.filter((r) => r.url.includes(options.a.$bridgeBinary.token));
   assert.deepEqual(parts.map((r) => r.url.replace(/^.*\?/, '')), ['offset=0', 'offset=65536'], 'the second part went once the first was answered 200');
   const sent = Buffer.concat(parts.map((r) => Buffer.from(r.init.body)));
