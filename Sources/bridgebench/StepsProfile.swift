@@ -6,8 +6,8 @@ import BridgeKitGTK
 import CWebKitGTK
 
 /// `--profile-steps COUNT [BYTES]`: splits a call's time in the web process into its steps, each
-/// timed in the page with `performance.now()` over COUNT repetitions (20 × COUNT for a synchronous step; the median of 7 rounds, which
-/// alternate between the two worlds):
+/// timed in the page with `performance.now()` over COUNT repetitions (20 × COUNT for a synchronous step; the median of 7 rounds, each
+/// of which goes through every view and world in turn):
 /// the events between the page world and the relay's isolated world, the relay's reads, the
 /// post and its reply with and without BridgeKit around them. Prints microseconds per step.
 /// From ``largeBytes`` (a text payload, as in the large rows) the steps are the per-byte ones
@@ -103,7 +103,7 @@ enum StepsProfile {
           var text = JSON.stringify(window.__stepsPayload);
           return {
             'raw view: await postMessage(JSON text) to a page-world reply handler, JSON.parse of the answer (the engine\'s bare reply echo)': function () { return window.webkit.messageHandlers.rawreply.postMessage(JSON.stringify(window.__stepsPayload)).then(JSON.parse); },
-            'raw view: await WebBridge.call("Echo", 100 B) through the shim and relay to a raw handler in the relay\'s world (no router)': function () { return window.WebBridge.call('Echo', window.__stepsPayload); }
+            'raw view: await WebBridge.call("Echo", 100 B) through the shim to a raw handler, no router (through the relay; in the page-world view, straight to the page\'s own handler)': function () { return window.WebBridge.call('Echo', window.__stepsPayload); }
           };
         })()
         """#
@@ -162,49 +162,63 @@ enum StepsProfile {
         return view
     }
 
-    /// Runs ``rawSteps`` in a raw view with BridgeKit's shim and relay and, when the environment
-    /// names a directory in `BRIDGEBENCH_BASELINE_JS` (holding another version's `webbridge.js` and
-    /// `webbridge-relay.js`), in a second raw view with those, rounds alternating between the two:
-    /// an A/B of two versions of the page scripts in one process. With `BRIDGEBENCH_STEPS_PAGE_WORLD`
-    /// set, one more raw view has the shim and its handler in the page's world and no relay
-    /// (``openRaw(shim:relay:)``): what the two-world design costs a call.
-    static func runRaw(count: Int, rounds: Int, payload: String, large: Bool) async throws -> [String: [Double]] {
-        var views = [("", try await openRaw(shim: WebBridgeShim.source, relay: WebBridgeRelay.source))]
-        defer { for (_, view) in views { view.close() } }
+    /// One view's share of a round: the label its steps are printed under, the steps it times in
+    /// each of its worlds, and how to evaluate a script there (returning its JSON).
+    struct Target {
+        let label: String
+        let worlds: [(world: String?, steps: String)]
+        let evaluate: (String, String?) async throws -> String?
+    }
+
+    /// Opens the raw views: one with BridgeKit's shim and relay and, when the environment names a
+    /// directory in `BRIDGEBENCH_BASELINE_JS` (holding another version's `webbridge.js` and
+    /// `webbridge-relay.js`), one with those: an A/B of two versions of the page scripts in one
+    /// process. With `BRIDGEBENCH_STEPS_PAGE_WORLD` set, one more has the shim and its handler in
+    /// the page's world and no relay (``openRaw(shim:relay:)``): what the two-world design costs a call.
+    static func openRawTargets(payload: String, large: Bool) async throws -> ([Target], [PeerWebView]) {
+        var views = [("", try await openRaw(shim: WebBridgeShim.source, relay: WebBridgeRelay.source), true)]
         if let directory = ProcessInfo.processInfo.environment["BRIDGEBENCH_BASELINE_JS"] {
             let shim = try String(contentsOfFile: directory + "/webbridge.js", encoding: .utf8)
             let relay = try String(contentsOfFile: directory + "/webbridge-relay.js", encoding: .utf8)
-            views.append(("baseline ", try await openRaw(shim: shim, relay: relay)))
+            views.append(("baseline ", try await openRaw(shim: shim, relay: relay), true))
         }
-        let pageWorldLabel = "page-world channel "
         if ProcessInfo.processInfo.environment["BRIDGEBENCH_STEPS_PAGE_WORLD"] != nil {
-            views.append((pageWorldLabel, try await openRaw(shim: WebBridgeShim.source, relay: nil)))
+            views.append(("page-world channel ", try await openRaw(shim: WebBridgeShim.source, relay: nil), false))
         }
-        for (_, view) in views {
-            for world in [nil, relayWorld] {
+        let pageSteps = large ? LargeSteps.raw : rawSteps
+        let relaySteps = large ? LargeSteps.rawRelay : rawRelaySteps
+        var targets: [Target] = []
+        for (label, view, hasRelay) in views {
+            let worlds: [(world: String?, steps: String)] =
+                hasRelay ? [(nil, pageSteps), (relayWorld, relaySteps)] : [(nil, pageSteps)]
+            for (world, _) in worlds {
                 _ = await view.evaluateReturningJSON("window.__stepsPayload = \(payload); \(runner); 1", world: world)
             }
+            targets.append(Target(label: label, worlds: worlds) { await view.evaluateReturningJSON($0, world: $1) })
         }
+        return (targets, views.map(\.1))
+    }
+
+    /// Times every target's steps, `rounds` times: each round goes through every view and world in
+    /// turn, so that the machine's load of a moment hits all of them alike and the views can be
+    /// compared with each other, not only the two worlds of one view.
+    static func time(_ targets: [Target], count: Int, rounds: Int) async throws -> [String: [Double]] {
         var samples: [String: [Double]] = [:]
         for round in 0..<rounds {
-            for (label, view) in views {
-                for world in (label == pageWorldLabel ? [nil] : [nil, relayWorld]) {
-                    let steps =
-                        world == nil
-                        ? (large ? LargeSteps.raw : rawSteps) : (large ? LargeSteps.rawRelay : rawRelaySteps)
-                    _ = await view.evaluateReturningJSON(
-                        "window.__steps.start(\(steps), \(count), \(round)); 1", world: world)
+            for target in targets {
+                for (world, steps) in target.worlds {
+                    _ = try await target.evaluate("window.__steps.start(\(steps), \(count), \(round)); 1", world)
                     var json: String?
                     while json == nil || json == "null" {
                         try await Task.sleep(for: .milliseconds(20))
-                        json = await view.evaluateReturningJSON("window.__steps.result", world: world)
+                        json = try await target.evaluate("window.__steps.result", world)
                     }
                     let data = Data((json ?? "{}").utf8)
                     if let error = try? JSONDecoder().decode([String: String].self, from: data)["error"] {
                         throw EngineBench.Failure.page(error)
                     }
                     for (name, value) in try JSONDecoder().decode([String: Double].self, from: data) {
-                        samples[label + name, default: []].append(value)
+                        samples[target.label + name, default: []].append(value)
                     }
                 }
             }
@@ -212,7 +226,8 @@ enum StepsProfile {
         return samples
     }
 
-    /// Runs both worlds' steps and prints the medians. Returns the exit status.
+    /// Opens BridgeKit's view and the raw views, times their steps with rounds interleaved, and
+    /// prints the medians. Returns the exit status.
     static func run(count: Int, bytes: Int = 100, rounds: Int = 7) async -> Int32 {
         do {
             let bench = try await EngineBench.open()
@@ -223,41 +238,24 @@ enum StepsProfile {
             let large = bytes >= LargeSteps.largeBytes
             let value = bytes > 10 * 1024 ? BenchPayload.text(bytes: bytes) : BenchPayload.make(bytes: bytes)
             let payload = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
-            var samples: [String: [Double]] = [:]
             for world in [nil, relayWorld] as [String?] {
                 try await bench.webView.evaluateJavaScript("window.__stepsPayload = \(payload);", inWorld: world)
                 try await bench.webView.evaluateJavaScript(runner, inWorld: world)
             }
-            // Rounds alternate between the two worlds, so that the machine's load of a moment
-            // hits both alike.
-            for round in 0..<rounds {
-                for world in [nil, relayWorld] as [String?] {
-                    let steps =
-                        world == nil ? (large ? LargeSteps.page : pageSteps) : (large ? LargeSteps.relay : relaySteps)
-                    try await bench.webView.evaluateJavaScript(
-                        "window.__steps.start(\(steps), \(count), \(round))", inWorld: world)
-                    var json: String?
-                    while json == nil || json == "null" {
-                        try await Task.sleep(for: .milliseconds(20))
-                        json = try await bench.webView.evaluateJavaScriptReturningJSON(
-                            "window.__steps.result", inWorld: world)
-                    }
-                    let data = Data((json ?? "{}").utf8)
-                    if let error = try? JSONDecoder().decode([String: String].self, from: data)["error"] {
-                        throw EngineBench.Failure.page(error)
-                    }
-                    for (name, value) in try JSONDecoder().decode([String: Double].self, from: data) {
-                        samples[name, default: []].append(value)
-                    }
-                }
-            }
+            let webView = bench.webView
+            let bridgeKit = Target(
+                label: "",
+                worlds: [
+                    (nil, large ? LargeSteps.page : pageSteps), (relayWorld, large ? LargeSteps.relay : relaySteps),
+                ]
+            ) { try await webView.evaluateJavaScriptReturningJSON($0, inWorld: $1) }
+            let (raw, rawViews) = try await openRawTargets(payload: payload, large: large)
+            defer { for view in rawViews { view.close() } }
+            let samples = try await time([bridgeKit] + raw, count: count, rounds: rounds)
             await bench.close()
-            for (name, values) in try await runRaw(count: count, rounds: rounds, payload: payload, large: large) {
-                samples[name] = values
-            }
             let lines = samples.sorted { $0.key < $1.key }
             print(
-                "bridgebench: steps of a \(bytes) B call, µs per repetition (\(count) per round, 20 × \(count) for synchronous steps), median (min–max of \(rounds) rounds)"
+                "bridgebench: steps of a \(bytes) B call, µs per repetition (\(count) per round, 20 × \(count) for synchronous steps), median (min–max of \(rounds) rounds, each through every view in turn)"
             )
             for (name, values) in lines {
                 let spread = Spread(values)
