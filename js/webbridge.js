@@ -1524,6 +1524,13 @@
     function onPageShow(event) {
       if (!event || event.persisted !== true) { return; }
       mapForEach(pending, function (entry) { settle(entry, failure('navigated', 'The page was restored from the back-forward cache')); });
+      // Native settled its calls to this page `navigated` when the page left: their handlers are
+      // told (signal aborted), and their answers are not sent (finishNativeCall finds no entry).
+      var calls = nativeCalls;
+      nativeCalls = new M();
+      mapForEach(calls, function (controller) {
+        try { controller.abort(); } catch (err) { report(err); }
+      });
     }
     function onPopState() { historyNotice('popstate'); }
     /**

@@ -36,3 +36,28 @@ test('a page restored from the back-forward cache settles its pending calls with
   bridge._receive({ v: 1, kind: 'reply', id: posted[0].id, ok: true, data: 1 });
   assert.equal(bridge.pendingCount(), 0, 'a late reply for the old call is ignored');
 });
+
+// Kind of fault: native gave up on its calls to the page when the page left (navigated), but a
+// handler still running when the page is restored from the back-forward cache was never told:
+// its signal stayed unaborted and its late answer was posted to native, which dropped it.
+test('a page restored from the back-forward cache aborts the handlers native called and sends them no reply', async () => {
+  const win = fakeWindow();
+  const posted = [];
+  const bridge = createWebBridge({ window: win, transport: { post(text) { posted.push(JSON.parse(text)); } }, history: false });
+  let signal = null;
+  let finish = null;
+  bridge.handle('Wait', (options, context) => { signal = context.signal; return new Promise((resolve) => { finish = resolve; }); });
+  bridge._receive({ v: 1, kind: 'call', id: 'n-1', task: 'Wait', options: null });
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.ok(signal && signal.aborted === false);
+  win.dispatchEvent(pageshow(true));
+  assert.equal(signal.aborted, true, 'the handler learns that native gave up');
+  finish('late');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(posted.filter((m) => m.kind === 'reply'), [], 'no reply for a call native settled navigated');
+  bridge._receive({ v: 1, kind: 'call', id: 'n-1', task: 'Wait', options: null });
+  await new Promise((resolve) => setImmediate(resolve));
+  finish('again');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(posted.filter((m) => m.kind === 'reply').length, 1, 'a new call of the restored page is answered');
+});

@@ -650,8 +650,18 @@ struct InboundEnvelope: Decodable {
             return .invalid(id: nil, error: .invalidMessage("A reply needs a boolean \"ok\"."))
         }
         if ok {
-            let data = (try? container.decodeIfPresent(JSONValue.self, forKey: .data)) ?? .null
-            return .reply(id: id, result: .success(data))
+            // An answer native cannot read (a number out of range, a lone surrogate: JSON.stringify
+            // writes one for a string cut inside a character) fails the call; it is never taken as null.
+            let data: JSONValue?
+            do {
+                data = try container.decodeIfPresent(JSONValue.self, forKey: .data)
+            } catch {
+                let error = BridgeError.invalidResult(
+                    "The page's answer is not JSON native can read (a number out of range, or a lone surrogate such as \\ud83d)."
+                )
+                return .reply(id: id, result: .failure(error))
+            }
+            return .reply(id: id, result: .success(data ?? .null))
         }
         let error =
             (try? container.decode(BridgeError.self, forKey: .error))

@@ -132,12 +132,26 @@ public final class WebKitGTKBridgeHost {
             if event == .committed { self?.router?.pageDidCommitNavigation() }
             observedLoad?(event)
         }
+        // A new document WebKitGTK reports no commit for (a `javascript:` URL's result replacing
+        // the page) still runs document-start scripts: the document notice, posted by a script of
+        // the main frame only in the relay's world (which page scripts cannot reach), starts a page
+        // generation then too. After a commit it starts one more, before the new document's first
+        // message (docs/protocol.md, "Document notice").
+        try webView.addUserScript(
+            WebBridgeDocumentNotice.source, world: world, frames: .mainFrameOnly, injectionTime: .documentStart)
+        try webView.registerScriptMessageHandler(name: Self.documentNoticeHandler, world: world, withReply: false) {
+            [weak self] _ in
+            self?.router?.pageDidCommitNavigation()
+        }
         webView.onWebProcessTerminated = { [weak self] reason in
             self?.router?.pageDidCommitNavigation()
             self?.page.tracker.send(.loadFailed(.webContentProcessTerminated(reason: reason)))
         }
         return outcome
     }
+
+    /// The handler `js/webbridge-document.js` posts its notice to, in the relay's world.
+    static let documentNoticeHandler = "webbridgeDocument"
 
     /// Makes `list` the task list documents get at document start, unless a newer one is there.
     private func injectTaskList(_ list: BridgeTaskList) throws(GTKWebViewError) {

@@ -41,6 +41,31 @@ struct PageCallTests {
         await #expect { _ = try await navigated.value } throws: { ($0 as? BridgeError)?.code == "navigated" }
     }
 
+    /// Kind of fault: an answer native cannot read became a successful `null`, and the page's
+    /// data was lost without an error (found in WebKitGTK: a handler whose string was cut in the
+    /// middle of an emoji, which `JSON.stringify` writes as a lone `\ud83d`).
+    @Test(
+        "A page's answer native cannot read fails the call with invalid_result, not a successful null",
+        arguments: [
+            #"{"title":"Hello \ud83d","approved":true}"#, #"{"amount":1e999}"#, "null",
+        ])
+    func unreadableAnswer(_ data: String) async throws {
+        let page = InMemoryPage(router: try makeRouter())
+        let answer = Task { try await page.router.callPage("confirm") }
+        #expect(await eventually { page.messages.contains { $0["kind"] == "call" } })
+        let id = try #require(page.messages.last { $0["kind"] == "call" }?.string("id"))
+        page.post(body: .string(#"{"v":1,"kind":"reply","id":"\#(id)","ok":true,"data":\#(data)}"#))
+        if data == "null" {
+            #expect(try await answer.value == .null, "null is an answer native reads")
+            return
+        }
+        await #expect {
+            _ = try await answer.value
+        } throws: {
+            ($0 as? BridgeError)?.code == "invalid_result"
+        }
+    }
+
     @Test("Replies from subframes or to unknown ids are dropped")
     func strayReplies() async throws {
         let router = try makeRouter()
