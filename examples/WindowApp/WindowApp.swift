@@ -17,7 +17,7 @@ struct WindowApp {
         window.closesOnTerminationSignals()
 
         // 2. The router and its tasks.
-        let router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins([OriginPattern(Self.origin)])))
+        let router = BridgeRouter(configuration: BridgeConfiguration(policy: try .checkedOrigins([Self.origin])))
         try router.register(EchoTask())
         try router.register(ClosureTask(name: "App.close") { (_: NoOptions, _: CallContext) in
             await MainActor.run { window.requestClose() }

@@ -8,6 +8,14 @@
 /// ``BinaryTransfers/data(of:context:)``; put one made by ``BinaryTransfers/send(_:type:context:)``
 /// into a result, progress or event to hand bytes to the page, which gets a `Uint8Array` there.
 ///
+/// Which message carries the token decides where it works: `send` with a running call's context
+/// announces the token in that call's next progress or reply, so put the placeholder there; for
+/// an event (``BridgeRouter/emit(_:data:)``), make the placeholder with a context of no call
+/// (`CallContext(callID: nil, taskName: "…", source: .mainFrame(origin), pageGeneration:
+/// router.pageGeneration)`), whose `send` announces the token with an event of its own before it
+/// returns. A placeholder of a call's context put into an event reaches the page as the
+/// plain placeholder object.
+///
 /// The placeholder is found by type, never by its key alone: native reads it only where a task
 /// declared a `BridgeBinary`, and the page turns a placeholder into bytes only when native
 /// announced its token for the document, so a page's own object with a `"$bridgeBinary"` key

@@ -64,8 +64,9 @@ public struct CallContext: Sendable {
         }
     }
 
-    /// Creates a context. Hosts never need this; the router makes one per call. Task authors
-    /// can use it to call `run` directly in unit tests.
+    /// Creates a context. The router makes one per call; make one yourself to call a task's `run`
+    /// directly in unit tests, or, with `callID` `nil`, to hand bytes to the page in an event
+    /// (``BinaryTransfers/send(_:type:context:)`` then announces the token itself; see ``BridgeBinary``).
     /// - Parameters:
     ///   - callID: the call's id; `nil` for fire-and-forget.
     ///   - taskName: the task's name.

@@ -59,11 +59,21 @@ public final class WebKitGTKBridgeHost {
     /// ``BridgeRouter/addTaskListObserver(_:)``'s id, while attached.
     private var taskListObserver: Int?
     /// The byte transport's transfers for binary values (issue 26; docs/protocol.md, "Binary
-    /// values"): set it before ``attach()`` to serve the `webbridge-binary:` scheme for this view;
-    /// the transfers follow the router's commits themselves, and the host closes them with the
-    /// view. `nil` (the default): the scheme is not served for this view and the page's binary
-    /// values fail with `unavailable`.
-    public var binaryTransfers: BinaryTransfers?
+    /// values"): set it to serve the `webbridge-binary:` scheme for this view, before ``attach()``
+    /// or later (from then on); the transfers follow the router's commits themselves, and the host
+    /// closes them with the view. `nil` (the default, or set later): the scheme is not served for
+    /// this view and the page's binary values fail with `unavailable`. A value it replaces is not
+    /// closed: close it yourself if you no longer use it.
+    public var binaryTransfers: BinaryTransfers? {
+        didSet {
+            guard attachment != nil, let webView, binaryTransfers !== oldValue else { return }
+            if let binaryTransfers {
+                GTKBinaryScheme.install(binaryTransfers, on: webView)
+            } else {
+                GTKBinaryScheme.uninstall(webView)
+            }
+        }
+    }
 
     /// The weak message-handler proxy installed by ``attach()``, `nil` before it and after
     /// ``close()``. For checks that tearing down frees everything: hold it weakly.
