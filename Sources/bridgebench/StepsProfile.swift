@@ -36,7 +36,44 @@ enum StepsProfile {
             'page → relay → page: webbridge:hello answered by webbridge:ready (two cross-world events, no IPC)': function () { window.dispatchEvent(new CustomEvent('webbridge:hello', { detail: '1' })); },
             'page: await postMessage to a page-world reply handler (BridgeKitGTK handler, answers the text)': function () { return window.webkit.messageHandlers.benchreply.postMessage(text); },
             'page: await WebBridge.call("Echo", 100 B)': function () { return window.WebBridge.call('Echo', window.__stepsPayload); },
-            'page: an empty Promise turn (await Promise.resolve())': function () { return Promise.resolve(); }
+            'page: an empty Promise turn (await Promise.resolve())': function () { return Promise.resolve(); },
+            'page: shim alone: await call(100 B) of a WebBridge whose transport answers at once (no events, no IPC)': (function () {
+              var payload = JSON.stringify(window.__stepsPayload);
+              var bridge = window.__shimFactory.createWebBridge({ transport: { post: function (t) {
+                return Promise.resolve('{"v":1,"kind":"reply","id":' + JSON.stringify(JSON.parse(t).id) + ',"ok":true,"data":' + payload + '}');
+              } } });
+              return function () { return bridge.call('Echo', window.__stepsPayload); };
+            })(),
+            'page: shim alone, the reply handed to _receive in a promise job (no engine promise to adopt)': (function () {
+              var payload = JSON.stringify(window.__stepsPayload);
+              var bridge = window.__shimFactory.createWebBridge({ transport: { post: function (t) {
+                var answer = '{"v":1,"kind":"reply","id":' + JSON.stringify(JSON.parse(t).id) + ',"ok":true,"data":' + payload + '}';
+                Promise.resolve().then(function () { bridge._receive(answer); });
+              } } });
+              return function () { return bridge.call('Echo', window.__stepsPayload); };
+            })(),
+            'page: the same transport\'s work without the shim (stringify, parse the call, a promise turn, parse the reply)': (function () {
+              var payload = JSON.stringify(window.__stepsPayload);
+              return function () {
+                var t = JSON.stringify({ v: 1, kind: 'call', id: 'p-1', task: 'Echo', options: window.__stepsPayload });
+                return Promise.resolve('{"v":1,"kind":"reply","id":' + JSON.stringify(JSON.parse(t).id) + ',"ok":true,"data":' + payload + '}').then(JSON.parse);
+              };
+            })(),
+            'page: Map set, get and delete through Function.prototype.call.bind (the shim\'s uncurry)': (function () {
+              var uncurry = Function.prototype.bind.bind(Function.prototype.call);
+              var set = uncurry(Map.prototype.set), get = uncurry(Map.prototype.get), del = uncurry(Map.prototype.delete);
+              var m = new Map(); var n = 0;
+              return function () { var k = 'p-' + (n++ & 1023); set(m, k, n); get(m, k); del(m, k); };
+            })(),
+            'page: Map set, get and delete called directly': (function () {
+              var m = new Map(); var n = 0;
+              return function () { var k = 'p-' + (n++ & 1023); m.set(k, n); m.get(k); m.delete(k); };
+            })(),
+            'page: Object.prototype.toString through the shim\'s uncurry, on a plain object (binaryKind)': (function () {
+              var tag = Function.prototype.bind.bind(Function.prototype.call)(Object.prototype.toString);
+              var o = { a: 1 };
+              return function () { tag(o); };
+            })()
           };
         })()
         """#
@@ -242,6 +279,12 @@ enum StepsProfile {
                 try await bench.webView.evaluateJavaScript("window.__stepsPayload = \(payload);", inWorld: world)
                 try await bench.webView.evaluateJavaScript(runner, inWorld: world)
             }
+            // The shim's factory, for a WebBridge of the page's own with a transport that answers at
+            // once: the shim's cost per call without events or IPC. Evaluated with `window`
+            // shadowed, so it installs nothing.
+            try await bench.webView.evaluateJavaScript(
+                "window.__shimFactory = (function (module, window) {\n\(WebBridgeShim.source)\n;return module.exports; })({ exports: {} }, undefined);",
+                inWorld: nil)
             let webView = bench.webView
             let bridgeKit = Target(
                 label: "",
