@@ -26,7 +26,7 @@
 
   /**
    * Posts the notice on `opts.window` to the handler `opts.channel` (default "webbridgeDocument") now and
-   * on every `pageshow` whose `persisted` is true. Returns whether it was installed.
+   * on every trusted `pageshow` whose `persisted` is true. Returns whether it was installed.
    */
   function announceDocuments(opts) {
     try {
@@ -50,7 +50,10 @@
         try { post.call(handler, NOTICE); } catch (e) { /* never throw into the engine */ }
       };
       var onPageShow = function (event) {
-        if (event && event.persisted === true) { announce(); }
+        // Only the browser's own event: a page (or a same-origin frame) can dispatch a made-up
+        // `pageshow` with `persisted: true` that reaches this world's listeners too, and would end
+        // the calls of a document that is still there. `isTrusted` is unforgeable.
+        if (event && event.isTrusted === true && event.persisted === true) { announce(); }
       };
       var addEventListenerFn = win.addEventListener;
       var listen = function () {

@@ -94,3 +94,52 @@ test('a Blob upload in parts sends its bytes, and distinct tokens, when the page
   const sent = Buffer.concat(parts.map((r) => Buffer.from(r.init.body)));
   assert.deepEqual([...sent], [...bytes]);
 });
+
+// Kind of fault: what a binary value holds read through the page's prototypes. The shim read a
+// value's size and where its bytes are (`Blob.prototype.size`, `%TypedArray%.prototype.buffer`,
+// `byteOffset`) with getters a page can replace, so a page could make it send other bytes, or
+// fewer (found by attacking the fix above in WebKitGTK).
+const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
+
+test('a view uploads its own bytes when the page replaced %TypedArray%.prototype.buffer', async () => {
+  const { bridge, transport, requests } = setup(() => new Response(JSON.stringify({ code: 'ok', partBytes: 65536 }), { status: 200 }));
+  const value = new Uint8Array([1, 2, 3, 4]);
+  const other = new Uint8Array([66, 66, 66, 66]).buffer;
+  const realBuffer = Object.getOwnPropertyDescriptor(TypedArrayProto, 'buffer').get;
+  await tampered([[TypedArrayProto, 'buffer', { get() { return this === value ? other : realBuffer.call(this); } }]], async () => {
+    bridge.call('Save', { data: value });
+    await flushAll();
+  });
+  const token = transport.messages[0].options.data.$bridgeBinary.token;
+  const sent = Buffer.concat(requests.filter((r) => r.url.includes(token)).map((r) => Buffer.from(r.init.body)));
+  assert.deepEqual([...sent], [1, 2, 3, 4], 'the bytes the page passed, not the ones a replaced getter named');
+});
+
+test('a subarray uploads its own bytes when the page replaced %TypedArray%.prototype.byteOffset', async () => {
+  const { bridge, transport, requests } = setup(() => new Response(JSON.stringify({ code: 'ok', partBytes: 65536 }), { status: 200 }));
+  const whole = new Uint8Array([0, 1, 2, 3, 4, 5, 6, 7]);
+  const value = whole.subarray(4, 8);
+  const realOffset = Object.getOwnPropertyDescriptor(TypedArrayProto, 'byteOffset').get;
+  await tampered([[TypedArrayProto, 'byteOffset', { get() { return this === value ? 0 : realOffset.call(this); } }]], async () => {
+    bridge.call('Save', { data: value });
+    await flushAll();
+  });
+  const token = transport.messages[0].options.data.$bridgeBinary.token;
+  const sent = Buffer.concat(requests.filter((r) => r.url.includes(token)).map((r) => Buffer.from(r.init.body)));
+  assert.deepEqual([...sent], [4, 5, 6, 7]);
+});
+
+test('a Blob uploads all its bytes when the page replaced Blob.prototype.size', async () => {
+  const { bridge, transport, requests } = setup(() => new Response(JSON.stringify({ code: 'ok', partBytes: 65536 }), { status: 200 }));
+  const bytes = new Uint8Array(3 * 65536).map((_, i) => i % 251);
+  const blob = new Blob([bytes]);
+  const realSize = Object.getOwnPropertyDescriptor(Blob.prototype, 'size').get;
+  await tampered([[Blob.prototype, 'size', { get() { return this === blob ? 65536 + 1 : realSize.call(this); } }]], async () => {
+    bridge.call('Save', { data: blob });
+    await flushAll();
+  });
+  const fields = transport.messages[0].options.data.$bridgeBinary;
+  const sent = Buffer.concat(requests.filter((r) => r.url.includes(fields.token)).map((r) => Buffer.from(r.init.body)));
+  assert.equal(fields.size, bytes.length, 'declared size is the Blob\'s');
+  assert.equal(sent.length, bytes.length, 'every byte of the Blob was sent');
+});

@@ -8,7 +8,7 @@ const { makeWindow: makeBridgeWindow, recordingHandler, evaluateIn } = require('
 
 /** A window whose notice world has `handler` as webkit.messageHandlers.webbridgeDocument. */
 function makeWindow(options = {}) {
-  const win = makeBridgeWindow({});
+  const win = makeBridgeWindow(options.target ? { target: options.target } : {});
   if (options.handler) { win.webkit = { messageHandlers: { webbridgeDocument: options.handler } }; }
   return win;
 }
@@ -24,15 +24,44 @@ test('posts one document notice when it installs, as the exact protocol text', (
   assert.deepEqual(JSON.parse(NOTICE), { v: 1, kind: 'document' });
 });
 
+/** An event target that hands any object to its listeners, so a test can deliver what only the
+ *  browser makes: an event whose `isTrusted` is true. */
+function listenerTarget() {
+  const listeners = [];
+  return {
+    addEventListener(type, fn) { listeners.push([type, fn]); },
+    removeEventListener() {},
+    dispatchEvent(event) { for (const [type, fn] of listeners) { if (type === event.type) { fn(event); } } return true; },
+  };
+}
+
 test('a back-forward cache restore (pageshow, persisted) posts it again; an ordinary pageshow does not', () => {
   const handler = recordingHandler();
-  const win = makeWindow({ handler });
+  const win = makeWindow({ handler, target: listenerTarget() });
   announceDocuments({ window: win });
-  const show = (persisted) => { const e = new Event('pageshow'); e.persisted = persisted; win.dispatchEvent(e); };
+  const show = (persisted) => win.dispatchEvent({ type: 'pageshow', persisted, isTrusted: true });
   show(false);
   assert.equal(handler.texts.length, 1);
   show(true);
   assert.equal(handler.texts.length, 2);
+});
+
+// Kind of fault: a made-up event reaching the notice's world. A page (or a same-origin frame)
+// dispatching `new PageTransitionEvent('pageshow', {persisted: true})` reached the isolated world's
+// listener, which posted a real notice: native started a new page generation and ended every
+// pending call of a document that was still there.
+test('a pageshow the page made up (not trusted) posts nothing, persisted or not', () => {
+  const handler = recordingHandler();
+  const win = makeWindow({ handler, target: listenerTarget() });
+  announceDocuments({ window: win });
+  win.dispatchEvent({ type: 'pageshow', persisted: true, isTrusted: false });
+  win.dispatchEvent({ type: 'pageshow', persisted: true });
+  const made = new Event('pageshow');
+  Object.defineProperty(made, 'persisted', { value: true });
+  const real = makeWindow({ handler, target: new EventTarget() });
+  announceDocuments({ window: real });
+  real.dispatchEvent(made);
+  assert.deepEqual(handler.texts, [NOTICE, NOTICE], 'the two installs only');
 });
 
 test('the page replacing webkit.messageHandlers later does not redirect the notice', () => {

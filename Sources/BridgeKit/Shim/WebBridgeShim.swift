@@ -141,6 +141,14 @@ public enum WebBridgeShim {
     blobSlice: ownMethod(blobProto, 'slice'),
     blobArrayBuffer: ownMethod(blobProto, 'arrayBuffer'),
     typedArrayLength: Uint8ArrayCtor ? ownGetter(Object.getPrototypeOf(Uint8ArrayCtor.prototype), 'length') : null,
+    typedArrayBuffer: Uint8ArrayCtor ? ownGetter(Object.getPrototypeOf(Uint8ArrayCtor.prototype), 'buffer') : null,
+    typedArrayByteOffset: Uint8ArrayCtor ? ownGetter(Object.getPrototypeOf(Uint8ArrayCtor.prototype), 'byteOffset') : null,
+    typedArrayByteLength: Uint8ArrayCtor ? ownGetter(Object.getPrototypeOf(Uint8ArrayCtor.prototype), 'byteLength') : null,
+    dataViewBuffer: typeof DataView === 'function' ? ownGetter(DataView.prototype, 'buffer') : null,
+    dataViewByteOffset: typeof DataView === 'function' ? ownGetter(DataView.prototype, 'byteOffset') : null,
+    dataViewByteLength: typeof DataView === 'function' ? ownGetter(DataView.prototype, 'byteLength') : null,
+    arrayBufferByteLength: typeof ArrayBuffer === 'function' ? ownGetter(ArrayBuffer.prototype, 'byteLength') : null,
+    blobType: ownGetter(blobProto, 'type'),
     crypto: typeof crypto === 'object' && crypto ? crypto : null,
     getRandomValues: typeof crypto === 'object' && crypto ? ownMethod(Object.getPrototypeOf(crypto), 'getRandomValues') : null
   };
@@ -177,6 +185,28 @@ public enum WebBridgeShim {
   function blobBytes(blob, start, end) {
     var part = start === undefined ? blob : platformCall(platform.blobSlice, platform.blobSize, blob, 'slice', [start, end]);
     return platformCall(platform.blobArrayBuffer, platform.blobSize, part, 'arrayBuffer', []);
+  }
+  /**
+   * What a binary value of `kind` (``binaryKind``) holds, read with the platform's accessors (a
+   * page that replaced `Blob.prototype.size` or `%TypedArray%.prototype.buffer` cannot make the
+   * shim send other bytes): `{size, type, body}`, `body` a Blob, an ArrayBuffer or a `Uint8Array`
+   * over the view's bytes.
+   */
+  function binaryParts(value, kind) {
+    if (kind === 'blob') {
+      var type = platformGet(platform.blobType, value, 'type');
+      return { size: platformGet(platform.blobSize, value, 'size'), type: typeof type === 'string' ? type : '', body: value };
+    }
+    if (kind === 'buffer') {
+      return { size: platformGet(platform.arrayBufferByteLength, value, 'byteLength'), type: '', body: value };
+    }
+    var typed = isPlatform(platform.typedArrayByteLength, value);
+    var length = typed ? apply(platform.typedArrayByteLength, value, [])
+      : platformGet(platform.dataViewByteLength, value, 'byteLength');
+    var buffer = typed ? apply(platform.typedArrayBuffer, value, []) : platformGet(platform.dataViewBuffer, value, 'buffer');
+    var offset = typed ? apply(platform.typedArrayByteOffset, value, [])
+      : platformGet(platform.dataViewByteOffset, value, 'byteOffset');
+    return { size: length, type: '', body: new Uint8ArrayCtor(buffer, offset, length) };
   }
   /** The length of a chunk a body reader gave (a `Uint8Array`), read with the platform's getter. */
   function chunkLength(chunk) { return platformGet(platform.typedArrayLength, chunk, 'length'); }
@@ -369,11 +399,10 @@ public enum WebBridgeShim {
     var kind = binaryKind(value);
     if (kind) {
       var token = makeToken(win);
-      var size = kind === 'blob' ? value.size : value.byteLength;
-      var fields = { token: token, size: size };
-      if (kind === 'blob' && typeof value.type === 'string' && value.type) { fields.type = value.type; }
-      var body = kind === 'view' ? new Uint8ArrayCtor(value.buffer, value.byteOffset, value.byteLength) : value;
-      arrayPush(parts, { token: token, body: body, size: size, value: value });
+      var held = binaryParts(value, kind);
+      var fields = { token: token, size: held.size };
+      if (held.type) { fields.type = held.type; }
+      arrayPush(parts, { token: token, body: held.body, size: held.size, value: value });
       var placeholder = {};
       setOwn(placeholder, BINARY_KEY, fields);
       return placeholder;
@@ -961,7 +990,8 @@ public enum WebBridgeShim {
           return;
         }
         var view = kind === 'buffer' ? new Uint8ArrayCtor(body, offset, end - offset)
-          : new Uint8ArrayCtor(body.buffer, body.byteOffset + offset, end - offset);
+          : new Uint8ArrayCtor(platformGet(platform.typedArrayBuffer, body, 'buffer'),
+            platformGet(platform.typedArrayByteOffset, body, 'byteOffset') + offset, end - offset);
         send(part.token, offset, view, end - offset, next);
       }
       arrayForEach(parts, function (part) {
