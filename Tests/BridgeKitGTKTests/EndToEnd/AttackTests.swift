@@ -71,36 +71,9 @@ extension GTKWrapperTests.EndToEnd {
             "A hostile main frame (of an origin the policy does not allow) cannot end a cross-origin subframe's call by forging document notices",
             .timeLimit(.minutes(1)))
         func forgedDocumentNoticeStrandsSubframe() async throws {
-            let attacker = try LoopbackServer()
-            let victim = try LoopbackServer()
-            defer {
-                attacker.stop()
-                victim.stop()
-            }
-            victim.routes["/widget"] = .init(
-                body: E2EPage.html(
-                    title: "widget",
-                    body: """
-                        <script>
-                        e2eCall('w', 'Gate', {}).then(function (v) { parent.postMessage({ widget: 'ok', data: v }, '*'); },
-                          function (e) { parent.postMessage({ widget: 'error', code: e && e.code }, '*'); });
-                        </script>
-                        """))
-            attacker.routes["/"] = .init(
-                body: E2EPage.html(
-                    title: "attacker",
-                    body: """
-                        <script>
-                        window.__widget = null;
-                        window.addEventListener('message', function (e) { if (e.data && e.data.widget) { window.__widget = e.data; } });
-                        </script>
-                        <iframe src="\(victim.origin)/widget"></iframe>
-                        """))
-            let open = Locked(false)
-            // The policy allows nothing but the widget's task (anyOrigin, subframes too).
-            let harness = try E2EHarness(allowing: []) { router, _ in try router.register(Self.gateTask(open)) }
-            try await harness.load(attacker.origin + "/")
-            #expect(await eventually { harness.probeGateCalls(harness) >= 1 }, "the widget's call reached native")
+            let scene = try await HostileParentScene.load()
+            defer { scene.stop() }
+            let (harness, open) = (scene.harness, scene.open)
             let generation = harness.router.pageGeneration
 
             try await harness.run(Self.forgeDocumentNotices(2))
@@ -186,6 +159,68 @@ extension GTKWrapperTests.EndToEnd {
                 "the bodies were copied into the app (measured in UTF-8: \(measured), limit \(limit))")
             #expect(peak - baseline < 100 * 1_048_576, "no body over the limit was copied into the app")
             await harness.close()
+        }
+    }
+
+    /// The scene of the attacks on a cross-origin widget's calls: a main frame of an origin the
+    /// policy does not allow (served by `attacker`) around a widget of another origin (`victim`)
+    /// whose `Gate` call reached native and waits until `open` is set; the widget posts its
+    /// outcome to the main frame, which keeps it in `window.__widget`. The policy allows nothing
+    /// but the widget's task (any origin, subframes too). Stop it in a `defer`; close the harness.
+    @MainActor
+    struct HostileParentScene {
+        let attacker: LoopbackServer
+        let victim: LoopbackServer
+        let harness: E2EHarness
+        let open: Locked<Bool>
+
+        static func load() async throws -> HostileParentScene {
+            let attacker = try LoopbackServer()
+            let victim: LoopbackServer
+            do { victim = try LoopbackServer() } catch {
+                attacker.stop()
+                throw error
+            }
+            victim.routes["/widget"] = .init(
+                body: E2EPage.html(
+                    title: "widget",
+                    body: """
+                        <script>
+                        e2eCall('w', 'Gate', {}).then(function (v) { parent.postMessage({ widget: 'ok', data: v }, '*'); },
+                          function (e) { parent.postMessage({ widget: 'error', code: e && e.code }, '*'); });
+                        </script>
+                        """))
+            attacker.routes["/"] = .init(
+                body: E2EPage.html(
+                    title: "attacker",
+                    body: """
+                        <script>
+                        window.__widget = null;
+                        window.addEventListener('message', function (e) { if (e.data && e.data.widget) { window.__widget = e.data; } });
+                        </script>
+                        <iframe src="\(victim.origin)/widget"></iframe>
+                        """))
+            let open = Locked(false)
+            let scene: HostileParentScene
+            do {
+                let harness = try E2EHarness(allowing: []) { router, _ in try router.register(Attacks.gateTask(open)) }
+                scene = HostileParentScene(attacker: attacker, victim: victim, harness: harness, open: open)
+                try await harness.load(attacker.origin + "/")
+            } catch {
+                attacker.stop()
+                victim.stop()
+                throw error
+            }
+            #expect(
+                await eventually { scene.harness.probeGateCalls(scene.harness) >= 1 },
+                "the widget's call reached native")
+            return scene
+        }
+
+        /// Stops both servers.
+        func stop() {
+            attacker.stop()
+            victim.stop()
         }
     }
 }

@@ -48,35 +48,9 @@ extension GTKWrapperTests.EndToEnd {
             "a hostile main frame cannot end a cross-origin subframe's call with a synthetic pageshow",
             .timeLimit(.minutes(1)))
         func syntheticPageshowStrandsSubframe() async throws {
-            let attacker = try LoopbackServer()
-            let victim = try LoopbackServer()
-            defer {
-                attacker.stop()
-                victim.stop()
-            }
-            victim.routes["/widget"] = .init(
-                body: E2EPage.html(
-                    title: "widget",
-                    body: """
-                        <script>
-                        e2eCall('w', 'Gate', {}).then(function (v) { parent.postMessage({ widget: 'ok', data: v }, '*'); },
-                          function (e) { parent.postMessage({ widget: 'error', code: e && e.code }, '*'); });
-                        </script>
-                        """))
-            attacker.routes["/"] = .init(
-                body: E2EPage.html(
-                    title: "attacker",
-                    body: """
-                        <script>
-                        window.__widget = null;
-                        window.addEventListener('message', function (e) { if (e.data && e.data.widget) { window.__widget = e.data; } });
-                        </script>
-                        <iframe src="\(victim.origin)/widget"></iframe>
-                        """))
-            let open = Locked(false)
-            let harness = try E2EHarness(allowing: []) { router, _ in try router.register(Attacks.gateTask(open)) }
-            try await harness.load(attacker.origin + "/")
-            #expect(await eventually { harness.probeGateCalls(harness) >= 1 }, "the widget's call reached native")
+            let scene = try await HostileParentScene.load()
+            defer { scene.stop() }
+            let (harness, open) = (scene.harness, scene.open)
             let generation = harness.router.pageGeneration
 
             try await harness.run(Self.fakePageshow)
