@@ -1550,9 +1550,11 @@
     }
     function onLoad() { loaded = true; flush(); }
     // A document restored from the back-forward cache keeps its pending calls, but native
-    // settled them as `navigated` when the page went away: settle them here the same way.
+    // settled them as `navigated` when the page went away: settle them here the same way. Only the
+    // browser's own event (`isTrusted`, unforgeable) says so: a script can dispatch a `pageshow`
+    // with persisted: true in a document that never left.
     function onPageShow(event) {
-      if (!event || event.persisted !== true) { return; }
+      if (!event || event.isTrusted !== true || event.persisted !== true) { return; }
       mapForEach(pending, function (entry) { settle(entry, failure('navigated', 'The page was restored from the back-forward cache')); });
       // Native settled its calls to this page `navigated` when the page left: their handlers are
       // told (signal aborted), and their answers are not sent (finishNativeCall finds no entry).

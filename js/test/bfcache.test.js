@@ -16,9 +16,12 @@ function fakeWindow() {
   };
 }
 
-function pageshow(persisted) {
+/** A `pageshow` as the browser makes it (`isTrusted` true), or, with `trusted: false`, as a page
+ *  script makes it with `new PageTransitionEvent('pageshow', { persisted: true })`. */
+function pageshow(persisted, { trusted = true } = {}) {
   const event = new Event('pageshow');
   Object.defineProperty(event, 'persisted', { value: persisted });
+  Object.defineProperty(event, 'isTrusted', { value: trusted });
   return event;
 }
 
@@ -60,4 +63,27 @@ test('a page restored from the back-forward cache aborts the handlers native cal
   finish('again');
   await new Promise((resolve) => setImmediate(resolve));
   assert.equal(posted.filter((m) => m.kind === 'reply').length, 1, 'a new call of the restored page is answered');
+});
+
+// Kind of fault: a page-made event acting as the browser's. A script (the page's, or a same-origin
+// frame's) dispatching `pageshow` with persisted: true ended the calls of a document that was still
+// there, and aborted the handlers native was waiting on, whose answers were then never sent.
+test('a page-made pageshow (untrusted) settles no call and aborts no handler', async () => {
+  const win = fakeWindow();
+  const posted = [];
+  const bridge = createWebBridge({ window: win, transport: { post(text) { posted.push(JSON.parse(text)); } }, history: false });
+  const call = bridge.call('slow', {});
+  let signal = null;
+  let finish = null;
+  bridge.handle('Wait', (options, context) => { signal = context.signal; return new Promise((resolve) => { finish = resolve; }); });
+  bridge._receive({ v: 1, kind: 'call', id: 'n-1', task: 'Wait', options: null });
+  await new Promise((resolve) => setImmediate(resolve));
+  win.dispatchEvent(pageshow(true, { trusted: false }));
+  assert.equal(bridge.pendingCount(), 1, 'the page\'s call is still pending');
+  assert.equal(signal.aborted, false, 'the handler native called is not aborted');
+  finish('answer');
+  await new Promise((resolve) => setImmediate(resolve));
+  assert.deepEqual(posted.filter((m) => m.kind === 'reply').map((m) => m.data), ['answer']);
+  bridge._receive({ v: 1, kind: 'reply', id: posted[0].id, ok: true, data: 7 });
+  assert.equal(await call, 7);
 });

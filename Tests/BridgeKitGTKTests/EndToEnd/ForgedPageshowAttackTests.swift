@@ -6,7 +6,8 @@ import Testing
 
 extension GTKWrapperTests.EndToEnd {
     /// The document notice's `pageshow` listener (js/webbridge-document.js, injected by
-    /// WebKitGTKBridgeHost.attach() in the relay's world) against synthetic events.
+    /// WebKitGTKBridgeHost.attach() in the relay's world) and the shim's own (js/webbridge.js)
+    /// against synthetic events.
     @MainActor
     @Suite("A page-made pageshow under attack")
     struct ForgedPageshowAttack {
@@ -40,7 +41,12 @@ extension GTKWrapperTests.EndToEnd {
             #expect(
                 !harness.traffic.matching(.outbound, "reply").contains { $0.outcome == "navigated" },
                 "no call of the document on screen was ended as navigated")
+            #expect(try await harness.isTrue("window.__settled.held == null"), "the page's own call is still pending")
             open.set(true)
+            try await harness.waitForSettled(["held"])
+            let held = try await harness.outcome("held")
+            print("forged pageshow: the page's own call \(held.ok ? "ok" : held.code ?? "?")")
+            #expect(held.ok && held.data == .string("done"), "the page's own call gets its answer")
             await harness.close()
         }
 
