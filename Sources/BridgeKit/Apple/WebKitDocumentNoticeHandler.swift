@@ -18,7 +18,7 @@ import WebKit
 @MainActor
 final class WebKitDocumentNoticeHandler: NSObject, WKScriptMessageHandler {
     /// The handler's name, as `js/webbridge-document.js` posts to it.
-    static let name = "webbridgeDocument"
+    static let name = WebBridgeDocumentNotice.handlerName
     /// The content world of the notice script and this handler.
     static var contentWorld: WKContentWorld { WKContentWorld.world(name: "BridgeKitDocumentNotice") }
 

@@ -161,7 +161,7 @@ public final class WebKitGTKBridgeHost {
     }
 
     /// The handler `js/webbridge-document.js` posts its notice to, in the relay's world.
-    static let documentNoticeHandler = "webbridgeDocument"
+    static let documentNoticeHandler = WebBridgeDocumentNotice.handlerName
 
     /// Makes `list` the task list documents get at document start, unless a newer one is there.
     private func injectTaskList(_ list: BridgeTaskList) throws(GTKWebViewError) {

@@ -1,5 +1,6 @@
 import BridgeKit
 import BridgeKitTesting
+import BridgeTestSupport
 import Foundation
 import Testing
 
@@ -103,6 +104,21 @@ struct FixtureTests {
         #expect(Array(WebBridgeShim.source.utf8) == Array(try Repository.data("js/webbridge.js")))
         #expect(Array(WebBridgeRelay.source.utf8) == Array(try Repository.data("js/webbridge-relay.js")))
         #expect(Array(WebBridgeDocumentNotice.source.utf8) == Array(try Repository.data("js/webbridge-document.js")))
+    }
+
+    @Test("The document notice posts to the handler hosts register (WebBridgeDocumentNotice.handlerName)")
+    func documentNoticeHandlerName() throws {
+        // The notice script runs in node on a window whose every handler name records the post.
+        let program = """
+            const posted = [];
+            const handlers = new Proxy({}, { get: (_, name) => ({ postMessage: () => { posted.push(String(name)); } }) });
+            const win = { webkit: { messageHandlers: handlers }, addEventListener() {} };
+            const { announceDocuments } = require(process.argv[2]);
+            announceDocuments({ window: win });
+            process.stdout.write(JSON.stringify(posted));
+            """
+        let output = try NodeJS.run(program, stdin: WebBridgeDocumentNotice.source)
+        #expect(output == "[\"\(WebBridgeDocumentNotice.handlerName)\"]")
     }
 
     @Test("docs/protocol.md lists every built-in error code")
