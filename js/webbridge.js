@@ -276,6 +276,14 @@
   function reasonOf(err) {
     try { return err && typeof err.message === 'string' ? err.message : typeof err; } catch (e) { return 'error'; }
   }
+  /**
+   * The message of a byte request the engine failed without a response (`fetch` rejected): most
+   * often a web view that does not serve the byte transport, which only the app can change.
+   */
+  function transportUnavailable(err) {
+    return 'The byte transport is not available (' + reasonOf(err) + '): the app serves binary values ' +
+      'only when its web view has a BinaryTransfers (docs/protocol.md, "Binary values")';
+  }
   function notJSON(value) {
     var t = typeof value;
     return t === 'function' || t === 'symbol' || t === 'bigint';
@@ -908,7 +916,7 @@
       var loaded = 0;
       arrayForEach(parts, function (part) { total += part.size; });
       function unavailable(err) {
-        if (!entry.done) { stop(entry, 'unavailable', 'The byte transport is not available', { reason: reasonOf(err) }); }
+        if (!entry.done) { stop(entry, 'unavailable', transportUnavailable(err), { reason: reasonOf(err) }); }
       }
       /**
        * A refused body or part ends the value: no more parts go. Its answer's `code` (the code
@@ -1204,7 +1212,7 @@
       var partStart = 0;    // where the part being read started
       var stopped = false;
       function failed(onError, c) {
-        return function (err) { onError(c.signal.aborted ? 'cancelled' : 'unavailable', reasonOf(err)); };
+        return function (err) { if (c.signal.aborted) { onError('cancelled', reasonOf(err)); } else { onError('unavailable', transportUnavailable(err)); } };
       }
       /** The end of a part: the value's end, or the next part (a part that brought nothing ended early). */
       function partEnded(onChunk, onError) {
@@ -1251,7 +1259,7 @@
         try {
           pending = binaryFetch(token, { method: 'GET', signal: c.signal, cache: 'no-store', credentials: 'omit' },
             parted ? offset : undefined);
-        } catch (err) { onError('unavailable', reasonOf(err)); return; }
+        } catch (err) { onError('unavailable', transportUnavailable(err)); return; }
         whenSettled(pending, function (response) {
           if (stopped) { onError('cancelled'); return; }
           if (!response || !responseOk(response)) {

@@ -77,11 +77,35 @@ test('uploads start only once the call is posted, and are aborted when the call 
   assert.equal(transport.messages[1].kind, 'cancel');
 });
 
-test('a fetch that fails (no byte transport) settles the call unavailable', async () => {
+// Kind of fault: an error that does not say what to do. A web view that does not serve the byte
+// transport (the app set no BinaryTransfers on its host) fails every byte request with the
+// engine's bare "Load failed": the message names the fix, the engine's reason stays in it.
+const NAMES_THE_FIX = /byte transport is not available \(Load failed\).*BinaryTransfers/;
+
+test('a fetch that fails (no byte transport) settles the call unavailable, naming the fix', async () => {
   const win = makeWindow();
   win.fetch = () => Promise.reject(new TypeError('Load failed'));
   const bridge = createWebBridge({ window: win, transport: recordingTransport() });
-  await assert.rejects(bridge.call('T', { file: new Uint8Array(1) }), { code: 'unavailable' });
+  await assert.rejects(bridge.call('T', { file: new Uint8Array(1) }), (error) => {
+    assert.equal(error.code, 'unavailable');
+    assert.match(error.message, NAMES_THE_FIX);
+    assert.equal(error.details.reason, 'Load failed');
+    return true;
+  });
+});
+
+test('a download the engine fails (no byte transport) settles the call unavailable, naming the fix', async () => {
+  const reply = fixture('reply-with-binary.json').message;
+  const { bridge, transport } = setup(() => Promise.reject(new TypeError('Load failed')));
+  const p = bridge.call('File.open', null);
+  await flushAll();
+  bridge._receive(fixture('announcement.json').message);
+  bridge._receive({ ...reply, id: transport.messages[0].id });
+  await assert.rejects(p, (error) => {
+    assert.equal(error.code, 'unavailable');
+    assert.match(error.message, NAMES_THE_FIX);
+    return true;
+  });
 });
 
 test('fixtures announcement + reply-with-binary: an announced placeholder becomes a Uint8Array, an unannounced look-alike stays data; progress is reported', async () => {

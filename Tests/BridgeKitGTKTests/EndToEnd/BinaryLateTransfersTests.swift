@@ -38,6 +38,7 @@ extension GTKWrapperTests.EndToEnd {
             try await harness.waitForSettled(["off"])
             let off = try await harness.outcome("off")
             #expect(!off.ok && off.code == "unavailable", "\(off)")
+            #expect(off.message?.contains("BinaryTransfers") == true, "the page's error names the fix: \(off)")
             await harness.close()
         }
     }

@@ -172,6 +172,7 @@ struct PageOutcome: Decodable, Sendable {
     var ok: Bool
     var data: JSONValue?
     var code: String?
+    var message: String?
     var isBridgeError: Bool?
     var details: JSONValue?
 }

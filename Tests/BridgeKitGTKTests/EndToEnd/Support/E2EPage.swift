@@ -47,7 +47,7 @@ enum E2EPage {
           window.__settled[key] = null;
           var p = WebBridge.call(task, options, settings);
           p.then(function (v) { e2eOutcome(key, { ok: true, data: v === undefined ? '__undefined__' : v }); },
-            function (e) { e2eOutcome(key, { ok: false, code: e && e.code, name: e && e.name,
+            function (e) { e2eOutcome(key, { ok: false, code: e && e.code, name: e && e.name, message: e && e.message,
               isBridgeError: e instanceof WebBridge.WebBridgeError, details: (e && e.details !== undefined) ? e.details : null }); });
           return p;
         }
