@@ -56,9 +56,12 @@ extension BinaryTransfers {
     /// - Returns: the bytes.
     /// - Throws: as ``upload(of:context:)`` and ``BinaryUpload``'s iteration.
     public func data(of binary: BridgeBinary, context: CallContext) async throws -> Data {
+        let upload = try upload(of: binary, context: context)
         var data = Data()
-        if let size = binary.size { data.reserveCapacity(size) }
-        for try await chunk in try upload(of: binary, context: context) { data.append(chunk) }
+        // The declared size is the page's word: it sizes nothing before the bytes are there
+        // (at most one part up front; the buffer grows as the parts arrive).
+        if let size = binary.size { data.reserveCapacity(min(size, limits.partBytes)) }
+        for try await chunk in upload { data.append(chunk) }
         return data
     }
 

@@ -15,7 +15,9 @@ public final class BinaryUpload: AsyncSequence, Sendable {
     /// A chunk of the body.
     public typealias Element = Data
 
-    /// The declared size, from the page's placeholder.
+    /// The declared size, from the page's placeholder: the page's word, checked against
+    /// ``BinaryLimits/maxTransferBytes`` and against the bytes that arrive (more or fewer end the
+    /// upload), so do not size a buffer by it before the bytes are there.
     public let declaredSize: Int?
     private let transfers: BinaryTransfers
     private let token: String

@@ -7,8 +7,9 @@ public import Foundation
 /// answers `{name, bytes}`.
 ///
 /// The page names the file, never its directory (`FileName`'s rule: one path component, no
-/// hidden files). The bytes go to a temporary file in the directory first, moved over the name
-/// when complete, so a cancelled, failed or navigated-away upload leaves no partial file.
+/// hidden files), and it replaces only a regular file of that name. The bytes go to a temporary
+/// file in the directory first, moved over the name when complete, so a cancelled, failed or
+/// navigated-away upload leaves no partial file.
 public struct FileSaveTask: BridgeTask {
     /// The options: the file name and the bytes.
     public struct Options: Decodable, Sendable {
@@ -44,12 +45,22 @@ public struct FileSaveTask: BridgeTask {
         self.policy = policy
     }
 
-    /// Streams the bytes to a temporary file and moves it over `options.name`.
-    /// - Throws: `BridgeError` `invalid_options` for a name against the rule; the upload's
-    ///   errors (`BinaryTransfers/upload(of:context:)`); `task_failed` when the file cannot be written.
+    /// Streams the bytes to a temporary file and moves it over `options.name` in one step
+    /// (`rename(2)`): a file of that name is replaced, nothing else is.
+    /// - Throws: `BridgeError` `invalid_options` (path `name`) for a name against the rule or one
+    ///   taken by something that is not a regular file (a directory, a symbolic link); the
+    ///   upload's errors (`BinaryTransfers/upload(of:context:)`); `task_failed` when the file
+    ///   cannot be written or moved.
     public func run(_ options: Options, context: CallContext) async throws -> Saved {
         let fileName = try FileName.checked(options.name)
         let target = directory.appendingPathComponent(fileName)
+        // The page names a file: what the name already holds is replaced only when it is a file
+        // (a directory, a link or anything else of the app's is never the page's to replace).
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: target.path),
+            attributes[.type] as? FileAttributeType != .typeRegular
+        {
+            throw BridgeError.invalidOptions("The name is taken by something that is not a file.", path: "name")
+        }
         let temporary = directory.appendingPathComponent(".bridgekit-\(UUID().uuidString).part")
         guard FileManager.default.createFile(atPath: temporary.path, contents: nil) else {
             throw BridgeError.taskFailed("The file could not be created.")
@@ -68,8 +79,10 @@ public struct FileSaveTask: BridgeTask {
             try? handle.close()
             throw error
         }
-        _ = try? FileManager.default.removeItem(at: target)
-        try FileManager.default.moveItem(at: temporary, to: target)
+        // rename(2) replaces a file in one step and never a directory (it fails instead).
+        guard rename(temporary.path, target.path) == 0 else {
+            throw BridgeError.taskFailed("The file could not be saved.")
+        }
         moved = true
         return Saved(name: fileName, bytes: bytes)
     }
