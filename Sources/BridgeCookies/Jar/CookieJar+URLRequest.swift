@@ -10,7 +10,10 @@ extension CookieJar {
     /// navigation delegate's response decision, with the `HTTPURLResponse`).
     ///
     /// Foundation joins several `Set-Cookie` fields into one comma-separated value; it is
-    /// split again without breaking `Expires` dates (see ``capture(setCookieHeaders:from:)``).
+    /// split again where a new cookie can start, without breaking `Expires` dates or quoted
+    /// values (docs/cookies.md, "Folded headers"). A value that itself holds `, name=` cannot be
+    /// told from two cookies there: where the fields are at hand one by one, pass them to
+    /// ``capture(setCookieHeaders:from:)`` instead.
     /// The header name is matched case-insensitively (Linux Foundation's own
     /// `HTTPCookie.cookies(withResponseHeaderFields:for:)` does not, reference Part 2.2).
     ///
@@ -20,7 +23,7 @@ extension CookieJar {
     @discardableResult
     public func capture(response: HTTPURLResponse) -> [CookieRejection] {
         guard let url = response.url, let value = response.value(forHTTPHeaderField: "Set-Cookie") else { return [] }
-        return capture(setCookieHeaders: [value], from: url)
+        return store(SetCookieParser.splitFolded(value), from: url)
     }
 
     /// Sets `request`'s `Cookie` header field to the jar's header for its URL, or removes the

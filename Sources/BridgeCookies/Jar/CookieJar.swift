@@ -55,15 +55,21 @@ public final class CookieJar: Sendable {
     /// (RFC 6265 §5.2, §5.3; source: HTTP), for example from a navigation response ("log in once").
     ///
     /// - Parameters:
-    ///   - setCookieHeaders: `Set-Cookie` header values. An element that holds several cookies
-    ///     folded with commas (as `HTTPURLResponse` joins them) is split first.
+    ///   - setCookieHeaders: `Set-Cookie` header values, one header per element, each one cookie
+    ///     whatever commas it holds (RFC 6265 §3: a server never folds `Set-Cookie` fields). A
+    ///     value Foundation folded from several fields (`HTTPURLResponse`) goes to
+    ///     ``capture(response:)``, which splits it.
     ///   - url: the URL of the response; its host scopes host-only cookies and checks `Domain`.
     /// - Returns: the cookies refused and why; the others are stored. Refusing is normal
     ///   browser behaviour (a foreign `Domain`, a `Secure` cookie over `http`), so the result
     ///   may be ignored. Each record holds the header text, value included: log with care.
     @discardableResult
     public func capture(setCookieHeaders: [String], from url: URL) -> [CookieRejection] {
-        let headers = setCookieHeaders.flatMap(SetCookieParser.splitFolded)
+        store(setCookieHeaders, from: url)
+    }
+
+    /// Stores the cookies of `headers`, one `Set-Cookie` value each, received from `url`.
+    func store(_ headers: [String], from url: URL) -> [CookieRejection] {
         let now = clock()
         return storage.withLock { storage in
             var rejected: [CookieRejection] = []

@@ -40,12 +40,15 @@ struct CookieRequest: Sendable {
 
 /// The matching rules of RFC 6265 §5.1.2–§5.1.4 and the selection of §5.4, as pure functions.
 enum CookieRules {
-    /// §5.1.2 canonical host: lowercased, without IPv6 brackets. Foundation already turns
-    /// international names into A-labels (`bücher.de` → `xn--bcher-kva.de`).
+    /// §5.1.2 canonical host: lowercased, without IPv6 brackets, an IP address in the one form
+    /// WebKit's URL parser writes it (``IPAddressHost``: `127.1` is `127.0.0.1`, `0:0::1` is
+    /// `::1`), so the jar and the web view agree on which host a cookie belongs to. Foundation
+    /// already turns international names into A-labels (`bücher.de` → `xn--bcher-kva.de`) but
+    /// leaves IP addresses as written.
     static func canonicalHost(_ host: String) -> String {
         var host = Substring(host.lowercased())
         if host.hasPrefix("["), host.hasSuffix("]") { host = host.dropFirst().dropLast() }
-        return String(host)
+        return IPAddressHost.canonical(host) ?? String(host)
     }
 
     /// Whether `host` is an IP address literal: IPv6 (contains `:`) or a name whose last label

@@ -45,7 +45,7 @@ struct CookieStorage: Sendable {
         // Steps 4-6: Domain, public suffixes, host-only.
         var domain = request.host
         var isHostOnly = true
-        if let attribute = parsed.domain {
+        if let attribute = parsed.domain, !attribute.isEmpty {
             if configuration.isPublicSuffix(attribute) {
                 guard attribute == request.host else { throw .publicSuffix(domain: attribute) }
             } else {

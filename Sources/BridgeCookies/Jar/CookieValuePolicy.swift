@@ -46,22 +46,28 @@ public enum CookieValuePolicy {
 
     /// Returns `path` with non-ASCII characters percent-encoded (RFC 6265 §5.2.4, §5.1.4).
     /// - Throws: ``CookieError/invalidCookieAttribute(name:attribute:)`` (`"path"`) when the
-    ///   path does not start with `/` or holds a control character or `;`.
+    ///   path does not start with `/`, holds a control character or `;`, or is longer than
+    ///   1024 bytes once encoded (the longest attribute value a `Set-Cookie` header can set,
+    ///   draft-ietf-httpbis-rfc6265bis §5.6).
     public static func normalizedPath(_ path: String, cookieName name: String) throws(CookieError) -> String {
         guard path.hasPrefix("/"),
             !path.unicodeScalars.contains(where: { $0 == ";" || isControl($0) })
         else {
             throw .invalidCookieAttribute(name: name, attribute: "path")
         }
-        return percentEncodingNonASCII(path)
+        let encoded = percentEncodingNonASCII(path)
+        guard encoded.utf8.count <= SetCookieParser.maxAttributeValueBytes else {
+            throw .invalidCookieAttribute(name: name, attribute: "path")
+        }
+        return encoded
     }
 
     /// Returns the canonical domain: lowercased, one leading `.` removed (RFC 6265 §5.2.3).
     ///
     /// - Returns: the domain and whether it had a leading dot (which marks a domain cookie).
     /// - Throws: ``CookieError/invalidCookieAttribute(name:attribute:)`` (`"domain"`) when the
-    ///   result is empty, has an empty label, or holds anything but ASCII letters, digits,
-    ///   `-`, `_`, `.` and `:` (IPv6).
+    ///   result is empty, longer than 1024 bytes (draft-ietf-httpbis-rfc6265bis §5.6), has an
+    ///   empty label, or holds anything but ASCII letters, digits, `-`, `_`, `.` and `:` (IPv6).
     public static func normalizedDomain(_ domain: String, cookieName name: String) throws(CookieError) -> (
         domain: String, hadLeadingDot: Bool
     ) {
@@ -73,7 +79,9 @@ public enum CookieValuePolicy {
             (0x61...0x7A).contains(byte) || (0x30...0x39).contains(byte) || byte == 0x2D || byte == 0x5F
                 || byte == 0x2E || byte == 0x3A
         }
-        guard allowed, !text.isEmpty, !text.hasPrefix("."), !text.hasSuffix("."), !text.contains("..") else {
+        guard allowed, !text.isEmpty, text.utf8.count <= SetCookieParser.maxAttributeValueBytes, !text.hasPrefix("."),
+            !text.hasSuffix("."), !text.contains("..")
+        else {
             throw .invalidCookieAttribute(name: name, attribute: "domain")
         }
         return (String(text), hadLeadingDot)

@@ -8,7 +8,8 @@ struct ParsedSetCookie: Sendable, Equatable {
     var expires: Date?
     /// The last valid `Max-Age`, in seconds; may be zero or negative (§5.2.2).
     var maxAge: Int64?
-    /// The last non-empty `Domain`, lowercased, one leading `.` removed (§5.2.3).
+    /// The last `Domain` with a non-empty value, lowercased, one leading `.` removed (§5.2.3):
+    /// empty for `Domain=.`, which §5.3 step 6 makes host-only.
     var domain: String?
     /// The last `Path`; `nil` when absent or when the last one was empty or did not start with
     /// `/` (both mean default-path, §5.2.4).
@@ -24,6 +25,11 @@ struct ParsedSetCookie: Sendable, Equatable {
 
 /// The RFC 6265 §5.2 `Set-Cookie` parser, and the splitter for comma-folded header values.
 enum SetCookieParser {
+    /// The longest attribute value taken, in UTF-8 bytes; a longer one is ignored as if it were
+    /// not there (draft-ietf-httpbis-rfc6265bis §5.6, as browsers do), so a header cannot make
+    /// the jar hold a path or domain of any length.
+    static let maxAttributeValueBytes = 1024
+
     /// Parses one `Set-Cookie` header value (§5.2).
     ///
     /// The name-value pair is the text before the first `;`, split at its first `=`; name and
@@ -31,8 +37,9 @@ enum SetCookieParser {
     /// backslashes, spaces, commas and non-ASCII included). Works on Unicode scalars, so a `;`
     /// or `=` followed by a combining mark still separates.
     /// - Returns: `nil` when the header must be ignored: no `=` in the name-value pair, or an
-    ///   empty name after trimming (steps 2 and 5). Unknown attributes are ignored; the last
-    ///   occurrence of an attribute wins; attribute names are case-insensitive.
+    ///   empty name after trimming (steps 2 and 5). Unknown attributes are ignored, and so is
+    ///   an attribute whose value is longer than ``maxAttributeValueBytes`` (6265bis §5.6); the
+    ///   last occurrence of an attribute wins; attribute names are case-insensitive.
     static func parse(_ header: String) -> ParsedSetCookie? {
         var parts = header.unicodeScalars.split(separator: ";", omittingEmptySubsequences: false)[...]
         guard let pair = parts.popFirst(), let equals = pair.firstIndex(of: "=") else { return nil }
@@ -44,6 +51,7 @@ enum SetCookieParser {
             let nameEnd = av.firstIndex(of: "=") ?? av.endIndex
             let attribute = String(trimWhitespace(av[..<nameEnd])).lowercased()
             let value = nameEnd == av.endIndex ? "" : Substring(trimWhitespace(av[av.index(after: nameEnd)...]))
+            guard value.utf8.count <= maxAttributeValueBytes else { continue }
             apply(attribute: attribute, value: value, to: &result)
         }
         return result
@@ -66,9 +74,10 @@ enum SetCookieParser {
         case "max-age":
             if let seconds = parseMaxAge(value) { result.maxAge = seconds }
         case "domain":
-            var domain = value
-            if domain.hasPrefix(".") { domain = domain.dropFirst() }
-            if !domain.isEmpty { result.domain = domain.lowercased() }
+            // An empty value is ignored; `.` leaves an empty domain, which still counts as the
+            // last Domain attribute (§5.3 step 4) and makes the cookie host-only (step 6).
+            guard !value.isEmpty else { break }
+            result.domain = (value.hasPrefix(".") ? value.dropFirst() : value).lowercased()
         case "path":
             result.path = value.hasPrefix("/") ? String(value) : nil
         case "secure":
@@ -130,8 +139,9 @@ enum SetCookieParser {
     ///   splits: `foo=bar; b,az=qux` is one cookie with the attribute `b,az=qux`, not `az=qux`.
     ///
     /// A value that itself holds `, name=` (`z=y, a=b`) is split: a folded header cannot tell
-    /// it from two cookies. One cookie per element of ``CookieJar/capture(setCookieHeaders:from:)``
-    /// avoids the question.
+    /// it from two cookies. Only ``CookieJar/capture(response:)`` splits (Foundation folds the
+    /// fields it hands over); ``CookieJar/capture(setCookieHeaders:from:)`` takes one cookie per
+    /// element and never asks the question.
     static func splitFolded(_ value: String) -> [String] {
         let bytes = Array(value.utf8)
         var pieces: [String] = []

@@ -136,7 +136,7 @@ struct CookieStoredAsReceivedTests {
         let jar = makeFixedJar()
         jar.capture(setCookieHeaders: ["z=1", "a=2", "m=3"], from: origin)
         try jar.set(Cookie(name: "b", value: "4", domain: "app.example"))
-        jar.capture(setCookieHeaders: ["y=5, c=6"], from: origin)
+        jar.capture(setCookieHeaders: ["y=5", "c=6"], from: origin)
         #expect(jar.cookieHeader(for: origin) == "z=1; a=2; m=3; b=4; y=5; c=6")
         // A replacement keeps its place (§5.3 step 11 keeps the old creation-time).
         jar.capture(setCookieHeaders: ["z=9"], from: origin)
@@ -180,9 +180,25 @@ struct CookieStoredAsReceivedTests {
     }
 
     @Test("capture of a folded header never makes a cookie out of an attribute")
-    func captureFoldedAttribute() {
+    func captureFoldedAttribute() throws {
         let jar = makeFixedJar()
-        #expect(jar.capture(setCookieHeaders: ["foo=bar; b,az=qux"], from: origin).isEmpty)
+        let response = try #require(
+            HTTPURLResponse(
+                url: origin, statusCode: 200, httpVersion: "HTTP/1.1",
+                headerFields: ["Set-Cookie": "foo=bar; b,az=qux"]))
+        #expect(jar.capture(response: response).isEmpty)
         #expect(jar.cookies.map(\.name) == ["foo"])
+    }
+
+    /// Kind of fault: a header value split where the server wrote one cookie. A server that
+    /// writes input into one cookie's value (`pref=<input>`) let the input set a second cookie
+    /// (`session=…`) when `capture(setCookieHeaders:)` split each element at `, name=` as if
+    /// Foundation had folded it (found by attacking the cookie layer). One element is one cookie.
+    @Test("one Set-Cookie header per element is one cookie: its value keeps ', name='")
+    func oneHeaderPerElement() {
+        let jar = makeFixedJar()
+        #expect(jar.capture(setCookieHeaders: ["pref=a, session=attacker; Path=/"], from: origin).isEmpty)
+        #expect(jar.cookies.map(\.name) == ["pref"])
+        #expect(jar.cookieHeader(for: origin) == "pref=a, session=attacker")
     }
 }

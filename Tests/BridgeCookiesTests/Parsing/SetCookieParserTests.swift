@@ -74,7 +74,8 @@ struct SetCookieParserTests {
     func domainAttribute() throws {
         #expect(SetCookieParser.parse("a=1; Domain=.Shop.Example")?.domain == "shop.example")
         #expect(SetCookieParser.parse("a=1; Domain=")?.domain == nil)
-        #expect(SetCookieParser.parse("a=1; Domain=.")?.domain == nil)
+        // `.` is not empty: the dot removed leaves an empty Domain, the last one (host-only, §5.3 step 6).
+        #expect(SetCookieParser.parse("a=1; Domain=.")?.domain == "")
         #expect(SetCookieParser.parse("a=1; Domain=x.example; Domain=")?.domain == "x.example")
     }
 

@@ -76,6 +76,26 @@ struct RFC6265ParseTableTests {
             Row(
                 "5.2.3 empty Domain keeps an earlier one", "a=1; Domain=x.example; Domain=",
                 parsed("a", "1", domain: "x.example")),
+            Row(
+                "5.2.3 Domain=. is a Domain attribute with an empty value, the last one",
+                "a=1; Domain=x.example; Domain=.", parsed("a", "1", domain: "")),
+            // 6265bis 5.6: an attribute value over 1024 octets is ignored (WPT cookies/size/attributes).
+            Row(
+                "6265bis 5.6 a Path of 1024 octets is taken", "a=1; Path=/" + String(repeating: "p", count: 1023),
+                parsed("a", "1", path: "/" + String(repeating: "p", count: 1023))),
+            Row(
+                "6265bis 5.6 a Path over 1024 octets is ignored, an earlier one wins",
+                "a=1; Path=/docs; Path=/" + String(repeating: "p", count: 1024), parsed("a", "1", path: "/docs")),
+            Row(
+                "6265bis 5.6 a Path over 1024 octets is ignored, a later one wins",
+                "a=1; Path=/" + String(repeating: "p", count: 1024) + "; Path=/docs", parsed("a", "1", path: "/docs")),
+            Row(
+                "6265bis 5.6 a Domain over 1024 octets is ignored",
+                "a=1; Domain=x.example; Domain=" + String(repeating: "d", count: 1021) + ".net",
+                parsed("a", "1", domain: "x.example")),
+            Row(
+                "6265bis 5.6 a Max-Age over 1024 octets is ignored, the cookie is not",
+                "a=1; Max-Age=" + String(repeating: "1", count: 1025), parsed("a", "1")),
             // §5.2.4 Path.
             Row("5.2.4 Path starting with '/'", "a=1; Path=/docs", parsed("a", "1", path: "/docs")),
             Row("5.2.4 empty Path is the default-path", "a=1; Path=", parsed("a", "1")),

@@ -85,6 +85,10 @@ struct RFC6265StorageTableTests {
                 "4 Domain attribute taken (leading dot dropped by 5.2.3)",
                 Input("https://www.a.example/", ["a=1; Domain=.A.example"]),
                 stored("a=1 domain=a.example path=/ session created=+0")),
+            Row(
+                "4, 6 the last Domain attribute is taken: Domain=. (empty) makes a host-only cookie",
+                Input("https://www.a.example/", ["a=1; Domain=a.example; Domain=."]),
+                stored("a=1 host=www.a.example path=/ session created=+0")),
             // Step 5: public suffixes.
             Row(
                 "5 a public-suffix Domain is ignored", Input("https://a.co.uk/", ["a=1; Domain=co.uk"]),
