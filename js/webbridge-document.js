@@ -1,19 +1,23 @@
 /*
- * BridgeKit document notice (protocol v1, docs/protocol.md, "Document notice"): for hosts that
- * cannot observe when WebKit commits a navigation (a WKWebView observed by KVO only). Injected at
- * document start in the main frame, in a script world of its own that page scripts cannot reach,
- * it posts {"v":1,"kind":"document"} to that world's "webbridgeDocument" handler (never to the
- * bridge's channel, where a page could forge it) once when the document starts and again when the
- * back-forward cache restores it, so native starts a new page generation exactly when a new
- * document replaced the old one. Defines nothing, never throws. ES2017, no build step;
- * `announceDocuments({window})` for tests.
+ * BridgeKit document notice (protocol v1, docs/protocol.md, "Document notice"): tells native
+ * which document is on screen. Injected at document start in the main frame, in a script world
+ * page scripts cannot reach, it makes a random id for the document (128 bits) and posts
+ * {"v":1,"kind":"document","document":"<id>"} to that world's "webbridgeDocument" handler (never
+ * to the bridge's channel, where a page could forge it) once when the document starts and again
+ * when the back-forward cache restores it (the same id: the same document). Native starts a new
+ * page generation when another document announces itself.
+ *
+ * It also defines, in its own world only, `__webbridgeDeliver(id, message)`: native evaluates it
+ * there to hand a message to the page's shim (as a "webbridge:message" event, JSON text) only when
+ * `id` is this document's, so a script on its way when another document commits reaches nobody.
+ * Never throws. ES2017, no build step; `announceDocuments({window})` for tests.
  */
 (function (factory) {
   'use strict';
   var api = factory();
   if (typeof module === 'object' && module && module.exports) {
     module.exports.announceDocuments = api.announceDocuments;
-    module.exports.NOTICE = api.NOTICE;
+    module.exports.DELIVER = api.DELIVER;
   }
   if (typeof window !== 'undefined' && window && typeof window.addEventListener === 'function') {
     api.announceDocuments({ window: window });
@@ -21,17 +25,55 @@
 })(function () {
   'use strict';
 
-  var NOTICE = '{"v":1,"kind":"document"}';
   var MARK = '__webbridgeDocument:';
+  /** The name of the delivery function in the notice's world (``PageFunction`` in Swift calls it). */
+  var DELIVER = '__webbridgeDeliver';
+
+  /** The notice for the document `id`. */
+  function notice(id) { return '{"v":1,"kind":"document","document":"' + id + '"}'; }
+
+  /** 128 random bits as 32 lowercase hexadecimal digits, or null without `crypto.getRandomValues`. */
+  function randomID(win) {
+    try {
+      var source = win.crypto || (typeof crypto === 'object' ? crypto : null);
+      var bytes = new Uint8Array(16);
+      source.getRandomValues(bytes);
+      var out = '';
+      for (var i = 0; i < 16; i++) { out += (bytes[i] < 16 ? '0' : '') + bytes[i].toString(16); }
+      return out;
+    } catch (e) { return null; }
+  }
+
+  /**
+   * Defines `__webbridgeDeliver(id, message)` on `win` (this world's global, not writable): when
+   * `id` is this document's, dispatches `messageEvent` with the message's JSON text as its detail
+   * (only strings cross between worlds), which the shim takes as it takes the relay's replies.
+   */
+  function defineDelivery(win, id, messageEvent) {
+    var stringify = JSON.stringify;
+    var CustomEventCtor = win.CustomEvent || (typeof CustomEvent === 'function' ? CustomEvent : null);
+    var dispatchEventFn = win.dispatchEvent;
+    var deliver = function (target, message) {
+      try {
+        if (target !== id || !CustomEventCtor) { return; }
+        var text = stringify(message);
+        if (typeof text !== 'string') { return; }
+        Reflect.apply(dispatchEventFn, win, [new CustomEventCtor(messageEvent, { detail: text })]);
+      } catch (e) { /* never throw into the engine */ }
+    };
+    Object.defineProperty(win, DELIVER, { value: deliver });
+  }
 
   /**
    * Posts the notice on `opts.window` to the handler `opts.channel` (default "webbridgeDocument") now and
-   * on every trusted `pageshow` whose `persisted` is true. Returns whether it was installed.
+   * on every trusted `pageshow` whose `persisted` is true, and defines the delivery function for
+   * `opts.messageEvent` (default "webbridge:message"). Returns whether it was installed.
    */
   function announceDocuments(opts) {
     try {
       var win = opts && opts.window;
       var channel = opts && typeof opts.channel === 'string' && opts.channel ? opts.channel : 'webbridgeDocument';
+      var messageEvent = opts && typeof opts.messageEvent === 'string' && opts.messageEvent ? opts.messageEvent : 'webbridge:message';
       if (!win || typeof win.addEventListener !== 'function') { return false; }
       var installed = win[MARK + channel];
       if (installed) {
@@ -46,8 +88,11 @@
       var handler = mh && mh[channel];
       if (!handler || typeof handler.postMessage !== 'function') { return false; }
       var post = handler.postMessage;
+      var id = randomID(win);
+      if (id === null) { return false; }
+      var text = notice(id);
       var announce = function () {
-        try { post.call(handler, NOTICE); } catch (e) { /* never throw into the engine */ }
+        try { Reflect.apply(post, handler, [text]); } catch (e) { /* never throw into the engine */ }
       };
       var onPageShow = function (event) {
         // Only the browser's own event: a page (or a same-origin frame) can dispatch a made-up
@@ -60,6 +105,7 @@
         try { Reflect.apply(addEventListenerFn, win, ['pageshow', onPageShow]); } catch (e) { /* never throw */ }
       };
       Object.defineProperty(win, MARK + channel, { value: listen });
+      defineDelivery(win, id, messageEvent);
       announce();
       listen();
       return true;
@@ -68,5 +114,5 @@
     }
   }
 
-  return { announceDocuments: announceDocuments, NOTICE: NOTICE };
+  return { announceDocuments: announceDocuments, DELIVER: DELIVER };
 });

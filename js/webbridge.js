@@ -1558,17 +1558,45 @@
     }
     function onLoad() { loaded = true; flush(); }
     // A document restored from the back-forward cache keeps its pending calls, but native
-    // settled them as `navigated` when the page went away: settle them here the same way. Only the
-    // browser's own event (`isTrusted`, unforgeable) says so: a script can dispatch a `pageshow`
-    // with persisted: true in a document that never left.
-    function onPageShow(event) {
-      if (!event || event.isTrusted !== true || event.persisted !== true) { return; }
-      mapForEach(pending, function (entry) { settle(entry, failure('navigated', 'The page was restored from the back-forward cache')); });
-      // Native settled its calls to this page `navigated` when the page left: their handlers are
-      // told (signal aborted), and their answers are not sent (finishNativeCall finds no entry).
-      var calls = nativeCalls;
+    // settled them as `navigated` when the page went away: they settle here the same way. Only the
+    // browser's own events (`isTrusted`, unforgeable) say so: a script can dispatch a `pageshow`
+    // with persisted: true in a document that never left. Only the calls made before the restore
+    // began: the page's own code runs before `pageshow` reaches a bubbling listener (`visibilitychange`
+    // to visible comes first, then capturing `pageshow` listeners), and native answers what it
+    // calls then. So the calls are taken when the restore begins (`thaw`, from this bridge's own
+    // capturing listeners, added before any page script's) and settled at `pageshow`.
+    var leftPersisted = false;   // a trusted pagehide (persisted): the page may be restored later
+    var thawed = null;           // {calls, nativeCalls} taken when the restore began
+    function isTrustedEvent(event) { return !!event && event.isTrusted === true; }
+    function onPageHide(event) {
+      if (isTrustedEvent(event) && event.persisted === true) { leftPersisted = true; }
+    }
+    /** Takes the calls native gave up on: those pending when the restore began. */
+    function thaw() {
+      if (thawed) { return; }
+      var calls = [];
+      mapForEach(pending, function (entry) { arrayPush(calls, entry); });
+      thawed = { calls: calls, nativeCalls: nativeCalls };
       nativeCalls = new M();
-      mapForEach(calls, function (controller) {
+    }
+    function onVisibilityChange(event) {
+      if (!leftPersisted || !isTrustedEvent(event)) { return; }
+      var visible = false;
+      try { visible = win.document.visibilityState === 'visible'; } catch (e) { visible = false; }
+      if (visible) { leftPersisted = false; thaw(); }
+    }
+    function onPageShow(event) {
+      if (!isTrustedEvent(event) || event.persisted !== true) { return; }
+      leftPersisted = false;
+      thaw();
+      var taken = thawed;
+      thawed = null;
+      arrayForEach(taken.calls, function (entry) {
+        settle(entry, failure('navigated', 'The page was restored from the back-forward cache'));
+      });
+      // Their handlers are told (signal aborted), and their answers are not sent
+      // (finishNativeCall finds no entry).
+      mapForEach(taken.nativeCalls, function (controller) {
         try { controller.abort(); } catch (err) { report(err); }
       });
     }
@@ -1580,12 +1608,14 @@
      * (HTML, "document open steps"), which would leave every call's reply undelivered.
      */
     function listen() {
-      var add = function (type, fn) { apply(winAddEventListener, win, [type, fn]); };
+      var add = function (type, fn, capture) { apply(winAddEventListener, win, [type, fn, !!capture]); };
       add(channel + ':ready', onReady);
       add(channel + ':message', onMessage);
       add('DOMContentLoaded', flush);
       add('load', onLoad);
-      add('pageshow', onPageShow);
+      add('pagehide', onPageHide, true);
+      add('visibilitychange', onVisibilityChange, true);
+      add('pageshow', onPageShow, true);
       if (historyInstalled) { add('popstate', onPopState); }
     }
     /** Runs `listen` again after `document.open()`: it replaces the document's children, which a

@@ -87,3 +87,45 @@ test('a page-made pageshow (untrusted) settles no call and aborts no handler', a
   bridge._receive({ v: 1, kind: 'reply', id: posted[0].id, ok: true, data: 7 });
   assert.equal(await call, 7);
 });
+
+/** A trusted event of `type` (`pagehide`, `visibilitychange`) as the browser makes it. */
+function trusted(type, fields = {}) {
+  const event = new Event(type);
+  Object.defineProperty(event, 'isTrusted', { value: true });
+  for (const [key, value] of Object.entries(fields)) { Object.defineProperty(event, key, { value }); }
+  return event;
+}
+
+// Kind of fault: a document that is still there losing its calls. On a restore the page's own
+// code runs before the bridge's pageshow listener (`visibilitychange` to visible fires first, and
+// a capturing pageshow listener runs before a bubbling one): a call it made then was settled
+// `navigated` with the calls native had given up on while the page was in the cache, though native
+// answers it (a task with a side effect ran, and the page was told it did not).
+test('a restore settles only the calls made before it began: calls made as the page becomes visible again stay', async () => {
+  const win = fakeWindow();
+  const doc = { readyState: 'complete', visibilityState: 'visible' };
+  win.document = doc;
+  const posted = [];
+  const bridge = createWebBridge({ window: win, transport: { post(text) { posted.push(JSON.parse(text)); } }, history: false });
+  const before = bridge.call('before', {});
+  win.dispatchEvent(trusted('pagehide', { persisted: true }));
+  const inPagehide = bridge.call('inPagehide', {});
+  doc.visibilityState = 'hidden';
+  win.dispatchEvent(trusted('visibilitychange'));
+  // The restore: visible again, then (page listeners run) pageshow.
+  doc.visibilityState = 'visible';
+  win.dispatchEvent(trusted('visibilitychange'));
+  const onVisible = bridge.call('onVisible', {});
+  let inCapture = null;
+  win.addEventListener('pageshow', () => { inCapture = bridge.call('inCapture', {}); }, true);
+  win.dispatchEvent(pageshow(true));
+  await assert.rejects(before, (error) => error.code === 'navigated');
+  await assert.rejects(inPagehide, (error) => error.code === 'navigated');
+  assert.equal(bridge.pendingCount(), 2, 'the calls made as the restore began are still pending');
+  const id = (task) => posted.find((m) => m.task === task).id;
+  bridge._receive({ v: 1, kind: 'reply', id: id('onVisible'), ok: true, data: 'v' });
+  assert.equal(await onVisible, 'v');
+  assert.ok(inCapture);
+  bridge._receive({ v: 1, kind: 'reply', id: posted.filter((m) => m.task === 'inCapture').pop().id, ok: true, data: 'c' });
+  assert.equal(await inCapture, 'c');
+});

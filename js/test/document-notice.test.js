@@ -14,14 +14,41 @@ function makeWindow(options = {}) {
 }
 
 const DOCUMENT_PATH = path.join(__dirname, '..', 'webbridge-document.js');
-const { announceDocuments, NOTICE } = require(DOCUMENT_PATH);
+const { announceDocuments, DELIVER } = require(DOCUMENT_PATH);
+const NOTICE_TEXT = /^\{"v":1,"kind":"document","document":"[0-9a-f]{32}"\}$/;
 
-test('posts one document notice when it installs, as the exact protocol text', () => {
+test('posts one document notice when it installs, as the exact protocol text naming the document', () => {
   const handler = recordingHandler();
   const win = makeWindow({ handler });
   assert.equal(announceDocuments({ window: win }), true);
-  assert.deepEqual(handler.texts, ['{"v":1,"kind":"document"}']);
-  assert.deepEqual(JSON.parse(NOTICE), { v: 1, kind: 'document' });
+  assert.equal(handler.texts.length, 1);
+  assert.match(handler.texts[0], NOTICE_TEXT);
+  const other = recordingHandler();
+  announceDocuments({ window: makeWindow({ handler: other }) });
+  assert.notEqual(JSON.parse(other.texts[0]).document, JSON.parse(handler.texts[0]).document, 'each document its own id');
+});
+
+// Kind of fault: a script on its way when another document commits. Native evaluated progress,
+// events and native-to-page calls in whatever document was on screen when they arrived: the next
+// document (any origin, one a third-party frame navigated the top to) read them. The delivery
+// function of the notice's world hands a message to the page only when it names this document.
+test('__webbridgeDeliver hands a message to the page only when it names this document', () => {
+  const handler = recordingHandler();
+  const win = makeWindow({ handler });
+  announceDocuments({ window: win });
+  const id = JSON.parse(handler.texts[0]).document;
+  const got = [];
+  win.addEventListener('webbridge:message', (event) => got.push(event.detail));
+  const deliver = win[DELIVER];
+  assert.equal(typeof deliver, 'function');
+  deliver('0'.repeat(32), { v: 1, kind: 'event', name: 'secret', data: 1 });
+  deliver(undefined, { v: 1, kind: 'event', name: 'secret', data: 2 });
+  assert.deepEqual(got, [], 'another document\'s message reaches nobody');
+  deliver(id, { v: 1, kind: 'progress', id: 'p-1', data: { s: '</script>\u2028' } });
+  assert.deepEqual(got.map((t) => JSON.parse(t)), [{ v: 1, kind: 'progress', id: 'p-1', data: { s: '</script>\u2028' } }]);
+  assert.equal(typeof got[0], 'string', 'only strings cross between worlds');
+  assert.throws(() => { 'use strict'; win[DELIVER] = () => {}; }, TypeError, 'not replaceable in its world');
+  assert.doesNotThrow(() => deliver(id, { toJSON() { throw new Error('x'); } }));
 });
 
 /** An event target that hands any object to its listeners, so a test can deliver what only the
@@ -44,6 +71,7 @@ test('a back-forward cache restore (pageshow, persisted) posts it again; an ordi
   assert.equal(handler.texts.length, 1);
   show(true);
   assert.equal(handler.texts.length, 2);
+  assert.equal(handler.texts[1], handler.texts[0], 'a restored document is the same document: the same id');
 });
 
 // Kind of fault: a made-up event reaching the notice's world. A page (or a same-origin frame)
@@ -61,7 +89,7 @@ test('a pageshow the page made up (not trusted) posts nothing, persisted or not'
   const real = makeWindow({ handler, target: new EventTarget() });
   announceDocuments({ window: real });
   real.dispatchEvent(made);
-  assert.deepEqual(handler.texts, [NOTICE, NOTICE], 'the two installs only');
+  assert.equal(handler.texts.length, 2, 'the two installs only');
 });
 
 test('the page replacing webkit.messageHandlers later does not redirect the notice', () => {
@@ -88,7 +116,8 @@ test('as a classic script it announces the document at once', () => {
   const handler = recordingHandler();
   const win = makeWindow({ handler });
   evaluateIn(win, fs.readFileSync(DOCUMENT_PATH, 'utf8'));
-  assert.deepEqual(handler.texts, [NOTICE]);
+  assert.equal(handler.texts.length, 1);
+  assert.match(handler.texts[0], NOTICE_TEXT);
 });
 
 test("it never posts to the bridge's own channel, where a page could forge the notice", () => {

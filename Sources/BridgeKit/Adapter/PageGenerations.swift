@@ -45,16 +45,24 @@ package final class PageGenerations {
         router?.pageDidCommitNavigation()
     }
 
-    /// A document notice (`js/webbridge-document.js`).
+    /// A document notice (`js/webbridge-document.js`): names the document on screen
+    /// (``BridgeRouter/pageDidAnnounceDocument(_:)``), which starts a new generation when it is
+    /// another document; a notice without a readable id starts one in any case.
     /// - Parameters:
     ///   - isMainFrame: whether the notice came from the main frame.
     ///   - isFromAttachedWebView: whether its web view is the attached one.
+    ///   - body: the notice's text (``DocumentNoticeBody``), `nil` when it was not a string.
     /// - Returns: whether a new page generation started.
     @discardableResult
-    package func documentNotice(isMainFrame: Bool, isFromAttachedWebView: Bool) -> Bool {
-        guard isAttached, isMainFrame, isFromAttachedWebView else { return false }
-        router?.pageDidCommitNavigation()
-        return true
+    package func documentNotice(isMainFrame: Bool, isFromAttachedWebView: Bool, body: String? = nil) -> Bool {
+        guard isAttached, isMainFrame, isFromAttachedWebView, let router else { return false }
+        let before = router.pageGeneration
+        if let id = body.flatMap(DocumentNoticeBody.document(in:)) {
+            router.pageDidAnnounceDocument(id)
+        } else {
+            router.pageDidCommitNavigation()
+        }
+        return router.pageGeneration != before
     }
 
     /// A navigation response: classified, and recorded when it is an error.

@@ -10,7 +10,9 @@ import WebKit
 /// The world (``contentWorld``, `WKContentWorld.world(name:)`) runs only the notice script: page
 /// scripts, which live in `.page` or the bridge's own world, cannot reach this handler, so a page
 /// cannot forge a notice and end the calls of documents that are still there (a cross-origin
-/// widget's among them). The body is ignored: the message itself is the notice.
+/// widget's among them). The body names the document (``DocumentNoticeBody``); the scripts the
+/// router binds to it are evaluated in the same world (``WebViewBridge``'s channel), where the
+/// notice's `__webbridgeDeliver` hands them to that document only.
 ///
 /// Ownership: the controller retains this handler; it holds the bridge's ``PageGenerations``
 /// (which holds the router weakly) and the web view weakly.
@@ -37,7 +39,7 @@ final class WebKitDocumentNoticeHandler: NSObject, WKScriptMessageHandler {
     func userContentController(_ userContentController: WKUserContentController, didReceive message: WKScriptMessage) {
         generations?.documentNotice(
             isMainFrame: message.frameInfo.isMainFrame,
-            isFromAttachedWebView: message.webView === webView)
+            isFromAttachedWebView: message.webView === webView, body: message.body as? String)
     }
 
     /// Installs the handler and the notice script (main frame, document start) in

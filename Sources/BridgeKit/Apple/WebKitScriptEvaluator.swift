@@ -39,6 +39,14 @@ final class WebKitScriptEvaluator {
         }
     }
 
+    /// A channel that evaluates scripts bound to a document (``PageChannel/evaluateForDocument``)
+    /// with `documents`, an evaluator for the document notice's content world.
+    func channel(bindingDocumentsWith documents: WebKitScriptEvaluator) -> PageChannel {
+        PageChannel(
+            evaluate: { [self] script in try await self.evaluate(script) },
+            evaluateForDocument: { script in try await documents.evaluate(script) })
+    }
+
     /// Stops evaluating: later scripts throw `unavailable`.
     func disconnect() {
         isConnected = false

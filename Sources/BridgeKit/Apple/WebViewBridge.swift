@@ -67,6 +67,8 @@ public final class WebViewBridge {
     private let scripts: UserScriptLedger<WKUserContentController>
     /// The document-notice handler, with ``NavigationSignal/documentNotice``.
     private var documentNotices: WebKitDocumentNoticeHandler?
+    /// Evaluates the scripts bound to a document in the notice's world, with ``NavigationSignal/documentNotice``.
+    private var documentEvaluator: WebKitScriptEvaluator?
     /// ``BridgeRouter/addTaskListObserver(_:)``'s id, while attached with the shim.
     private var taskListObserver: Int?
     /// The KVO observations (see `WebViewBridge+Observation.swift`).
@@ -133,8 +135,14 @@ public final class WebViewBridge {
             let notices = WebKitDocumentNoticeHandler(generations: bridge.generations, webView: webView)
             bridge.scripts.adopt(notices.install(in: controller))
             bridge.documentNotices = notices
+            // Scripts of a document the notice named go to the notice's world, bound to it.
+            let documents = WebKitScriptEvaluator(
+                webView: webView, contentWorld: WebKitDocumentNoticeHandler.contentWorld)
+            bridge.documentEvaluator = documents
+            router.connect(bridge.evaluator.channel(bindingDocumentsWith: documents))
+        } else {
+            router.connect(bridge.evaluator.channel)
         }
-        router.connect(bridge.evaluator.channel)
         bridge.startObserving(webView)
         return bridge
     }
@@ -156,6 +164,7 @@ public final class WebViewBridge {
         taskListObserver = nil
         scripts.removeAll()
         evaluator.disconnect()
+        documentEvaluator?.disconnect()
         router.pageDidCommitNavigation()
         pageState.finish()
     }

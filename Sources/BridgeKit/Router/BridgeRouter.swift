@@ -183,8 +183,42 @@ public final class BridgeRouter: Sendable {
     /// `navigated`. Fire-and-forget calls of the old document that are running are cancelled, and
     /// queued ones never start.
     public func pageDidCommitNavigation() {
+        startGeneration(document: nil)
+    }
+
+    /// Tells the router which document is on screen: call it with the id of each document
+    /// notice (`js/webbridge-document.js`, ``WebBridgeDocumentNotice``), posted at document start
+    /// and again when the back-forward cache restores the document. Any thread.
+    ///
+    /// The first notice after a commit names the committed document (the generation the commit
+    /// started goes on); a notice of the document already named changes nothing (a restore the
+    /// host reported as a commit); a notice of another document starts a new generation, as
+    /// ``pageDidCommitNavigation()`` does (a document WebKit reported no commit for, a
+    /// `javascript:` URL's result). Scripts of a generation whose document is named are built for
+    /// that document only (``PageFunction/deliver(toDocument:)``) when the channel can evaluate
+    /// them in the notice's world (``PageChannel/evaluateForDocument``): one on its way when
+    /// another document commits reaches nobody.
+    ///
+    /// - Parameter id: the notice's `document`; an id that is not 32 lowercase hexadecimal digits
+    ///   is taken as a notice of an unknown document (a new generation, no document named).
+    public func pageDidAnnounceDocument(_ id: String) {
+        let valid = PageFunction.isDocumentID(id)
+        let startsGeneration = state.withLock { state -> Bool in
+            guard valid else { return true }
+            if state.document == nil {
+                state.document = id
+                return false
+            }
+            return state.document != id
+        }
+        if startsGeneration { startGeneration(document: valid ? id : nil) }
+    }
+
+    /// Starts a new page generation whose document is `document` (see ``pageDidCommitNavigation()``).
+    private func startGeneration(document: String?) {
         let (calls, pageCalls, generation, observers) = state.withLock { state in
             state.startGeneration()
+            state.document = document
             return (
                 state.settleAllCalls(.navigationCommitted), state.takeAllPageCalls(), state.generation,
                 state.generationObservers.sorted { $0.key < $1.key }.map(\.value)

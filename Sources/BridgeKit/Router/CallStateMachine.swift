@@ -316,6 +316,10 @@ struct UnansweredPageCall: Sendable {
 struct RouterState: Sendable {
     var channel: PageChannel?
     var generation: UInt64 = 0
+    /// The document of the current generation, as its document notice named it
+    /// (``BridgeRouter/pageDidAnnounceDocument(_:)``); `nil` until a notice named one. Scripts of
+    /// the generation are delivered to this document only (``BridgeRouter/send(_:)``).
+    var document: String?
     /// The pending calls (admitted, not yet settled) by id.
     var calls: [String: PendingCall] = [:]
     /// The unanswered native-to-page calls by id.
@@ -367,6 +371,7 @@ struct RouterState: Sendable {
     /// Starts a new page generation: its documents' calling origins start empty.
     mutating func startGeneration() {
         generation &+= 1
+        document = nil
         callingOrigins = []
         lastCallingOrigin = nil
     }

@@ -425,13 +425,23 @@ extension BridgeRouter {
     /// - Returns: whether the engine evaluated the script without error.
     @discardableResult
     func send(_ outgoing: OutgoingScript) async -> Bool {
-        let (connected, current) = state.withLock { ($0.channel, $0.generation) }
+        let (connected, current, document) = state.withLock { ($0.channel, $0.generation, $0.document) }
         let reason: TrafficReason
         if outgoing.generation != current {
             reason = .navigated
         } else if let channel = outgoing.channel ?? connected {
             do {
-                try await channel.evaluate(outgoing.script)
+                // Bound to the generation's document where the host can: a script still on its
+                // way when another document commits must reach nobody (docs/protocol.md,
+                // "Document notice").
+                if let document, let evaluateForDocument = channel.evaluateForDocument,
+                    let function = PageFunction.deliver(toDocument: document),
+                    let bound = PageScript.rebinding(outgoing.script, to: function)
+                {
+                    try await evaluateForDocument(bound)
+                } else {
+                    try await channel.evaluate(outgoing.script)
+                }
                 record(outgoing, reason: nil, bytes: outgoing.bytes)
                 return true
             } catch {

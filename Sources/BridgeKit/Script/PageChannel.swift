@@ -12,10 +12,23 @@ public struct PageChannel: Sendable {
     /// - Throws: whatever the engine reports (the page is gone, a script error).
     public let evaluate: @Sendable (_ script: String) async throws -> Void
 
+    /// Evaluates a script bound to one document (``PageFunction/deliver(toDocument:)``) in the
+    /// main frame's world of the document notice (`js/webbridge-document.js`), which page scripts
+    /// cannot reach; `nil` when the host has no such world (scripts go to the page world,
+    /// ``evaluate``). The router uses it for the generations whose document a notice named
+    /// (``BridgeRouter/pageDidAnnounceDocument(_:)``).
+    public let evaluateForDocument: (@Sendable (_ script: String) async throws -> Void)?
+
     /// Creates a channel from an evaluate function.
-    /// - Parameter evaluate: evaluates a script in the page's main frame and returns when the
-    ///   engine has done so; called from any thread.
-    public init(evaluate: @escaping @Sendable (_ script: String) async throws -> Void) {
+    /// - Parameters:
+    ///   - evaluate: evaluates a script in the page's main frame and returns when the engine has
+    ///     done so; called from any thread.
+    ///   - evaluateForDocument: the same in the world of the document notice, or `nil` (the default).
+    public init(
+        evaluate: @escaping @Sendable (_ script: String) async throws -> Void,
+        evaluateForDocument: (@Sendable (_ script: String) async throws -> Void)? = nil
+    ) {
         self.evaluate = evaluate
+        self.evaluateForDocument = evaluateForDocument
     }
 }

@@ -16,6 +16,23 @@ public struct PageFunction: Sendable, Hashable {
         source: "(function(m){var b=window.WebBridge;if(b&&typeof b._receive==='function'){b._receive(m);}})"
     )
 
+    /// Hands one protocol message to the page of the document `id` only: evaluated in the world
+    /// of the document notice (`js/webbridge-document.js`), whose `__webbridgeDeliver` passes it
+    /// on (as the shim's `webbridge:message` event) when `id` is its own document's, and drops
+    /// it otherwise. `nil` unless `id` is a document id (``isDocumentID(_:)``), so nothing but
+    /// 32 hexadecimal digits is ever written into the source.
+    public static func deliver(toDocument id: String) -> PageFunction? {
+        guard isDocumentID(id) else { return nil }
+        return PageFunction(
+            source: "(function(m){var f=window.__webbridgeDeliver;if(typeof f==='function'){f(\"\(id)\",m);}})")
+    }
+
+    /// Whether `id` is a document id as the document notice makes them: 32 lowercase
+    /// hexadecimal digits (128 random bits).
+    public static func isDocumentID(_ id: String) -> Bool {
+        id.utf8.count == 32 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+    }
+
     /// Assigns each string of an array to `document.cookie`, one cookie per assignment.
     public static let assignCookies = PageFunction(
         source: "(function(c){c.forEach(function(s){document.cookie=s;});})"
@@ -66,6 +83,19 @@ public enum PageScript {
 
     /// `);void 0`: the end of every script.
     static let ending: [UInt8] = Array(");void 0".utf8)
+
+    /// `script`, a script calling ``PageFunction/receive``, calling `function` instead with the
+    /// same payload: how a message already written for the page is bound to one document
+    /// (``PageFunction/deliver(toDocument:)``). `nil` when `script` does not call `receive`.
+    static func rebinding(_ script: String, to function: PageFunction) -> String? {
+        let receive = PageFunction.receive.source
+        guard script.utf8.starts(with: receive.utf8) else { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity(script.utf8.count - receive.utf8.count + function.source.utf8.count)
+        out.append(contentsOf: function.source.utf8)
+        out.append(contentsOf: script.utf8.dropFirst(receive.utf8.count))
+        return String(decoding: out, as: UTF8.self)
+    }
 
     /// Encodes `value` with ``BridgeJSON/encode(_:)`` and builds the script calling `function`.
     ///

@@ -33,10 +33,17 @@ public struct GTKBridgeMessage: Sendable {
     /// The JSON payload of a script built by `PageScript.build(calling: .receive, …)`, or `nil`
     /// for any other script (cookie assignments, a caller's own script).
     static func payload(ofReceiveScript script: String) -> String? {
-        let head = PageFunction.receive.source + "("
         let tail = ");void 0"
-        guard script.hasPrefix(head), script.hasSuffix(tail) else { return nil }
-        return String(script.dropFirst(head.count).dropLast(tail.count))
+        guard script.hasSuffix(tail) else { return nil }
+        let head = PageFunction.receive.source + "("
+        if script.hasPrefix(head) { return String(script.dropFirst(head.count).dropLast(tail.count)) }
+        // A script bound to a document (`PageFunction.deliver(toDocument:)`): its function ends at
+        // the first `})(`.
+        guard script.hasPrefix(Self.deliverHead), let end = script.range(of: "})(") else { return nil }
+        return String(script[end.upperBound...].dropLast(tail.count))
     }
+
+    /// The start of every ``PageFunction/deliver(toDocument:)`` function.
+    private static let deliverHead = "(function(m){var f=window.__webbridgeDeliver;"
 }
 #endif

@@ -125,16 +125,21 @@ public final class WebKitGTKBridgeHost {
         self.registry = registry
         self.attachment = attachment
         let tap = onMessage
+        // Scripts go to the page world, or, bound to the document a notice named, to the relay's
+        // world, where the notice's `__webbridgeDeliver` hands them to that document only.
+        let evaluate = { @Sendable [weak webView] (script: String, inWorld: String?) async throws -> Void in
+            guard let webView else { throw BridgeError.unavailable("The web view was closed.") }
+            if let tap, let json = GTKBridgeMessage.payload(ofReceiveScript: script) {
+                tap(GTKBridgeMessage(direction: .outbound, json: json))
+            }
+            // BridgeKit's scripts already end in `;void 0`; this variant passes the script as it
+            // is (`evaluateJavaScript` would append to it, copying the whole payload once more).
+            _ = try await webView.evaluateJavaScriptReturningJSON(script, inWorld: inWorld)
+        }
         router.connect(
-            PageChannel { [weak webView] script in
-                guard let webView else { throw BridgeError.unavailable("The web view was closed.") }
-                if let tap, let json = GTKBridgeMessage.payload(ofReceiveScript: script) {
-                    tap(GTKBridgeMessage(direction: .outbound, json: json))
-                }
-                // BridgeKit's scripts already end in `;void 0`; this variant passes the script as it
-                // is (`evaluateJavaScript` would append to it, copying the whole payload once more).
-                _ = try await webView.evaluateJavaScriptReturningJSON(script)
-            })
+            PageChannel(
+                evaluate: { script in try await evaluate(script, nil) },
+                evaluateForDocument: { [world] script in try await evaluate(script, world) }))
         let observedLoad = webView.onLoadEvent
         webView.onLoadEvent = { [weak self] event in
             // The document changes at commit, not at start: a load may never commit.
@@ -150,8 +155,13 @@ public final class WebKitGTKBridgeHost {
         try webView.addUserScript(
             WebBridgeDocumentNotice.source, world: world, frames: .mainFrameOnly, injectionTime: .documentStart)
         try webView.registerScriptMessageHandler(name: Self.documentNoticeHandler, world: world, withReply: false) {
-            [weak self] _ in
-            self?.router?.pageDidCommitNavigation()
+            [weak self] message in
+            guard let router = self?.router else { return }
+            if let id = DocumentNoticeBody.document(in: message.bodyJSONText) {
+                router.pageDidAnnounceDocument(id)
+            } else {
+                router.pageDidCommitNavigation()
+            }
         }
         webView.onWebProcessTerminated = { [weak self] reason in
             self?.router?.pageDidCommitNavigation()

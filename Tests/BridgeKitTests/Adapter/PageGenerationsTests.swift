@@ -33,6 +33,21 @@ struct PageGenerationsTests {
         #expect(router.pageGeneration == 2)
     }
 
+    @Test("a notice naming its document: another document starts a generation, the same one again does not")
+    func namedNotices() throws {
+        let (generations, router, _) = try make()
+        let notice = { (id: String) in "{\"v\":1,\"kind\":\"document\",\"document\":\"\(id)\"}" }
+        let a = String(repeating: "a", count: 32)
+        let b = String(repeating: "b", count: 32)
+        #expect(!generations.documentNotice(isMainFrame: true, isFromAttachedWebView: true, body: notice(a)))
+        #expect(generations.documentNotice(isMainFrame: true, isFromAttachedWebView: true, body: notice(b)))
+        #expect(!generations.documentNotice(isMainFrame: true, isFromAttachedWebView: true, body: notice(b)))
+        #expect(generations.documentNotice(isMainFrame: true, isFromAttachedWebView: true, body: notice(a)))
+        #expect(generations.documentNotice(isMainFrame: true, isFromAttachedWebView: true, body: "{\"v\":1}"))
+        #expect(!generations.documentNotice(isMainFrame: false, isFromAttachedWebView: true, body: notice(b)))
+        #expect(router.pageGeneration == 3)
+    }
+
     @Test("a main-frame 404 is a page error; a subframe's is not")
     func responses() throws {
         let (generations, _, tracker) = try make()

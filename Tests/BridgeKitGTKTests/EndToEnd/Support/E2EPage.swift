@@ -17,9 +17,11 @@ enum E2EPage {
 
     /// Page-world helpers, run as the first page script (the shim and relay run before it, at
     /// document start):
-    /// - `__rx`: every native->page message the shim got through an evaluated script
-    ///   (`WebBridge._receive`), as `{kind, id, name}`; `__events`: every relay `webbridge:message`.
-    ///   The spy replaces `window.WebBridge` (configurable) by a copy whose `_receive` records first.
+    /// - `__rx`: every native->page message the shim got but final replies, as `{kind, id, name}`:
+    ///   through an evaluated script (`WebBridge._receive`; the spy replaces `window.WebBridge`,
+    ///   configurable, by a copy whose `_receive` records first) or, bound to the document, as a
+    ///   `webbridge:message` event from the notice's world; `__events`: every `webbridge:message`
+    ///   (the relay's final replies and the bound messages).
     /// - `e2eCall(key, task, options, settings)`: a promise call whose outcome lands in `__settled[key]`
     ///   (`{ok, data}` or `{ok:false, code, isBridgeError, details}`); `__settleCount[key]` counts outcomes.
     /// - `e2eEqual(a, b)`: deep equality with `===` on every leaf.
@@ -38,7 +40,11 @@ enum E2EPage {
           spy._receive = function (m) { window.__rx.push(e2eShape(m)); return real._receive(m); };
           Object.defineProperty(window, 'WebBridge', { value: Object.freeze(spy), configurable: true });
         })();
-        window.addEventListener('webbridge:message', function (e) { window.__events.push(e2eShape(e.detail)); });
+        window.addEventListener('webbridge:message', function (e) {
+          var shape = e2eShape(e.detail);
+          window.__events.push(shape);
+          if (shape.kind !== 'reply') { window.__rx.push(shape); }
+        });
         function e2eOutcome(key, outcome) {
           window.__settleCount[key] = (window.__settleCount[key] || 0) + 1;
           window.__settled[key] = outcome;
