@@ -1,6 +1,7 @@
 // Type declarations for js/webbridge.js, the page side of the BridgeKit wire protocol v1
 // (docs/protocol.md). As a classic script the file installs `window.WebBridge`; as a CommonJS
-// module (require/import) it exports the functions below and installs nothing by itself.
+// module (require/import) it exports the functions below, and installs `window.WebBridge` too
+// where a window-like global exists (a bundle in a browser, jsdom), keeping a bridge already there.
 // `WebBridge` is declared both as a global (`WebBridge.call(...)`) and as `window.WebBridge`.
 
 /** Any value JSON can carry. `undefined` options are sent as `null`. */

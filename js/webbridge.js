@@ -22,6 +22,9 @@
   'use strict';
 
   var VERSION = '1';
+  /** The message of a call that found no native channel: in an app the host installs one before
+   *  any page script; in a normal browser, mocks answer. */
+  var NO_CHANNEL = 'No native channel is available (in a normal browser, answer calls with WebBridge.mock)';
   var MAX_QUEUE = 1000;
   var MAX_TIMER_MS = 2147483647;
   var HISTORY_MARK = '__webbridgeHistoryWrapper';
@@ -621,7 +624,7 @@
         while (queue.length) { transmit(post, arrayShift(queue)); }
       } else if (loaded && items.length) {
         queue = [];
-        arrayForEach(items, function (item) { fail(item, 'unavailable', 'No native channel is available', null); });
+        arrayForEach(items, function (item) { fail(item, 'unavailable', NO_CHANNEL, null); });
       }
     }
     /** Sends now, or queues until a channel is ready. Returns whether the message was sent or queued. */
@@ -632,7 +635,7 @@
         return transmit(post, item);
       }
       if (loaded) {
-        fail(item, 'unavailable', 'No native channel is available', null);
+        fail(item, 'unavailable', NO_CHANNEL, null);
         return false;
       }
       if (queue.length >= MAX_QUEUE) {

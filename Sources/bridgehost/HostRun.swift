@@ -56,8 +56,15 @@ struct HostRun {
             control.noteReply(record)
         }
         let history = HistoryTask()
+        // Binary values (issue 26): the byte transport and the File tasks, in a folder of this run.
+        let transfers = BinaryTransfers(router: router)
+        let files = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bridgehost-files-\(ProcessInfo.processInfo.processIdentifier)")
+        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: files) }
         _ = try HostTasks.register(
-            in: router, control: control, history: history, mocks: mocks,
+            in: router, control: control, history: history,
+            files: HostTasks.FileTasks(transfers: transfers, directory: files), mocks: mocks,
             alertChoice: options.alertChoice, printer: printer)
         let historyLog = Task { [printer] in
             for await notice in history.notices {
@@ -86,14 +93,6 @@ struct HostRun {
         host.onMessage = { [printer] message in
             printer.message(inbound: message.direction == .inbound, json: message.json)
         }
-        // Binary values (issue 26): the byte transport and the File tasks, in a folder of this run.
-        let transfers = BinaryTransfers(router: router)
-        let files = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "bridgehost-files-\(ProcessInfo.processInfo.processIdentifier)")
-        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: files) }
-        _ = try? router.register(FileSaveTask(transfers: transfers, directory: files))  // a mock of that name wins
-        _ = try? router.register(FileOpenTask(transfers: transfers, directory: files))
         host.binaryTransfers = transfers
         try host.attach()
 
@@ -157,10 +156,16 @@ struct HostRun {
         window?.close()
         server?.stop()
         history.finish()
-        return summarize(end, done: control.done, unexpected: errors.unexpected, errors: errors.total)
+        return summarize(end, done: control.done, unexpected: errors.unexpectedReplies, errors: errors.total)
     }
 
-    private func summarize(_ end: HostControl.End, done: HostControl.Done?, unexpected: Int, errors: Int) -> Int32 {
+    /// Prints the summary and returns the exit status.
+    /// - Parameter unexpectedReplies: the error replies no `bridgehost.expectError` announced,
+    ///   as "task #id code" (a call the page cancelled itself is no error).
+    private func summarize(
+        _ end: HostControl.End, done: HostControl.Done?, unexpected unexpectedReplies: [String], errors: Int
+    ) -> Int32 {
+        let unexpected = unexpectedReplies.count
         printer.flush()
         let counts = printer.counts
         let endText: String
@@ -173,6 +178,7 @@ struct HostRun {
         var fields: [String: JSONValue] = [
             "finished": .bool(done != nil), "pageOK": .bool(done?.ok ?? false), "end": .string(endText),
             "errors": .int(Int64(errors)), "unexpectedErrors": .int(Int64(unexpected)),
+            "unexpectedReplies": .array(unexpectedReplies.map(JSONValue.string)),
             "pageCalls": .int(Int64(counts.pageCalls)), "nativeCalls": .int(Int64(counts.nativeCalls)),
             "consoleLines": .int(Int64(counts.consoleLines)), "pageErrors": .int(Int64(counts.pageErrors)),
         ]
@@ -198,6 +204,9 @@ struct HostRun {
         human.append(
             "  calls: \(counts.pageCalls) from the page, \(counts.nativeCalls) from native; "
                 + "error replies: \(errors) (\(errors - unexpected) announced with bridgehost.expectError)")
+        if !unexpectedReplies.isEmpty {
+            human.append("  not announced: " + unexpectedReplies.joined(separator: ", "))
+        }
         human.append("  console: \(counts.consoleLines) lines; page errors: \(counts.pageErrors)")
         if let rate = done?.roundTripsPerSecond, rate.isFinite {
             human.append("  round trips per second: \(Int(rate.rounded()))")

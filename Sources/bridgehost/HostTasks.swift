@@ -107,6 +107,13 @@ final class HostControl: Sendable {
 
 /// The tasks bridgehost adds to the stock ones: the demo page's own, and its control tasks.
 enum HostTasks {
+    /// The byte transport and the folder of the stock `File` tasks (binary values, issue 26).
+    struct FileTasks {
+        var transfers: BinaryTransfers
+        /// Where `File.save` writes and `File.open` reads.
+        var directory: URL
+    }
+
     /// Where a task comes from (`--list-tasks`).
     enum Origin: String {
         case stock, mock, bridgehost, demo
@@ -117,15 +124,18 @@ enum HostTasks {
     /// - Returns: every task name with where it comes from, sorted by name.
     @discardableResult
     static func register(
-        in router: BridgeRouter, control: HostControl, history: HistoryTask, mocks: MockFile?,
+        in router: BridgeRouter, control: HostControl, history: HistoryTask, files: FileTasks, mocks: MockFile?,
         alertChoice: String?, printer: TrafficPrinter
     ) throws -> [(name: String, origin: Origin, mock: MockFile.Entry?)] {
         var origins: [String: (Origin, MockFile.Entry?)] = [:]
         let alert = AlertTask(presenter: HostAlertPresenter(choice: alertChoice, printer: printer))
+        let save = FileSaveTask(transfers: files.transfers, directory: files.directory)
+        let open = FileOpenTask(transfers: files.transfers, directory: files.directory)
         try router.register(alert)
         try router.register(history)
-        origins[alert.name] = (.stock, nil)
-        origins[history.name] = (.stock, nil)
+        try router.register(save)
+        try router.register(open)
+        for name in [alert.name, history.name, save.name, open.name] { origins[name] = (.stock, nil) }
         for task in all(control: control, router: WeakRouter(router)) {
             try router.register(task)
             origins[task.name] = (

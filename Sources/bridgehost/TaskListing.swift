@@ -20,8 +20,12 @@ enum TaskListing {
         let router = BridgeRouter()
         let tasks: [(name: String, origin: HostTasks.Origin, mock: MockFile.Entry?)]
         do {
+            // The File tasks only need their folder when called: none is made for the listing.
+            let files = HostTasks.FileTasks(
+                transfers: BinaryTransfers(router: router),
+                directory: FileManager.default.temporaryDirectory.appendingPathComponent("bridgehost-files"))
             tasks = try HostTasks.register(
-                in: router, control: HostControl(), history: HistoryTask(), mocks: mocks,
+                in: router, control: HostControl(), history: HistoryTask(), files: files, mocks: mocks,
                 alertChoice: options.alertChoice, printer: printer)
         } catch {
             FileHandle.standardError.write(Data("bridgehost: \(error)\n".utf8))

@@ -130,6 +130,49 @@ extension GTKWrapperTests.EndToEnd {
             #expect(good.status == 0, "\(good.stderr)")
         }
 
+        /// Found by a front-end developer trying the tool: a call the page cancelled itself counted as
+        /// an unannounced error, so `--strict` failed a page that did everything right, and the
+        /// summary did not say which call it held against it.
+        @Test(
+            "--strict: the page's own cancels and time-outs are no errors; the summary names the unannounced ones",
+            .timeLimit(.minutes(1)))
+        func strictCountsOnlyRealErrors() async throws {
+            let page = { (fails: Bool) in
+                """
+                (async function () {
+                  const controller = new AbortController();
+                  const cancelled = WebBridge.call("Sync", {}, { signal: controller.signal }).catch((e) => e.code);
+                  controller.abort();
+                  const timedOut = await WebBridge.call("Sync", {}, { timeout: 20 }).catch((e) => e.code);
+                  const codes = [await cancelled, timedOut];
+                  if (\(fails)) { await WebBridge.call("Cart.pay", {}).catch(() => null); }
+                  await WebBridge.call("bridgehost.done", { ok: codes.join() === "cancelled,timeout", summary: codes });
+                })();
+                """
+            }
+            let folder = try Self.shop(page(false))
+            defer { folder.remove() }
+            let failingFolder = try Self.shop(page(true))
+            defer { failingFolder.remove() }
+            let clean = try await ToolProcess.run(
+                "bridgehost", [folder.path("index.html"), "--mock", folder.path("mocks.json"), "--json", "--strict"])
+            let summary = try #require(clean.jsonLines.first { $0["event"] == "summary" })
+            #expect(clean.status == 0, "\(summary)")
+            #expect(summary["summary"] == ["cancelled", "timeout"])
+            #expect(summary["unexpectedErrors"] == 0)
+
+            let failing = try await ToolProcess.run(
+                "bridgehost",
+                [failingFolder.path("index.html"), "--mock", folder.path("mocks.json"), "--json", "--strict"])
+            let named = try #require(failing.jsonLines.first { $0["event"] == "summary" })
+            #expect(failing.status == 1)
+            #expect(named["unexpectedErrors"] == 1)
+            let replies = named["unexpectedReplies"]?.arrayValue?.compactMap(\.stringValue) ?? []
+            #expect(
+                replies.count == 1 && replies[0].hasPrefix("Cart.pay #") && replies[0].hasSuffix(" declined"),
+                "\(replies)")
+        }
+
         @Test(
             "--list-tasks lists stock, mocked and control tasks; --help documents the control tasks",
             .timeLimit(.minutes(1)))
@@ -148,6 +191,7 @@ extension GTKWrapperTests.EndToEnd {
             #expect(sources["Alert"] == "stock")
             #expect(sources["Echo"] == "stock")
             #expect(sources["bridgehost.done"] == "bridgehost")
+            #expect(sources["File.save"] == "stock" && sources["File.open"] == "stock", "the File tasks are listed")
             let help = try await ToolProcess.run("bridgehost", ["--help"])
             #expect(help.status == 0)
             for text in [
