@@ -227,3 +227,47 @@ test('a request native did not let wait (404 unknown_transfer, reason no_room) i
   await flushAll();
   assert.equal(requests.length, plain, 'no retry');
 });
+
+// Kind of fault: a page that cannot learn what changed. The app may replace its byte transport
+// (WebKitGTKBridgeHost.binaryTransfers) with one of a smaller part size; the shim kept the size of
+// the last 200 answer, so every value between the two sizes was refused for the rest of the
+// document. The refusal's error names the part size (details.reason part_too_large, limit), and
+// the refused request's own 413 answer tells it (partBytes): the next values take it.
+test('a value refused for the part size teaches the next values the app\'s part size, from the reply or the 413 answer', async () => {
+  for (const via of ['reply', 'answer']) {
+    const { bridge, requests, transport } = setup();
+    const first = bridge.call('Save', { file: pattern(200000) });
+    await flushAll();
+    requests[0].answer(200, OK);
+    await flushAll();
+    const refused = bridge.call('Save', { file: pattern(200000) }).then(() => null, (error) => error);
+    await flushAll();
+    assert.equal(requests.length, 3, 'learned 1 MiB: the second value goes whole');
+    assert.equal(requests[2].url.includes('offset='), false);
+    if (via === 'answer') { requests[2].answer(413, { code: 'payload_too_large', reason: 'part_too_large', partBytes: FIRST }); await flushAll(); }
+    bridge._receive({ v: 1, kind: 'reply', id: transport.messages[1].id, ok: false,
+      error: { code: 'payload_too_large', message: 'x', details: via === 'reply' ? { bytes: 200000, limit: FIRST, reason: 'part_too_large' } : { bytes: 200000, limit: FIRST } } });
+    assert.equal((await refused).code, 'payload_too_large');
+    bridge.call('Save', { file: pattern(200000) });
+    await flushAll();
+    const next = requests.slice(3);
+    assert.equal(next.length, 1);
+    assert.match(next[0].url, /offset=0$/, via + ': the next value goes in parts of the size it learned');
+    assert.equal(bytesOf(next[0].init.body).length, FIRST);
+    bridge._receive({ v: 1, kind: 'reply', id: transport.messages[0].id, ok: true, data: 1 });
+    await first;
+  }
+});
+
+test('an error of a call without binary values never changes the part size', async () => {
+  const { bridge, requests, transport } = setup();
+  const plain = bridge.call('Other', {});
+  await flushAll();
+  bridge._receive({ v: 1, kind: 'reply', id: transport.messages[0].id, ok: false,
+    error: { code: 'payload_too_large', message: 'x', details: { limit: 10, reason: 'part_too_large' } } });
+  await assert.rejects(plain, { code: 'payload_too_large' });
+  bridge.call('Save', { file: pattern(60000) });
+  await flushAll();
+  assert.equal(requests.length, 1);
+  assert.equal(requests[0].url.includes('offset='), false, 'still sent whole');
+});

@@ -127,7 +127,7 @@ extension BinaryTransfers {
                     // is cut off at the part size as it is read, `countUpload`).
                     if let size = slot.declaredSize, size > limits.partBytes {
                         return .breaksRules(
-                            .payloadTooLarge(bytes: size, limit: limits.partBytes), status: 413,
+                            Self.partTooLarge(bytes: size, limit: limits.partBytes), status: 413,
                             reason: "part_too_large")
                     }
                     slot.parted = false
@@ -150,7 +150,9 @@ extension BinaryTransfers {
                 body.cancel()
                 endUpload(token, .failed(error.code), error: error)
                 continuation.resume(
-                    returning: Self.answer(status, code: error.code, reason: reason, origin: request.origin))
+                    returning: Self.answer(
+                        status, code: error.code, reason: reason, partBytes: partBytes(after: reason),
+                        origin: request.origin))
             case .attach(let waiter, let timer):
                 timer?.cancel()
                 waiter?.resume(returning: body)
@@ -172,6 +174,23 @@ extension BinaryTransfers {
     /// The error the stream of upload `token` ended with, when it ended with one.
     func endingError(_ token: String) -> BridgeError? {
         state.withLock { $0.endedUploads[token]?.error }
+    }
+
+    /// A body or part over the part size (`payload_too_large`): its details name the reason and
+    /// the part size (`limit`), so the page sends its next values in parts that fit, also when this
+    /// error reaches it before the refused request's own answer.
+    static func partTooLarge(bytes: Int, limit: Int) -> BridgeError {
+        BridgeError(
+            code: BridgeError.payloadTooLarge(bytes: bytes, limit: limit).code,
+            message: "The part has \(bytes) bytes; the part size is \(limit).",
+            details: ["bytes": .int(Int64(bytes)), "limit": .int(Int64(limit)), "reason": "part_too_large"])
+    }
+
+    /// The part size to tell the page with a refusal for `reason`: after `part_too_large`, so a
+    /// page that learned a larger one (``BinaryLimits`` replaced for its view) sends its next
+    /// values in parts that fit.
+    private func partBytes(after reason: String?) -> Int? {
+        reason == "part_too_large" ? limits.partBytes : nil
     }
 
     /// An answer `{"code": code, "reason": reason}` (and `"partBytes"` when given) with CORS headers for `origin`.
@@ -240,7 +259,7 @@ extension BinaryTransfers {
         if bytes > limit { return (.payloadTooLarge(bytes: bytes, limit: limit), nil) }
         // A part, or a whole body (one part): the app holds at most one part at a time.
         if partBytes > limits.partBytes {
-            return (.payloadTooLarge(bytes: partBytes, limit: limits.partBytes), "part_too_large")
+            return (Self.partTooLarge(bytes: partBytes, limit: limits.partBytes), "part_too_large")
         }
         if !isCurrent(generation) { return (.navigated(), nil) }
         return nil
@@ -335,7 +354,7 @@ extension BinaryTransfers {
         let answer =
             outcome == .finished
             ? Self.answer(200, code: "ok", partBytes: limits.partBytes, origin: slot.origin)
-            : Self.answer(status, code: code, reason: reason, origin: slot.origin)
+            : Self.answer(status, code: code, reason: reason, partBytes: partBytes(after: reason), origin: slot.origin)
         slot.requestWaiter?.resume(returning: answer)
     }
 }

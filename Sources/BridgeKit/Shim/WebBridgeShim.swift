@@ -742,7 +742,7 @@ public enum WebBridgeShim {
     function call(task, options, callbackOrSettings) {
       var entry = { id: null, callback: null, resolve: null, reject: null, onProgress: null, timer: null,
         signal: null, onAbort: null, queued: null, done: false, starting: true,
-        uploads: null, transfers: null, resolving: false, onUploadProgress: null, onDownloadProgress: null,
+        uploads: null, uploaded: false, transfers: null, resolving: false, onUploadProgress: null, onDownloadProgress: null,
         binary: undefined, streams: false, streamSignal: null };
       var settings = {};
       var promise;
@@ -779,10 +779,21 @@ public enum WebBridgeShim {
     }
 
     // ---- native -> page ----
+    /** Takes the app's part size from an answer of the byte transport (a 200, or a refused part). */
+    function learnPartBytes(j) {
+      var n = isObject(j) ? j.partBytes : null;
+      if (typeof n === 'number' && n >= 1 && n <= 9007199254740991 && mathFloor(n) === n) { partBytes = n; }
+    }
     function onReply(m) {
       onEnvelopeTokens(m);
       var entry = typeof m.id === 'string' ? mapGet(pending, m.id) : undefined;
       if (!entry || entry.resolving) { return; }
+      // A value refused for the part size (the app's transfers changed): the next values take the
+      // size the refusal names, though its request's own answer may never be read.
+      if (entry.uploaded && m.ok === false && isObject(m.error) && m.error.code === 'payload_too_large' &&
+          isObject(m.error.details) && m.error.details.reason === 'part_too_large') {
+        learnPartBytes({ partBytes: m.error.details.limit });
+      }
       var found = m.ok === true ? binariesIn(m.data) : null;
       if (found && entry.streams) {
         settle(entry, { ok: true, data: orNull(streamBinaries(m.data, found, entry)) });
@@ -925,6 +936,7 @@ public enum WebBridgeShim {
     function startUploads(entry) {
       var parts = entry.uploads;
       entry.uploads = null;
+      entry.uploaded = true;
       var total = 0;
       var loaded = 0;
       arrayForEach(parts, function (part) { total += part.size; });
@@ -938,11 +950,14 @@ public enum WebBridgeShim {
        * the value: the task's reply settles it).
        */
       function refused(response, retry, delay) {
-        if (entry.done) { return; }
         var status = response ? responseStatus(response) : 0;
         var reading;
         try { reading = responseJSON(response); } catch (err) { return; }
         whenSettled(reading, function (j) {
+          // A part over the app's part size: its answer tells the size, which the next values
+          // take, also when native's reply settled the call first.
+          learnPartBytes(j);
+          if (entry.done) { return; }
           var code = isObject(j) && typeof j.code === 'string' ? j.code : null;
           // Not let wait for the claim (it came before native admitted its call, or other
           // frames' requests fill the waits): sent again a moment later, a few times.
@@ -979,8 +994,7 @@ public enum WebBridgeShim {
           var reading;
           try { reading = responseJSON(response); } catch (err) { reading = null; }
           whenSettled(reading, function (j) {
-            var n = isObject(j) ? j.partBytes : null;
-            if (typeof n === 'number' && n >= 1 && n <= 9007199254740991 && mathFloor(n) === n) { partBytes = n; }
+            learnPartBytes(j);
             if (next && !entry.done) { next(); }
           }, function () { if (next && !entry.done) { next(); } });
         }, function (err) {

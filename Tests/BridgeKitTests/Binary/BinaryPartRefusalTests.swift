@@ -23,11 +23,13 @@ struct BinaryPartRefusalTests {
     }
 
     /// The status and the `code` and `reason` of an answer's JSON body.
-    static func answer(_ response: BinaryResponse) async throws -> (status: Int, code: String?, reason: String?) {
+    static func answer(_ response: BinaryResponse) async throws -> (
+        status: Int, code: String?, reason: String?, partBytes: Int64?
+    ) {
         var text = Data()
         while let chunk = try await response.body.read(maxBytes: 4096) { text.append(chunk) }
         let json = try BridgeJSON.decode(JSONValue.self, from: text)
-        return (response.status, json.string("code"), json.string("reason"))
+        return (response.status, json.string("code"), json.string("reason"), json["partBytes"]?.intValue)
     }
 
     /// The codes a task's stream ended with, one entry per ending.
@@ -149,7 +151,12 @@ struct BinaryPartRefusalTests {
         let answer = try await Self.answer(
             await transfers.handle(Self.request(token, offset: nil, Fixture.bytes(size))))
         #expect(answer.status == 413 && answer.code == "payload_too_large" && answer.reason == "part_too_large")
-        #expect(await reply["error"]?.string("code") == "payload_too_large")
+        // Both tell the part size, so a page that learned a larger one sends its next values in parts that fit.
+        #expect(answer.partBytes == Int64(limits.partBytes))
+        let error = await reply["error"]
+        #expect(error?.string("code") == "payload_too_large")
+        #expect(error?["details"]?.string("reason") == "part_too_large")
+        #expect(error?["details"]?["limit"]?.intValue == Int64(limits.partBytes))
         #expect(clock.now - start < Self.quick)
         #expect(records.list.map(\.outcome) == [.failed("payload_too_large")])
         #expect(transfers.openTransfers == 0)
