@@ -77,7 +77,7 @@ public final class InMemoryPage: Sendable {
 
     /// Creates a page and connects it to `router`.
     ///
-    /// The page's channel is an evaluate function (``PageChannel/init(evaluate:)``), the form the
+    /// The page's channel is an evaluate function (``PageChannel/init(evaluate:evaluateForDocument:)``), the form the
     /// shipped adapters connect: a script reaches the page when the router's Swift task evaluating
     /// it runs.
     /// - Parameters:
