@@ -651,6 +651,8 @@
     function settle(entry, reply) {
       if (entry.done) { return; }
       entry.done = true;
+      entry.heldReply = null;
+      if (entry.heldTimer !== null) { cancelLater(entry.heldTimer); entry.heldTimer = null; }
       if (entry.id !== null) { mapDelete(pending, entry.id); }
       if (entry.timer !== null) { cancelLater(entry.timer); entry.timer = null; }
       if (entry.onAbort) {
@@ -732,7 +734,8 @@
     function call(task, options, callbackOrSettings) {
       var entry = { id: null, callback: null, resolve: null, reject: null, onProgress: null, timer: null,
         signal: null, onAbort: null, queued: null, done: false, starting: true,
-        uploads: null, uploaded: false, transfers: null, resolving: false, onUploadProgress: null, onDownloadProgress: null,
+        uploads: null, uploaded: false, uploadsInFlight: 0, heldReply: null, heldTimer: null, replyReleased: false,
+        transfers: null, resolving: false, onUploadProgress: null, onDownloadProgress: null,
         binary: undefined, streams: false, streamSignal: null };
       var settings = {};
       var promise;
@@ -774,10 +777,35 @@
       var n = isObject(j) ? j.partBytes : null;
       if (typeof n === 'number' && n >= 1 && n <= 9007199254740991 && mathFloor(n) === n) { partBytes = n; }
     }
+    /** How long a successful reply waits for its call's upload requests to end (`holdReply`), in ms. */
+    var UPLOAD_END_WAIT_MS = 1000;
+    /**
+     * Holds a successful reply until the call's upload requests ended, so that `onUploadProgress`
+     * reports the whole value before the call resolves: native answers a request when the task has
+     * read it, and the task's reply can reach the page first. Only for a call with
+     * `onUploadProgress`, at most `UPLOAD_END_WAIT_MS`. Returns whether it held `m`.
+     */
+    function holdReply(entry, m) {
+      if (m.ok !== true || !entry.onUploadProgress || !entry.uploadsInFlight || entry.heldReply || entry.replyReleased) {
+        return false;
+      }
+      entry.heldReply = m;
+      entry.heldTimer = later(function () { releaseReply(entry, true); }, UPLOAD_END_WAIT_MS);
+      return true;
+    }
+    /** Delivers a held reply once the call's upload requests ended, or at once with `force`. */
+    function releaseReply(entry, force) {
+      var m = entry.heldReply;
+      if (!m || (!force && entry.uploadsInFlight > 0)) { return; }
+      entry.heldReply = null;
+      entry.replyReleased = true;
+      if (entry.heldTimer !== null) { cancelLater(entry.heldTimer); entry.heldTimer = null; }
+      onReply(m);
+    }
     function onReply(m) {
       onEnvelopeTokens(m);
       var entry = typeof m.id === 'string' ? mapGet(pending, m.id) : undefined;
-      if (!entry || entry.resolving) { return; }
+      if (!entry || entry.resolving || holdReply(entry, m)) { return; }
       // A value refused for the part size (the app's transfers changed): the next values take the
       // size the refusal names, though its request's own answer may never be read.
       if (entry.uploaded && m.ok === false && isObject(m.error) && m.error.code === 'payload_too_large' &&
@@ -971,8 +999,11 @@
           request = binaryFetch(token, { method: 'POST', body: body, signal: controller.signal,
             cache: 'no-store', credentials: 'omit' }, offset);
         } catch (err) { unavailable(err); return; }
+        entry.uploadsInFlight += 1;
+        var ended = function () { entry.uploadsInFlight -= 1; releaseReply(entry, false); };
         whenSettled(request, function (response) {
           if (!response || responseStatus(response) !== 200) {
+            ended();
             refused(response, tries < NO_ROOM_RETRIES ? function () { send(token, offset, body, size, next, tries + 1); } : null,
               mathMin(NO_ROOM_MAX_MS, NO_ROOM_FIRST_MS * mathPow(2, tries)));
             return;
@@ -981,6 +1012,7 @@
           if (!entry.done && entry.onUploadProgress) {
             try { entry.onUploadProgress({ loaded: loaded, total: total }); } catch (err) { report(err); }
           }
+          ended();
           var reading;
           try { reading = responseJSON(response); } catch (err) { reading = null; }
           whenSettled(reading, function (j) {
@@ -988,6 +1020,7 @@
             if (next && !entry.done) { next(); }
           }, function () { if (next && !entry.done) { next(); } });
         }, function (err) {
+          ended();
           // Native answers the call for a refused body; only a transport that is not there settles it here.
           if (!controller.signal.aborted) { unavailable(err); }
         });

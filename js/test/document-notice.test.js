@@ -126,3 +126,39 @@ test("it never posts to the bridge's own channel, where a page could forge the n
   assert.equal(announceDocuments({ window: win }), false);
   assert.equal(bridge.texts.length, 0);
 });
+
+// Kind of fault: a restore announced after the page's own code ran again. The notice went at
+// `pageshow`, after `visibilitychange` to visible, whose listeners may call native: such a call
+// reached native in the generation of the document before (with the `WKWebView` adapter, which
+// learns of restores only from the notice), was ended `navigated` there, and the shim, which keeps
+// calls made during the restore, waited for it forever. The notice now goes when the restore begins.
+test('a restore is announced when the page becomes visible again, before its listeners run; not again at pageshow', () => {
+  const handler = recordingHandler();
+  const target = listenerTarget();
+  const win = makeWindow({ handler, target });
+  win.document = { visibilityState: 'visible' };
+  announceDocuments({ window: win });
+  const seen = [];
+  win.addEventListener('visibilitychange', () => seen.push('page listener, notices: ' + handler.texts.length));
+  const fire = (type, fields) => win.dispatchEvent({ type, isTrusted: true, ...fields });
+  fire('pagehide', { persisted: true });
+  win.document.visibilityState = 'hidden';
+  fire('visibilitychange');
+  assert.equal(handler.texts.length, 1, 'hidden: nothing');
+  win.document.visibilityState = 'visible';
+  fire('visibilitychange');
+  assert.equal(handler.texts.length, 2, 'announced as the restore begins');
+  assert.deepEqual(seen.slice(-1), ['page listener, notices: 2'], 'before the page\'s own listener');
+  fire('pageshow', { persisted: true });
+  assert.equal(handler.texts.length, 2, 'not again at pageshow');
+  // A restore without a visibility change (a view that was not visible) is announced at pageshow.
+  fire('pagehide', { persisted: true });
+  fire('pageshow', { persisted: true });
+  assert.equal(handler.texts.length, 3);
+  // A visibility change without a persisted pagehide (a tab switch) announces nothing.
+  win.document.visibilityState = 'hidden';
+  fire('visibilitychange');
+  win.document.visibilityState = 'visible';
+  fire('visibilitychange');
+  assert.equal(handler.texts.length, 3);
+});

@@ -58,11 +58,16 @@ extension BinaryTransfers {
     public func data(of binary: BridgeBinary, context: CallContext) async throws -> Data {
         let upload = try upload(of: binary, context: context)
         var data = Data()
-        // The declared size is the page's word: it sizes nothing before the bytes are there
-        // (at most one part up front; the buffer grows as the parts arrive).
-        if let size = binary.size { data.reserveCapacity(min(size, limits.partBytes)) }
+        data.reserveCapacity(Self.reservation(declaredSize: binary.size, limits: limits))
         for try await chunk in upload { data.append(chunk) }
         return data
+    }
+
+    /// What ``data(of:context:)`` reserves before the bytes arrive, in bytes: the declared size is
+    /// the page's word, so it sizes at most one part (``BinaryLimits/partBytes``); the buffer grows
+    /// as the parts arrive.
+    package static func reservation(declaredSize: Int?, limits: BinaryLimits) -> Int {
+        max(0, min(declaredSize ?? 0, limits.partBytes))
     }
 
     /// A page request with a body: waits (bounded) for the call's task to claim the token, checks

@@ -104,20 +104,55 @@ public enum WebBridgeDocumentNotice {
       var announce = function () {
         try { Reflect.apply(post, handler, [text]); } catch (e) { /* never throw into the engine */ }
       };
+      // A back-forward restore is announced when it begins, before the page's own code runs
+      // again: at the first `visibilitychange` to visible after the document left the page for the
+      // cache (its `pagehide`, persisted), else at its `pageshow` (persisted), from capturing
+      // listeners added before any page script's. A call the page makes as it becomes visible
+      // again then reaches native after the notice, in the restored document's generation, where
+      // native answers it (and the shim keeps it: js/webbridge.js ends only older calls).
+      // Only the browser's own events: a page (or a same-origin frame) can dispatch a made-up
+      // `pageshow` with `persisted: true` that reaches this world's listeners too, and would end
+      // the calls of a document that is still there. `isTrusted` is unforgeable.
+      var left = false;        // the document went into the cache (a trusted pagehide, persisted)
+      var announced = false;   // this restore was announced (at visibilitychange)
+      var trusted = function (event) { return !!event && event.isTrusted === true; };
+      var onPageHide = function (event) {
+        if (trusted(event) && event.persisted === true) { left = true; announced = false; }
+      };
+      var onVisibilityChange = function (event) {
+        if (!left || !trusted(event)) { return; }
+        var visible = false;
+        try { visible = win.document.visibilityState === 'visible'; } catch (e) { visible = false; }
+        if (visible) { left = false; announced = true; announce(); }
+      };
       var onPageShow = function (event) {
-        // Only the browser's own event: a page (or a same-origin frame) can dispatch a made-up
-        // `pageshow` with `persisted: true` that reaches this world's listeners too, and would end
-        // the calls of a document that is still there. `isTrusted` is unforgeable.
-        if (event && event.isTrusted === true && event.persisted === true) { announce(); }
+        if (!trusted(event) || event.persisted !== true) { return; }
+        if (!announced) { announce(); }
+        left = false;
+        announced = false;
       };
       var addEventListenerFn = win.addEventListener;
       var listen = function () {
-        try { Reflect.apply(addEventListenerFn, win, ['pageshow', onPageShow]); } catch (e) { /* never throw */ }
+        try {
+          Reflect.apply(addEventListenerFn, win, ['pagehide', onPageHide, true]);
+          Reflect.apply(addEventListenerFn, win, ['visibilitychange', onVisibilityChange, true]);
+          Reflect.apply(addEventListenerFn, win, ['pageshow', onPageShow, true]);
+        } catch (e) { /* never throw */ }
       };
       Object.defineProperty(win, MARK + channel, { value: listen });
       defineDelivery(win, id, messageEvent);
       announce();
       listen();
+      // `document.open()` erases the window's listeners in every world; WebKit runs this script
+      // again only when a new document element follows (`document.write()`, `close()`). A page
+      // that rebuilds itself with DOM calls keeps it erased: the observer adds it back (observers,
+      // unlike event listeners, survive `document.open()`), so a back-forward restore still
+      // announces the document.
+      try {
+        if (typeof win.MutationObserver === 'function' && win.document) {
+          new win.MutationObserver(listen).observe(win.document, { childList: true });
+        }
+      } catch (e) { /* nothing to observe: nothing can erase the listener either */ }
       return true;
     } catch (e) {
       return false;
