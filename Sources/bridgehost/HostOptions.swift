@@ -20,9 +20,11 @@ struct HostOptions {
                                    "Sync":      {"reply": "done", "delayMs": 800,
                                                  "progress": [{"percent": 50}, {"percent": 100}]}}
                                 a mock has "reply" (any JSON) or "error" ({"code", "message"?,
-                                "details"?}), and optionally "delayMs" (0-600000, before the reply) and
-                                "progress" (steps sent during the delay); a mock replaces a stock task
-                                of the same name; the file is checked when it loads
+                                "details"?}), and optionally "delayMs" (0-600000, before the reply),
+                                "progress" (steps sent during the delay) and "events" ([{"name",
+                                "data"?}], sent just before the reply, as the app would emit them); a
+                                mock replaces a stock task of the same name; the file is checked when
+                                it loads
           --list-tasks          print the tasks the page can call (stock, mocked, bridgehost's) and exit
           --window              show the page in a visible window with the Web Inspector enabled
                                 (right-click > Inspect Element); the run ends when you close the

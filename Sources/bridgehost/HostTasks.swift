@@ -143,7 +143,7 @@ enum HostTasks {
             )
         }
         for entry in mocks?.entries ?? [] {
-            _ = router.replace(MockTask(entry: entry))
+            _ = router.replace(MockTask(entry: entry, router: WeakRouter(router)))
             origins[entry.task] = (.mock, entry)
         }
         return origins.keys.sorted().compactMap { name in origins[name].map { (name, $0.0, $0.1) } }

@@ -1,8 +1,8 @@
 import BridgeKit
 import Foundation
 
-/// A mock file (`--mock FILE`): task names mapped to canned replies, errors, delays and progress
-/// steps, checked entry by entry when it loads.
+/// A mock file (`--mock FILE`): task names mapped to canned replies, errors, delays, progress
+/// steps and the events the app would send, checked entry by entry when it loads.
 struct MockFile {
     /// One mocked task.
     struct Entry: Sendable, Equatable {
@@ -18,6 +18,15 @@ struct MockFile {
         var delayMilliseconds: Int
         /// Progress data sent, evenly spread over the delay, before the reply.
         var progress: [JSONValue]
+        /// Events the app would send when the task runs (`WebBridge.on` listeners get them), sent
+        /// after the progress, just before the reply.
+        var events: [Event] = []
+
+        /// One event of ``events``.
+        struct Event: Sendable, Equatable {
+            var name: String
+            var data: JSONValue
+        }
     }
 
     /// A mock file that cannot be used, with the reason and the entry at fault.
@@ -31,7 +40,8 @@ struct MockFile {
         }
     }
 
-    static let keys: Set<String> = ["reply", "error", "delayMs", "progress"]
+    static let keys: Set<String> = ["reply", "error", "delayMs", "progress", "events"]
+    static let maxEvents = 1_000
     static let maxDelayMilliseconds = 600_000
     static let maxProgressSteps = 1_000
 
@@ -81,7 +91,7 @@ struct MockFile {
             throw fail("must be an object with \"reply\" or \"error\", e.g. {\"reply\": {\"ok\": true}}")
         }
         if let unknown = fields.keys.sorted().first(where: { !keys.contains($0) }) {
-            throw fail("unknown key \"\(unknown)\" (expected reply, error, delayMs, progress)")
+            throw fail("unknown key \"\(unknown)\" (expected reply, error, delayMs, progress, events)")
         }
         let outcome: Entry.Outcome
         switch (fields["reply"], fields["error"]) {
@@ -123,7 +133,19 @@ struct MockFile {
             }
             progress = steps
         }
-        return Entry(task: task, outcome: outcome, delayMilliseconds: delay, progress: progress)
+        var events: [Entry.Event] = []
+        if let value = fields["events"] {
+            let problem =
+                "\"events\" must be an array of at most \(maxEvents) objects {\"name\": string, \"data\"?: any JSON}"
+            guard let list = value.arrayValue, list.count <= maxEvents else { throw fail(problem) }
+            for item in list {
+                guard let event = item.objectValue, let name = event["name"]?.stringValue, !name.isEmpty,
+                    event.keys.allSatisfy({ $0 == "name" || $0 == "data" })
+                else { throw fail(problem) }
+                events.append(Entry.Event(name: name, data: event["data"] ?? .null))
+            }
+        }
+        return Entry(task: task, outcome: outcome, delayMilliseconds: delay, progress: progress, events: events)
     }
 
     private static func describe(_ error: any Error) -> String {
@@ -141,6 +163,8 @@ struct MockTask: BridgeTask {
     typealias Result = JSONValue
 
     let entry: MockFile.Entry
+    /// The router the mock is registered on, for its ``MockFile/Entry/events``.
+    let router: WeakRouter
     var name: String { entry.task }
 
     func run(_ options: JSONValue?, context: CallContext) async throws -> JSONValue {
@@ -150,6 +174,10 @@ struct MockTask: BridgeTask {
             try await context.progress(step)
         }
         if pause > 0 { try await Task.sleep(for: .milliseconds(pause)) }
+        for event in entry.events {
+            guard let router = router.value else { throw BridgeError.unavailable() }
+            try await router.emit(event.name, data: event.data)
+        }
         switch entry.outcome {
         case .reply(let value): return value
         case .error(let code, let message, let details):

@@ -14,7 +14,8 @@ extension GTKWrapperTests.EndToEnd {
             {
               "Cart.add": {"reply": {"count": 2}},
               "Cart.pay": {"error": {"code": "declined", "message": "Card declined"}},
-              "Sync": {"reply": "done", "delayMs": 200, "progress": [{"percent": 50}, {"percent": 100}]}
+              "Sync": {"reply": "done", "delayMs": 200, "progress": [{"percent": 50}, {"percent": 100}]},
+              "Cart.clear": {"reply": null, "events": [{"name": "cart.updated", "data": {"count": 0}}, {"name": "cart.cleared"}]}
             }
             """
 
@@ -46,6 +47,10 @@ extension GTKWrapperTests.EndToEnd {
                 (async function () {
                   console.log("app.js loaded from", location.origin === "null" ? "nowhere" : "its folder");
                   const cart = await WebBridge.call("Cart.add", { sku: "A1", qty: 2 });
+                  const heard = [];
+                  WebBridge.on("cart.updated", (data) => heard.push("updated " + data.count));
+                  WebBridge.on("cart.cleared", (data) => heard.push("cleared " + data));
+                  await WebBridge.call("Cart.clear", {});
                   const steps = [];
                   const sync = await WebBridge.call("Sync", {}, { onProgress: (p) => steps.push(p.percent) });
                   await WebBridge.call("bridgehost.expectError", { code: "declined" });
@@ -54,7 +59,8 @@ extension GTKWrapperTests.EndToEnd {
                   const styled = getComputedStyle(document.body).backgroundColor;
                   setTimeout(function () { notDefinedAnywhere(); }, 0);
                   await new Promise((resolve) => setTimeout(resolve, 100));
-                  await WebBridge.call("bridgehost.done", { ok: cart.count === 2 && sync === "done" && steps.join() === "50,100" && code === "declined",
+                  await WebBridge.call("bridgehost.done", { ok: cart.count === 2 && sync === "done" && steps.join() === "50,100" && code === "declined"
+                                                              && heard.join() === "updated 0,cleared null",
                                                             summary: ["styled " + styled] });
                 })();
                 """)
@@ -100,6 +106,7 @@ extension GTKWrapperTests.EndToEnd {
                 "bad.json": #"{"Cart.add": {"reply": 1}, "Cart.pay": {"error": {"message": "no code"}}}"#,
                 "typo.json": #"{"Sync": {"replay": "done"}}"#,
                 "broken.json": #"{"Sync": "#,
+                "event.json": #"{"Cart.clear": {"reply": null, "events": [{"nam": "cart.updated"}]}}"#,
                 "index.html": "<title>x</title>",
             ])
             defer { folder.remove() }
@@ -114,6 +121,9 @@ extension GTKWrapperTests.EndToEnd {
                 "bridgehost", ["--list-tasks", "--mock", folder.path("broken.json")])
             #expect(broken.status == 2)
             #expect(broken.stderr.contains("is not valid JSON"), "\(broken.stderr)")
+            let event = try await ToolProcess.run("bridgehost", ["--list-tasks", "--mock", folder.path("event.json")])
+            #expect(event.status == 2)
+            #expect(event.stderr.contains("entry \"Cart.clear\": \"events\" must be"), "\(event.stderr)")
         }
 
         @Test(
@@ -188,6 +198,7 @@ extension GTKWrapperTests.EndToEnd {
                 })
             #expect(sources["Cart.add"] == "mock")
             #expect(sources["Sync"] == "mock")
+            #expect(sources["Cart.clear"] == "mock")
             #expect(sources["Alert"] == "stock")
             #expect(sources["Echo"] == "stock")
             #expect(sources["bridgehost.done"] == "bridgehost")
