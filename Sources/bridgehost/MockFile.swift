@@ -157,6 +157,7 @@ struct MockFile {
     }
 }
 
+#if WebKitGTK
 /// A task answered from a mock file entry.
 struct MockTask: BridgeTask {
     typealias Options = JSONValue?
@@ -185,3 +186,4 @@ struct MockTask: BridgeTask {
         }
     }
 }
+#endif
