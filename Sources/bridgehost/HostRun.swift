@@ -93,6 +93,24 @@ struct HostRun {
         host.onMessage = { [printer] message in
             printer.message(inbound: message.direction == .inbound, json: message.json)
         }
+        // Binary values' transfers, each logged once as it ends (a value no task read is not one).
+        transfers.setTransferObserver { [printer] record in
+            let outcome: String
+            switch record.outcome {
+            case .finished: outcome = "finished"
+            case .failed(let code): outcome = code
+            case .cancelled: outcome = "cancelled"
+            }
+            var fields: [String: JSONValue] = [
+                "direction": .string(record.direction.rawValue), "bytes": .int(Int64(record.bytes)),
+                "outcome": .string(outcome),
+            ]
+            if let id = record.callID { fields["id"] = .string(id) }
+            let call = record.callID.map { " (call #\(TrafficPrinter.shortID($0)))" } ?? ""
+            printer.event(
+                "transfer", fields,
+                human: "transfer \(record.direction.rawValue) \(record.bytes) bytes \(outcome)\(call)")
+        }
         host.binaryTransfers = transfers
         try host.attach()
 

@@ -277,6 +277,10 @@ extension GTKWrapperTests.EndToEnd {
                 lines.firstIndex { $0["kind"] == "reply" && $0["task"] == "page.title" && $0["direction"] == "in" })
             #expect(nativeCall < pageReply)
             #expect(lines.filter { $0["task"] == "Echo" }.count == 1_000, "JSON lines keep every message")
+            // The demo's File.save and File.open: each transfer logged once as it ends.
+            let transfers = lines.filter { $0["event"] == "transfer" }
+            #expect(transfers.map { $0["direction"] } == ["upload", "download"], "\(transfers)")
+            #expect(transfers.allSatisfy { $0["outcome"] == "finished" && $0["bytes"] == 3 && $0["id"] != nil })
 
             let human = try await ToolProcess.run("bridgehost", ["--human"])
             #expect(human.status == 0)
@@ -286,6 +290,7 @@ extension GTKWrapperTests.EndToEnd {
             #expect(text.contains { $0.hasPrefix("Summary: the page finished and reported ok") })
             #expect(text.contains { $0.contains("page: Countdown progress 3,2,1") })
             #expect(text.contains { $0.contains("page: File.save wrote 3 bytes; File.open read \"hi!\"") })
+            #expect(text.contains { $0.contains("transfer upload 3 bytes finished (call #") })
         }
 
         @Test(
