@@ -125,7 +125,7 @@ extension GTKWrapperTests.EndToEnd {
                         window.__persisted = null;
                         function go() {
                           window.__progress = 0;
-                          for (var i = 0; i < 16; i++) { WebBridge.call('Stream', {}, { onProgress: function () { window.__progress++; } }).catch(function () {}); }
+                          \(LateDeliveryAttack.startStreams)
                         }
                         // The page rebuilds itself with DOM calls after document.open() (no document.write).
                         function rebuild() {
@@ -342,7 +342,7 @@ extension GTKWrapperTests.EndToEnd {
                         addEventListener('pageshow', function (e) { window.__persisted = e.persisted; });
                         function go() {
                           window.__progress = 0;
-                          for (var i = 0; i < 16; i++) { WebBridge.call('Stream', {}, { onProgress: function () { window.__progress++; } }).catch(function () {}); }
+                          \(LateDeliveryAttack.startStreams)
                         }
                         </script>
                         """))

@@ -27,6 +27,10 @@ extension GTKWrapperTests.EndToEnd {
             }
         }
 
+        /// Page script: 16 `Stream` calls whose progress messages `window.__progress` counts.
+        static let startStreams =
+            "for (var i = 0; i < 16; i++) { WebBridge.call('Stream', {}, { onProgress: function () { window.__progress++; } }).catch(function () {}); }"
+
         /// A hostile next document: its first script replaces `window.WebBridge` (the shim's property
         /// is configurable) by an object whose `_receive` keeps every message native evaluates into it.
         static let thief = """
@@ -53,7 +57,7 @@ extension GTKWrapperTests.EndToEnd {
                         <script>
                         window.__docA = true; window.__progress = 0;
                         function go() {
-                          for (var i = 0; i < 16; i++) { WebBridge.call('Stream', {}, { onProgress: function () { window.__progress++; } }).catch(function () {}); }
+                          \(Self.startStreams)
                         }
                         </script>
                         """))
@@ -97,7 +101,7 @@ extension GTKWrapperTests.EndToEnd {
                     body: """
                         <script>
                         window.__docA = true; window.__progress = 0;
-                        for (var i = 0; i < 16; i++) { WebBridge.call('Stream', {}, { onProgress: function () { window.__progress++; } }).catch(function () {}); }
+                        \(Self.startStreams)
                         </script>
                         <iframe src="\(b.origin)/ad"></iframe>
                         """))
