@@ -650,9 +650,16 @@
     // ---- page -> native calls ----
     function settle(entry, reply) {
       if (entry.done) { return; }
+      // Native already answered (a reply held for the upload's end): that answer is the outcome,
+      // whatever ends the call meanwhile (its timeout, its signal, a request, a restore).
+      if (entry.heldReply && reply.ok !== true) { releaseReply(entry, true); return; }
       entry.done = true;
       entry.heldReply = null;
       if (entry.heldTimer !== null) { cancelLater(entry.heldTimer); entry.heldTimer = null; }
+      if (entry.retryTimers) {
+        arrayForEach(entry.retryTimers, function (t) { cancelLater(t); });
+        entry.retryTimers = null;
+      }
       if (entry.id !== null) { mapDelete(pending, entry.id); }
       if (entry.timer !== null) { cancelLater(entry.timer); entry.timer = null; }
       if (entry.onAbort) {
@@ -682,6 +689,8 @@
     }
     function stop(entry, code, message, details) {
       if (entry.done) { return; }
+      // Native already answered: no cancel for it, its reply settles the call.
+      if (entry.heldReply) { releaseReply(entry, true); return; }
       var wasPosted = !entry.queued;
       var id = entry.id;
       settle(entry, failure(code, message, details));
@@ -735,6 +744,7 @@
       var entry = { id: null, callback: null, resolve: null, reject: null, onProgress: null, timer: null,
         signal: null, onAbort: null, queued: null, done: false, starting: true,
         uploads: null, uploaded: false, uploadsInFlight: 0, heldReply: null, heldTimer: null, replyReleased: false,
+        retryTimers: null,
         transfers: null, resolving: false, onUploadProgress: null, onDownloadProgress: null,
         binary: undefined, streams: false, streamSignal: null };
       var settings = {};
@@ -979,7 +989,11 @@
           var code = isObject(j) && typeof j.code === 'string' ? j.code : null;
           // Not let wait for the claim (it came before native admitted its call, or other
           // frames' requests fill the waits): sent again a moment later, a few times.
-          if (code === 'unknown_transfer' && j.reason === 'no_room' && retry) { later(retry, delay); return; }
+          if (code === 'unknown_transfer' && j.reason === 'no_room' && retry) {
+            if (!entry.retryTimers) { entry.retryTimers = []; }
+            arrayPush(entry.retryTimers, later(retry, delay));
+            return;
+          }
           if (!code || code === 'ok' || code === 'cancelled' || code === 'unknown_transfer') { return; }
           stop(entry, code, 'The byte transport refused the binary value',
             { status: status, reason: typeof j.reason === 'string' ? j.reason : null });
@@ -1037,9 +1051,16 @@
           whenSettled(reading, function (buffer) { send(part.token, offset, buffer, end - offset, next); }, unavailable);
           return;
         }
-        var view = kind === 'buffer' ? new Uint8ArrayCtor(body, offset, end - offset)
-          : new Uint8ArrayCtor(platformGet(platform.typedArrayBuffer, body, 'buffer'),
-            platformGet(platform.typedArrayByteOffset, body, 'byteOffset') + offset, end - offset);
+        var view;
+        try {
+          view = kind === 'buffer' ? new Uint8ArrayCtor(body, offset, end - offset)
+            : new Uint8ArrayCtor(platformGet(platform.typedArrayBuffer, body, 'buffer'),
+              platformGet(platform.typedArrayByteOffset, body, 'byteOffset') + offset, end - offset);
+        } catch (err) {
+          // The page detached or shrank the value's buffer after the call (transferred it to a worker).
+          stop(entry, 'invalid_options', 'The binary value changed after the call', { reason: reasonOf(err) });
+          return;
+        }
         send(part.token, offset, view, end - offset, next);
       }
       arrayForEach(parts, function (part) {
@@ -1434,14 +1455,18 @@
      * `receive`. A call's binary values (`entry.uploads`) reach the mock as the page gave them,
      * in place of their placeholders; their upload progress reports them sent.
      */
+    /** Aborts the running mock of call `id`, if any (a cancel, or a restore that ended the call). */
+    function cancelMock(id) {
+      var running = mapGet(mockCalls, id);
+      if (running) {
+        mapDelete(mockCalls, id);
+        try { running.abort(); } catch (err) { report(err); }
+      }
+    }
     function mockPost(text, entry) {
       var m = parseJSON(text);
       if (m.kind === 'cancel') {
-        var running = mapGet(mockCalls, m.id);
-        if (running) {
-          mapDelete(mockCalls, m.id);
-          try { running.abort(); } catch (err) { report(err); }
-        }
+        cancelMock(m.id);
         return;
       }
       if (m.kind !== 'call' || typeof m.task !== 'string') { return; }
@@ -1642,7 +1667,10 @@
       var taken = thawed;
       thawed = null;
       arrayForEach(taken.calls, function (entry) {
+        var id = entry.id;
         settle(entry, failure('navigated', 'The page was restored from the back-forward cache'));
+        // In mock mode the shim is native: its mock learns that the call ended, as a cancel tells it.
+        if (id !== null && entry.done) { cancelMock(id); }
       });
       // Their handlers are told (signal aborted), and their answers are not sent
       // (finishNativeCall finds no entry).
