@@ -218,8 +218,11 @@ struct SynchronousTaskTests {
             #expect(error.code == "cancelled")
         }
         #expect(page.messages(for: "p").count == 1)
-        let records = log.all.filter { $0.id == "p" }.map { "\($0.direction) \($0.kind) \($0.outcome ?? "-")" }
-        #expect(records == ["inbound call -", "outbound reply ok"])
+        // The reply's record follows its evaluation (its reason says whether the page took it), so
+        // the page can have the reply a moment before the log has the record.
+        let records = { log.all.filter { $0.id == "p" }.map { "\($0.direction) \($0.kind) \($0.outcome ?? "-")" } }
+        #expect(await eventually { records().count == 2 }, "\(records())")
+        #expect(records() == ["inbound call -", "outbound reply ok"])
     }
 
     @Test("fire-and-forget calls run too, in arrival order")
