@@ -46,7 +46,7 @@ extension BenchRun {
         let bareMode = "bare-\(suffix)"
         // Base64 in JSON only up to the router's raised message limit (256 MiB of JSON).
         let withBase64 = size.bytes <= 128 << 20
-        // The memory calls come first and double as the warm-up.
+        // The memory calls come first and double as the warm-up (their median leaves the first out).
         var binaryMemories: [(ui: Int, web: Int?)] = []
         var base64Memories: [(ui: Int, web: Int?)] = []
         var bareMemories: [(ui: Int, web: Int?)] = []

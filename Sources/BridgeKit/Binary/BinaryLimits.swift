@@ -46,6 +46,12 @@ public struct BinaryLimits: Sendable, Hashable {
     /// Also the largest part native answers of a download the page reads in parts.
     public var partBytes: Int { max(chunkBytes, Self.minimumPartBytes) }
 
+    /// The most bytes read from a page's request at once, and so the largest chunk of an upload
+    /// a task gets: a quarter of ``partBytes``. The engine holds a request's whole body in the
+    /// app's process while it is read (WebKitGTK's `webkit_uri_scheme_request_get_http_body`
+    /// streams from memory it already has), so a read of the whole part would hold it twice.
+    var pageReadBytes: Int { partBytes / 4 }
+
     /// Creates limits; every argument has the default documented on its property.
     public init(
         maxTransferBytes: Int = 1 << 30, chunkBytes: Int = 1 << 20, maxHeldBytes: Int = 256 << 20,

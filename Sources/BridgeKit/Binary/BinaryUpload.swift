@@ -70,7 +70,7 @@ public final class BinaryUpload: AsyncSequence, Sendable {
                     }
                     guard let body else { throw BridgeError.cancelled() }
                     chunk = try await withTaskCancellationHandler {
-                        try await body.read(maxBytes: transfers.limits.chunkBytes)
+                        try await body.read(maxBytes: transfers.limits.pageReadBytes)
                     } onCancel: {
                         transfers.endUpload(token, .cancelled)
                     }
