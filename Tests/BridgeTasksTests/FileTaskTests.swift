@@ -43,7 +43,9 @@ struct FileTaskTests {
 
     @Test(
         "the page names a file, never a directory: paths, hidden and missing files are invalid_options",
-        arguments: ["../x", "a/b", ".hidden", "", "..", "c\\d"])
+        arguments: [
+            "../x", "a/b", ".hidden", "", "..", "c\\d", "a/\u{301}b", ".\u{301}x", "c\\\u{301}d", "e\u{0}\u{301}",
+        ])
     func refusedNames(name: String) async throws {
         let (page, _, directory) = try Self.setup()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -52,6 +54,29 @@ struct FileTaskTests {
         #expect(save["error"]?.string("code") == "invalid_options")
         let open = await page.call("File.open", options: ["name": .string(name)])
         #expect(open["error"]?.string("code") == "invalid_options")
+    }
+
+    @Test(
+        "a '/' or '.' followed by a combining mark is still a separator or a hidden file's dot: the rule reads bytes, not characters (Swift's Character is a grapheme)",
+        .timeLimit(.minutes(1)))
+    func separatorsHiddenInGraphemes() async throws {
+        let (page, transport, directory) = try Self.setup()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // The app's directory holds a folder of its own with a file of its own.
+        let folder = directory.appendingPathComponent("private")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("app secret".utf8).write(to: folder.appendingPathComponent("\u{301}keys"))
+        for name in ["private/\u{301}planted", ".\u{301}hidden"] {
+            let (placeholder, token) = InMemoryBinaryTransport.placeholder(size: 4)
+            let id = try #require(page.send("File.save", options: ["name": .string(name), "file": placeholder]))
+            _ = await transport.upload(Data("evil".utf8), token: token)
+            let save = await page.reply(for: id)
+            #expect(save["error"]?.string("code") == "invalid_options", "\(name): \(save)")
+        }
+        let open = await page.call("File.open", options: ["name": "private/\u{301}keys"])
+        #expect(open["error"]?.string("code") == "invalid_options", "the app's file in its folder: \(open)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["\u{301}keys"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["private"])
     }
 
     @Test("a cancelled save leaves no file", .timeLimit(.minutes(1)))

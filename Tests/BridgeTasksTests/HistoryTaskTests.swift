@@ -29,6 +29,57 @@ struct HistoryTaskTests {
         #expect(page.deliveries.isEmpty, "notices are fire-and-forget")
     }
 
+    @Test(
+        "The page's URL reaches the host as the page has it (href), also where Foundation's URL would percent-encode it (WHATWG URL keeps |, ^, [, ] and a stray %)"
+    )
+    func hrefAsThePageHasIt() async throws {
+        let history = HistoryTask()
+        let router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins(["https://app.example"])))
+        try router.register(history)
+        let page = InMemoryPage(router: router)
+        let hrefs = [
+            "https://app.example/a|b", "https://app.example/q?x=^1", "https://app.example/list[2]",
+            "https://app.example/50%off", "https://app.example/ok",
+        ]
+        for href in hrefs {
+            #expect(await page.call("History", options: ["type": "pushState", "url": .string(href)])["ok"] == true)
+        }
+        history.finish()
+        var received: [HistoryNotice] = []
+        for await notice in history.notices { received.append(notice) }
+        #expect(received.map(\.href) == hrefs)
+        #expect(received.map { $0.url.host() } == Array(repeating: "app.example", count: hrefs.count))
+    }
+
+    @Test(
+        "Notices a page could not have made with pushState are refused and never reach the stream: credentials in the URL, a URL over maxURLLength"
+    )
+    func credentialsAndLength() async throws {
+        let history = HistoryTask()
+        let router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins(["https://app.example"])))
+        try router.register(history)
+        let page = InMemoryPage(router: router)
+        for (url, reason) in [
+            ("https://admin:hunter2@app.example/login", "credentials_not_allowed"),
+            ("https://admin@app.example/login", "credentials_not_allowed"),
+            (
+                "https://app.example/p#" + String(repeating: "h", count: HistoryTask.maxURLLength),
+                "url_too_long"
+            ),
+        ] {
+            let reply = await page.call("History", options: ["type": "pushState", "url": .string(url)])
+            #expect(reply["error"]?.string("code") == "invalid_options")
+            #expect(reply["error"]?["details"]?.string("reason") == reason, "\(url.prefix(60)): \(reply)")
+        }
+        let longest = "https://app.example/p#" + String(repeating: "h", count: HistoryTask.maxURLLength - 22)
+        #expect(longest.utf8.count == HistoryTask.maxURLLength)
+        #expect(await page.call("History", options: ["type": "pushState", "url": .string(longest)])["ok"] == true)
+        history.finish()
+        var received: [String] = []
+        for await notice in history.notices { received.append(notice.href) }
+        #expect(received == [longest])
+    }
+
     @Test("Malformed notices are refused with invalid_options and never reach the stream")
     func malformed() async throws {
         let history = HistoryTask()

@@ -12,6 +12,9 @@ extension CookieJar {
         /// The most cookies kept for one domain value (RFC 6265 §6.1: at least 50). Counted per
         /// ``Cookie/domain`` as stored (`example.com` and `www.example.com` count separately;
         /// browsers count per registrable domain, which needs the full public-suffix list).
+        /// Over this or ``maxCookies``, cookies that are not HttpOnly go first (a script can set
+        /// them; a page's `document.cookie` flood then never evicts a server's HttpOnly
+        /// session), then RFC 6265 §5.3's order: the least recently accessed, then the oldest.
         public var maxCookiesPerDomain: Int
         /// The most cookies kept in total (RFC 6265 §6.1: at least 3000).
         public var maxCookies: Int

@@ -143,8 +143,8 @@ struct CookieStorage: Sendable {
         }
     }
 
-    /// §6.1 limits: over the per-domain or total limit, remove the least recently accessed
-    /// cookies (then the oldest created). Expired cookies were removed first by the caller.
+    /// §6.1 limits: over the per-domain or total limit, remove cookies in ``evictsBefore(_:_:)``'s
+    /// order. Expired cookies were removed first by the caller.
     /// - Parameter sparing: the cookie just stored, never evicted for its own insertion;
     ///   `nil` checks every domain (after loading a file).
     private mutating func enforceLimits(sparing key: CookieKey?) {
@@ -164,13 +164,23 @@ struct CookieStorage: Sendable {
         guard excess > 0 else { return }
         let victims = keys.filter { $0 != sparing }.sorted { lhs, rhs in
             guard let a = entries[lhs], let b = entries[rhs] else { return lhs < rhs }
-            if a.lastAccess != b.lastAccess { return a.lastAccess < b.lastAccess }
-            let aCreated = a.cookie.creationTime ?? .distantPast
-            let bCreated = b.cookie.creationTime ?? .distantPast
-            if aCreated != bCreated { return aCreated < bCreated }
-            return a.sequence < b.sequence
+            return Self.evictsBefore(a, b)
         }.prefix(excess)
         for key in victims { entries[key] = nil }
+    }
+
+    /// The eviction order: cookies a script could have set (not HttpOnly) before HttpOnly ones,
+    /// which only HTTP sets, so that a page writing many cookies with `document.cookie` cannot
+    /// push a server's session cookie out of the jar (the engine's store keeps more cookies per
+    /// domain than the jar, so a pull brings such a flood in whole). Within each, RFC 6265 §5.3's
+    /// order: the least recently accessed first, then the oldest created, then the first to arrive.
+    static func evictsBefore(_ a: Entry, _ b: Entry) -> Bool {
+        if a.cookie.isHTTPOnly != b.cookie.isHTTPOnly { return !a.cookie.isHTTPOnly }
+        if a.lastAccess != b.lastAccess { return a.lastAccess < b.lastAccess }
+        let aCreated = a.cookie.creationTime ?? .distantPast
+        let bCreated = b.cookie.creationTime ?? .distantPast
+        if aCreated != bCreated { return aCreated < bCreated }
+        return a.sequence < b.sequence
     }
 
     // MARK: - Reading, removing, restoring

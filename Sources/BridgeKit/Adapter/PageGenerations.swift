@@ -14,7 +14,8 @@ package import Foundation
 /// - A committed navigation or a document notice from the attached web view's main frame starts
 ///   a generation; a notice from a subframe or from another web view sharing the content
 ///   controller does not.
-/// - A response or a failure is classified by the ``NavigationResponsePolicy``.
+/// - A response or a failure is classified by the ``NavigationResponsePolicy``; a response's
+///   error is recorded when its navigation commits (``HeldResponseError``).
 /// - A terminated web content process starts a generation and records the error.
 /// - After ``detach()`` nothing happens.
 ///
@@ -26,6 +27,8 @@ package final class PageGenerations {
     private let policy: NavigationResponsePolicy
     /// Whether events still have effects.
     package private(set) var isAttached = true
+    /// The error of the latest main-frame response, until its navigation commits.
+    private var heldResponseError = HeldResponseError()
 
     /// Creates the logic for `router` (held weakly) and `tracker`.
     package init(router: BridgeRouter, tracker: PageStateTracker, policy: NavigationResponsePolicy) {
@@ -43,11 +46,14 @@ package final class PageGenerations {
     package func navigationCommitted() {
         guard isAttached else { return }
         router?.pageDidCommitNavigation()
+        record(heldResponseError.commit())
     }
 
     /// A document notice (`js/webbridge-document.js`): names the document on screen
     /// (``BridgeRouter/pageDidAnnounceDocument(_:)``), which starts a new generation when it is
-    /// another document; a notice without a readable id starts one in any case.
+    /// another document; a notice without a readable id starts one in any case. A notice of
+    /// another document than the one named (or of the first) also tells that a navigation
+    /// committed: a held response error is recorded then.
     /// - Parameters:
     ///   - isMainFrame: whether the notice came from the main frame.
     ///   - isFromAttachedWebView: whether its web view is the attached one.
@@ -57,27 +63,35 @@ package final class PageGenerations {
     package func documentNotice(isMainFrame: Bool, isFromAttachedWebView: Bool, body: String? = nil) -> Bool {
         guard isAttached, isMainFrame, isFromAttachedWebView, let router else { return false }
         let before = router.pageGeneration
-        if let id = body.flatMap(DocumentNoticeBody.document(in:)) {
+        let id = body.flatMap(DocumentNoticeBody.document(in:))
+        let committed = id == nil || id != router.announcedDocument
+        if let id {
             router.pageDidAnnounceDocument(id)
         } else {
             router.pageDidCommitNavigation()
         }
+        if committed { record(heldResponseError.commit()) }
         return router.pageGeneration != before
     }
 
-    /// A navigation response: classified, and recorded when it is an error.
+    /// A navigation response: classified; a main-frame error is recorded when its navigation
+    /// commits (``HeldResponseError``).
     /// - Returns: the page error, or `nil`.
     @discardableResult
     package func responseReceived(_ response: URLResponse, isMainFrame: Bool) -> PageLoadError? {
-        record(policy.classifyResponse(response, isMainFrame: isMainFrame))
+        let error = policy.classifyResponse(response, isMainFrame: isMainFrame)
+        if isMainFrame { heldResponseError.responseReceived(error) }
+        return error
     }
 
     /// A failed load (provisional or committed): classified (cancellations are not errors), and
-    /// recorded when it is an error.
+    /// recorded when it is an error. A held response error is dropped: its navigation did not
+    /// commit, or its document failed later and this error says so.
     /// - Returns: the page error, or `nil`.
     @discardableResult
     package func loadFailed(_ error: any Error) -> PageLoadError? {
-        record(policy.classifyFailure(error))
+        heldResponseError.drop()
+        return record(policy.classifyFailure(error))
     }
 
     /// The web content process ended: a new generation, and the error recorded.
@@ -87,6 +101,7 @@ package final class PageGenerations {
         tracker.send(.loadFailed(.webContentProcessTerminated(reason: nil)))
     }
 
+    @discardableResult
     private func record(_ error: PageLoadError?) -> PageLoadError? {
         if let error, isAttached { tracker.send(.loadFailed(error)) }
         return error

@@ -32,7 +32,10 @@ extension WebViewBridge {
     /// Reports `webView(_:decidePolicyFor:decisionHandler:)` for a navigation response:
     /// classifies it with ``Configuration/responsePolicy`` (main frame: status outside 2xx is
     /// an error; non-HTTP responses and subframes never are) and records an error in
-    /// ``pageState`` as ``PageEvent/loadFailed(_:)``. Reads `response` and `isForMainFrame`.
+    /// ``pageState`` as ``PageEvent/loadFailed(_:)`` once the navigation commits (the new
+    /// document's notice, or ``navigationCommitted()``): a navigation that never commits (a
+    /// download, a response the app cancels) leaves the page on screen without an error. Reads
+    /// `response` and `isForMainFrame`.
     ///
     /// The decision stays the app's: call the decision handler yourself (usually `.allow`, so
     /// the server's error page shows).

@@ -3,6 +3,12 @@
 public struct BridgeLimits: Sendable, Hashable {
     /// The largest message body accepted from a page, and the largest reply or progress message
     /// sent to it, in bytes of UTF-8 JSON. Default 16 MiB. Over it: `payload_too_large`.
+    ///
+    /// A message sent to the page is measured as native wrote its JSON, before it is framed for
+    /// the page (``JavaScriptEmbedding``): integers beyond ±(2^53−1) are then quoted
+    /// (2 bytes each, at most an eighth more) and characters escaped, so what the engine carries
+    /// is at most 6 times the limit (`<` as `\u003c` in a script; 3 times in a reply handler's
+    /// text, where only non-ASCII characters are escaped).
     public var maxPayloadBytes: Int
     /// The deepest nesting of arrays and objects accepted in a body (the envelope counts as one
     /// level). Default 64. Over it: `nesting_too_deep`.

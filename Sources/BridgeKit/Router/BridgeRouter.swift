@@ -164,6 +164,12 @@ public final class BridgeRouter: Sendable {
         state.withLock { $0.generation }
     }
 
+    /// The document the latest document notice named (``pageDidAnnounceDocument(_:)``), `nil`
+    /// before one or after a commit that no notice followed yet.
+    var announcedDocument: String? {
+        state.withLock { $0.document }
+    }
+
     /// Tells the router that a new document replaced the page's document: call it when WebKit
     /// commits a main-frame navigation (`webView(_:didCommit:)`, WebKitGTK's `load-changed`
     /// `WEBKIT_LOAD_COMMITTED`), when the web content process terminated, or when the bridge is

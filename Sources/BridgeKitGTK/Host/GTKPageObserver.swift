@@ -26,6 +26,8 @@ public final class GTKPageObserver {
     /// `nil`: WebKit's default (`useDefault`).
     public var onPolicyDecision: (@MainActor (GTKPolicyRequest, GTKPolicyDecision) -> GTKPolicyVerdict)?
     private weak var webView: GTKWebView?
+    /// The error of the latest main-frame response, until its navigation commits.
+    private var heldResponseError = HeldResponseError()
 
     /// Starts observing `webView`.
     /// - Parameters:
@@ -44,13 +46,18 @@ public final class GTKPageObserver {
         webView.onLoadEvent = { [weak self, weak webView] event in
             let url = webView?.uri.flatMap(URL.init(string:))
             switch event {
-            case .started: tracker.send(.loadStarted(url))
+            case .started:
+                self?.heldResponseError.drop()
+                tracker.send(.loadStarted(url))
+            case .committed:
+                if let error = self?.heldResponseError.commit() { tracker.send(.loadFailed(error)) }
             case .finished: tracker.send(.loadFinished(url))
-            case .redirected, .committed: break
+            case .redirected: break
             }
             self?.onLoadEvent?(event)
         }
-        webView.onLoadFailure = { failure in
+        webView.onLoadFailure = { [weak self] failure in
+            self?.heldResponseError.drop()
             guard
                 let error = responsePolicy.classifyFailure(
                     domain: failure.domain, code: failure.code, url: URL(string: failure.uri), message: failure.message)
@@ -58,12 +65,11 @@ public final class GTKPageObserver {
             tracker.send(.loadFailed(error))
         }
         webView.onPolicyDecision = { [weak self] request, decision in
-            if request.kind == .response,
-                let error = responsePolicy.classifyResponse(
-                    statusCode: request.statusCode, url: URL(string: request.uri),
-                    isMainFrame: request.isMainFrame ?? false)
-            {
-                tracker.send(.loadFailed(error))
+            // A main-frame response's error is the page's only once its navigation commits.
+            if request.kind == .response, request.isMainFrame ?? false {
+                self?.heldResponseError.responseReceived(
+                    responsePolicy.classifyResponse(
+                        statusCode: request.statusCode, url: URL(string: request.uri), isMainFrame: true))
             }
             return self?.onPolicyDecision?(request, decision) ?? .useDefault
         }

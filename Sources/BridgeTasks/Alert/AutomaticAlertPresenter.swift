@@ -1,6 +1,8 @@
 import BridgeKit
 
-/// An ``AlertPresenter`` that answers at once with a fixed rule, and remembers what it showed.
+/// An ``AlertPresenter`` that answers at once with a fixed rule, and remembers the most recent
+/// requests it showed (at most ``remembered``, so a page calling `Alert` without end cannot grow
+/// the app).
 ///
 /// For headless hosts (bridgehost on Linux), demos and tests.
 public final class AutomaticAlertPresenter: AlertPresenter {
@@ -27,7 +29,10 @@ public final class AutomaticAlertPresenter: AlertPresenter {
         self.onPresent = onPresent
     }
 
-    /// Every request presented so far, in order.
+    /// How many of the most recent requests ``presented`` keeps.
+    public static let remembered = 64
+
+    /// The most recent requests presented (at most ``remembered``), oldest first.
     public var presented: [AlertRequest] { shown.withLock { $0 } }
 
     public func present(_ request: AlertRequest) async throws -> Int {
@@ -37,7 +42,10 @@ public final class AutomaticAlertPresenter: AlertPresenter {
             case .last: max(request.buttons.count - 1, 0)
             case .label(let label): request.buttons.firstIndex(of: label) ?? 0
             }
-        shown.withLock { $0.append(request) }
+        shown.withLock { shown in
+            if shown.count == Self.remembered { shown.removeFirst() }
+            shown.append(request)
+        }
         onPresent?(request, index)
         return index
     }

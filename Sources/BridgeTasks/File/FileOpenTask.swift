@@ -48,8 +48,7 @@ public struct FileOpenTask: BridgeTask {
     /// - Throws: `BridgeError` `invalid_options` for a name against the rule or a file that is
     ///   not there (path `name`); the offer's errors (`BinaryTransfers/send(chunks:size:type:context:)`).
     public func run(_ options: Options, context: CallContext) async throws -> Opened {
-        let fileName = try FileName.checked(options.name)
-        let url = directory.appendingPathComponent(fileName)
+        let url = try FileName.url(of: options.name, in: directory)
         guard let attributes = try? FileManager.default.attributesOfItem(atPath: url.path),
             attributes[.type] as? FileAttributeType == .typeRegular,
             let size = (attributes[.size] as? NSNumber)?.intValue,
@@ -67,6 +66,6 @@ public struct FileOpenTask: BridgeTask {
             return chunk
         })
         let binary = try await transfers.send(chunks: chunks, size: size, type: options.type, context: context)
-        return Opened(name: fileName, size: size, file: binary)
+        return Opened(name: options.name, size: size, file: binary)
     }
 }

@@ -52,8 +52,7 @@ public struct FileSaveTask: BridgeTask {
     ///   upload's errors (`BinaryTransfers/upload(of:context:)`); `task_failed` when the file
     ///   cannot be written or moved.
     public func run(_ options: Options, context: CallContext) async throws -> Saved {
-        let fileName = try FileName.checked(options.name)
-        let target = directory.appendingPathComponent(fileName)
+        let target = try FileName.url(of: options.name, in: directory)
         // The page names a file: what the name already holds is replaced only when it is a file
         // (a directory, a link or anything else of the app's is never the page's to replace).
         if let attributes = try? FileManager.default.attributesOfItem(atPath: target.path),
@@ -84,6 +83,6 @@ public struct FileSaveTask: BridgeTask {
             throw BridgeError.taskFailed("The file could not be saved.")
         }
         moved = true
-        return Saved(name: fileName, bytes: bytes)
+        return Saved(name: options.name, bytes: bytes)
     }
 }

@@ -15,10 +15,15 @@ public import Foundation
 /// with anything and is refused too (SECURITY.md, "History notices").
 ///
 /// The stream keeps the newest ``bufferLimit`` notices when the host reads slower than the page
-/// navigates, so memory stays bounded. Calls settle with `null`.
+/// navigates, and a notice's URL is at most ``maxURLLength`` bytes, so what the stream holds is
+/// bounded in bytes too (16 MiB at the most). Calls settle with `null`.
 public struct HistoryTask: BridgeTask {
     /// How many unread notices the stream keeps.
     public static let bufferLimit = 256
+    /// The longest URL a notice may report, in bytes of UTF-8 (64 KiB; far over what browsers
+    /// and servers handle in practice). A longer one is refused with `invalid_options`, reason
+    /// `"url_too_long"`.
+    public static let maxURLLength = 65_536
 
     public let name: String
     public let policy: AccessPolicy?
@@ -49,9 +54,21 @@ public struct HistoryTask: BridgeTask {
     /// - Returns: nothing (`null` for a call with an id).
     /// - Throws: ``refusal(url:sender:)``'s `invalid_options` error for a URL the sender cannot have.
     public func run(_ options: HistoryNotice, context: CallContext) async throws -> NoResult {
-        if let refusal = Self.refusal(url: options.url, sender: context.source.origin) { throw refusal }
+        if let refusal = Self.refusal(of: options, sender: context.source.origin) { throw refusal }
         continuation.yield(options)
         return NoResult()
+    }
+
+    /// Why a notice is refused for a sender, or `nil` when the sender can have made it: its
+    /// ``HistoryNotice/href`` is at most ``maxURLLength`` bytes (else reason `"url_too_long"`)
+    /// and its URL passes ``refusal(url:sender:)``. Pure; any thread.
+    public static func refusal(of notice: HistoryNotice, sender: SecurityOrigin?) -> BridgeError? {
+        guard notice.href.utf8.count <= maxURLLength else {
+            return BridgeError(
+                code: "invalid_options", message: "A history notice's URL is at most \(maxURLLength) bytes.",
+                details: ["path": "url", "reason": "url_too_long"])
+        }
+        return refusal(url: notice.url, sender: sender)
     }
 
     /// Why a notice's URL is refused for a sender, or `nil` when the sender can have that URL.
@@ -63,14 +80,21 @@ public struct HistoryTask: BridgeTask {
     /// - Returns: `nil` for an `http` or `https` URL whose origin (scheme, host, port; default
     ///   ports folded) equals `sender`; otherwise an `invalid_options` error whose details are
     ///   `{"path": "url", "reason": …}` with reason `"scheme_not_allowed"` (not http or https,
-    ///   for example `javascript:`, `file:`, `data:`) or `"not_same_origin"` (another origin, or
-    ///   a sender without one).
+    ///   for example `javascript:`, `file:`, `data:`), `"credentials_not_allowed"` (a user name
+    ///   or password: the sender's origin does not say which it has, `pushState` cannot change
+    ///   them, and a host should never show or log them) or `"not_same_origin"` (another origin,
+    ///   or a sender without one).
     public static func refusal(url: URL, sender: SecurityOrigin?) -> BridgeError? {
         let scheme = url.scheme?.lowercased()
         guard scheme == "http" || scheme == "https" else {
             return BridgeError(
                 code: "invalid_options", message: "A history notice's URL must be http or https.",
                 details: ["path": "url", "reason": "scheme_not_allowed"])
+        }
+        guard url.user(percentEncoded: true) == nil, url.password(percentEncoded: true) == nil else {
+            return BridgeError(
+                code: "invalid_options", message: "A history notice's URL must not carry a user name or password.",
+                details: ["path": "url", "reason": "credentials_not_allowed"])
         }
         guard let sender, let target = SecurityOrigin(url: url), target == sender else {
             return BridgeError(

@@ -44,6 +44,46 @@ struct CookieSyncTests {
         #expect(!error.description.contains("dark"), "errors name cookies, never values")
     }
 
+    @Test(
+        "A page's document.cookie flood does not make a pull evict the login session: over a limit, HttpOnly cookies (which no script can set) go last (before, the session was the first cookie evicted)"
+    )
+    func pullFloodKeepsSession() async throws {
+        let clock = CookieTestClock()
+        let jar = clock.makeJar()
+        // Named to come first in the store's listing (it lists by name), as WebKitGTK's did.
+        let session = Cookie(name: "SID", value: "s", domain: "app.example", isSecure: true, isHTTPOnly: true)
+        try await CookieSync(jar: jar, store: InMemoryCookieStore(cookies: [session])).pullStoreIntoJar()
+        clock.advance(by: 60)
+        // The page wrote 200 cookies with document.cookie; the engine keeps them all, and the session.
+        let junk = (0..<200).map { Cookie(name: "junk\($0)", value: "x", domain: "app.example") }
+        for round in 0..<2 {
+            try await CookieSync(jar: jar, store: InMemoryCookieStore(cookies: junk + [session])).pullStoreIntoJar()
+            let names = jar.cookies.map(\.name)
+            #expect(names.contains("SID"), "round \(round): the jar lost the session the web view still has")
+            #expect(names.count == jar.configuration.maxCookiesPerDomain)
+        }
+    }
+
+    @Test(
+        "Over the total limit too, HttpOnly cookies go last; among equals the least recently used goes first (RFC 6265 §5.3)"
+    )
+    func evictionOrder() throws {
+        let clock = CookieTestClock()
+        let jar = clock.makeJar(CookieJar.Configuration(maxCookiesPerDomain: 50, maxCookies: 20))
+        try jar.set(Cookie(name: "sid", value: "s", domain: "a.example", isHTTPOnly: true))
+        clock.advance(by: 1)
+        try jar.set(Cookie(name: "old", value: "o", domain: "b.example"))
+        for index in 0..<30 {
+            clock.advance(by: 1)
+            try jar.setCookie("c\(index)=x", from: url("https://d\(index % 3).example/"), source: .nonHTTP)
+        }
+        let names = Set(jar.cookies.map(\.name))
+        #expect(names.count == 20)
+        #expect(names.contains("sid"))
+        #expect(!names.contains("old"), "the least recently used of the others went first")
+        #expect(names == Set(["sid"] + (11..<30).map { "c\($0)" }))
+    }
+
     @Test("Pull brings HttpOnly cookies into the jar and keeps creation times of replaced cookies")
     func pull() async throws {
         let clock = CookieTestClock()

@@ -55,7 +55,46 @@ struct PageGenerationsTests {
         let notFound = try #require(HTTPURLResponse(url: pageURL, statusCode: 404, httpVersion: nil, headerFields: nil))
         #expect(generations.responseReceived(notFound, isMainFrame: false) == nil)
         #expect(generations.responseReceived(notFound, isMainFrame: true) == .httpStatus(code: 404, url: url))
+        #expect(tracker.state.loadError == nil, "not before its navigation commits")
+        generations.navigationCommitted()
         #expect(tracker.state.loadError == .httpStatus(code: 404, url: url))
+    }
+
+    @Test(
+        "a response error is recorded only when its navigation commits (a commit, or the notice of a new document): a 404 download, a response the app ignored or a cancelled navigation leave the page on screen without an error"
+    )
+    func responseErrorsWaitForTheCommit() throws {
+        let pageURL = try #require(url)
+        let notFound = try #require(HTTPURLResponse(url: pageURL, statusCode: 404, httpVersion: nil, headerFields: nil))
+        let notice = { (id: String) in "{\"v\":1,\"kind\":\"document\",\"document\":\"\(id)\"}" }
+        let a = String(repeating: "a", count: 32)
+        let b = String(repeating: "b", count: 32)
+
+        // Never committed: the navigation was cancelled (a download, the app's policy said ignore).
+        // (The routers are held here: the adapter holds its router weakly.)
+        let (generations, router, tracker) = try make()
+        generations.documentNotice(isMainFrame: true, isFromAttachedWebView: true, body: notice(a))
+        generations.responseReceived(notFound, isMainFrame: true)
+        #expect(generations.loadFailed(URLError(.cancelled)) == nil)
+        generations.documentNotice(isMainFrame: true, isFromAttachedWebView: true, body: notice(a))
+        generations.navigationCommitted()
+        #expect(tracker.state.loadError == nil, "the cancelled navigation's 404 is not the page's")
+
+        // Committed, told by the new document's notice (the default signal: no commit reported).
+        generations.documentNotice(isMainFrame: true, isFromAttachedWebView: true, body: notice(a))
+        #expect(tracker.state.loadError == nil)
+        generations.responseReceived(notFound, isMainFrame: true)
+        generations.documentNotice(isMainFrame: true, isFromAttachedWebView: true, body: notice(a))
+        #expect(tracker.state.loadError == nil, "a notice of the document already on screen is no commit")
+        generations.documentNotice(isMainFrame: true, isFromAttachedWebView: true, body: notice(b))
+        #expect(tracker.state.loadError == .httpStatus(code: 404, url: url))
+
+        // The first document's notice is its commit too.
+        let (first, firstRouter, firstTracker) = try make()
+        first.responseReceived(notFound, isMainFrame: true)
+        first.documentNotice(isMainFrame: true, isFromAttachedWebView: true, body: notice(a))
+        #expect(firstTracker.state.loadError == .httpStatus(code: 404, url: url))
+        withExtendedLifetime((router, firstRouter)) {}
     }
 
     @Test("a cancelled load is no error; a failed one is")
