@@ -7,12 +7,17 @@ import Testing
 
 @Suite("History task")
 struct HistoryTaskTests {
-    @Test("R48 notices reach the host's stream in order, as absolute URLs")
-    func r48() async throws {
+    /// A `HistoryTask` registered on a router that allows `https://app.example`, and its page.
+    static func makePage() throws -> (HistoryTask, InMemoryPage) {
         let history = HistoryTask()
         let router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins(["https://app.example"])))
         try router.register(history)
-        let page = InMemoryPage(router: router)
+        return (history, InMemoryPage(router: router))
+    }
+
+    @Test("R48 notices reach the host's stream in order, as absolute URLs")
+    func r48() async throws {
+        let (history, page) = try Self.makePage()
         let notices: [JSONValue] = [
             ["type": "pushState", "url": "https://app.example/orders/7"],
             ["type": "replaceState", "url": "https://app.example/orders/7?tab=2"],
@@ -33,10 +38,7 @@ struct HistoryTaskTests {
         "The page's URL reaches the host as the page has it (href), also where Foundation's URL would percent-encode it (WHATWG URL keeps |, ^, [, ] and a stray %)"
     )
     func hrefAsThePageHasIt() async throws {
-        let history = HistoryTask()
-        let router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins(["https://app.example"])))
-        try router.register(history)
-        let page = InMemoryPage(router: router)
+        let (history, page) = try Self.makePage()
         let hrefs = [
             "https://app.example/a|b", "https://app.example/q?x=^1", "https://app.example/list[2]",
             "https://app.example/50%off", "https://app.example/ok",
@@ -55,10 +57,7 @@ struct HistoryTaskTests {
         "Notices a page could not have made with pushState are refused and never reach the stream: credentials in the URL, a URL over maxURLLength"
     )
     func credentialsAndLength() async throws {
-        let history = HistoryTask()
-        let router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins(["https://app.example"])))
-        try router.register(history)
-        let page = InMemoryPage(router: router)
+        let (history, page) = try Self.makePage()
         for (url, reason) in [
             ("https://admin:hunter2@app.example/login", "credentials_not_allowed"),
             ("https://admin@app.example/login", "credentials_not_allowed"),
@@ -82,10 +81,7 @@ struct HistoryTaskTests {
 
     @Test("Malformed notices are refused with invalid_options and never reach the stream")
     func malformed() async throws {
-        let history = HistoryTask()
-        let router = BridgeRouter(configuration: BridgeConfiguration(policy: .origins(["https://app.example"])))
-        try router.register(history)
-        let page = InMemoryPage(router: router)
+        let (history, page) = try Self.makePage()
         #expect(
             await page.call("History", options: ["type": "teleport", "url": "https://a.example/"])["error"]?.string(
                 "code") == "invalid_options")
