@@ -52,6 +52,42 @@ extension GTKWrapperTests.EndToEnd {
         }
 
         @Test(
+            "page state: a subscriber that reads slowly keeps at most the page budget of load URLs (a page navigating to huge URLs)",
+            .timeLimit(.minutes(2)))
+        func urlFlood() async throws {
+            let server = try LoopbackServer()
+            defer { server.stop() }
+            server.routes["/"] = .init(body: E2EPage.html(title: "urls"))
+            let harness = try E2EHarness(allowing: [server.origin])
+            try await harness.load(server.origin + "/")
+            let budget = harness.router.configuration.limits.maxHeldBytes
+            let (_, events) = harness.host.page.tracker.subscribe()
+            // Loads of URLs of 1 to 16 MiB (the server may refuse them). Held in WebKitGTK 2.50: the
+            // load-started URI is still the page's own, so none of them reaches the stream.
+            for (round, size) in [1, 2, 3, 4, 8, 16, 1, 2].enumerated() {
+                let mark = harness.loadEvents.count
+                try await harness.run(
+                    "location.href = location.origin + '/?r=\(round)&q=' + 'u'.repeat(\(size) * 1024 * 1024 - 64);")
+                _ = await eventually(timeout: .seconds(10)) { harness.loadEvents.dropFirst(mark).contains(.started) }
+                try await harness.load(server.origin + "/")
+            }
+            let kept = Locked(0)
+            let tracker = harness.host.page.tracker
+            let reader = Task {
+                for await event in events {
+                    if case .loadStarted(let url) = event { kept.update { $0 += url?.absoluteString.utf8.count ?? 0 } }
+                    if case .loadFinished(let url) = event { kept.update { $0 += url?.absoluteString.utf8.count ?? 0 } }
+                }
+            }
+            await idle(.milliseconds(300))
+            tracker.finish()
+            await reader.value
+            print("url attack: 8 huge loads keep \(kept.value / 1_048_576) MiB in one subscription")
+            #expect(kept.value <= budget, "one slow subscription keeps \(kept.value) bytes of URLs, budget \(budget)")
+            await harness.close()
+        }
+
+        @Test(
             "page state: a navigation that never commits (a 404 download started by a cross-origin iframe, a 404 the app's policy ignores) leaves the page on screen not failed",
             .timeLimit(.minutes(1)))
         func uncommittedErrorResponse() async throws {
