@@ -53,6 +53,10 @@ public final class InMemoryPage: Sendable {
         var nextToken = 0
         var expiredTokens: Set<Int> = []
         var failEvaluation = false
+        /// The page's calls with an id that have no final reply yet.
+        var openCalls: Set<String> = []
+        /// The final replies ``navigate()`` gave the calls of replaced documents, by id.
+        var endedByNavigation: [String: JSONValue] = [:]
     }
 
     private struct Waiter {
@@ -121,6 +125,7 @@ public final class InMemoryPage: Sendable {
     ) async -> JSONValue {
         let callID = id ?? makeID()
         let sender = source ?? defaultSource
+        open(callID)
         return await wait(for: callID, task: task, source: sender, timeLimit: timeLimit) {
             self.post(
                 body: self.body(self.envelope(task, options: options, id: callID)), from: sender,
@@ -191,13 +196,14 @@ public final class InMemoryPage: Sendable {
         from source: MessageSource? = nil, replyHandler: Bool = false
     ) -> String? {
         let callID = fireAndForget ? nil : (id ?? makeID())
+        if let callID { open(callID) }
         post(envelope(task, options: options, id: callID), from: source, replyHandler: replyHandler)
         return callID
     }
 
-    /// Waits for the final reply to call `id` (returns at once if it already arrived), at most
-    /// `timeLimit`; then returns a failed reply with the code ``timeLimitErrorCode`` (the call is
-    /// not cancelled).
+    /// Waits for the final reply to call `id` (returns at once if it already arrived, or if
+    /// ``navigate()`` ended the call `navigated`), at most `timeLimit`; then returns a failed reply
+    /// with the code ``timeLimitErrorCode`` (the call is not cancelled).
     /// - Parameters:
     ///   - id: the call id.
     ///   - timeLimit: how long to wait; default ``defaultTimeLimit`` (10 seconds); `nil` waits
@@ -242,9 +248,43 @@ public final class InMemoryPage: Sendable {
     /// Simulates a committed navigation to a new document: the router is told
     /// (``BridgeRouter/pageDidCommitNavigation()``), and later deliveries are recorded with the new
     /// generation. A navigation that never commits needs no call: nothing changes for the page.
+    ///
+    /// The old document's calls that had no final reply end as the shim ends them: with a failed
+    /// reply `navigated` (``navigatedErrorCode``), which ``reply(for:timeLimit:)`` returns and
+    /// which is not a delivery (the router sends nothing to a replaced document).
     public func navigate() {
-        state.withLock { $0.generation += 1 }
+        let ended: [(CheckedContinuation<JSONValue, Never>, JSONValue)] = state.withLock { state in
+            state.generation += 1
+            var resumed: [(CheckedContinuation<JSONValue, Never>, JSONValue)] = []
+            for id in state.openCalls {
+                let reply = Self.navigatedReply(id: id)
+                state.endedByNavigation[id] = reply
+                resumed += state.waiters.filter { $0.id == id }.map { ($0.continuation, reply) }
+                state.waiters.removeAll { $0.id == id }
+            }
+            state.openCalls.removeAll()
+            return resumed
+        }
         router.pageDidCommitNavigation()
+        for (continuation, reply) in ended { continuation.resume(returning: reply) }
+    }
+
+    /// The error code of the reply ``navigate()`` ends a replaced document's calls with:
+    /// `"navigated"`, as the shim's.
+    public static let navigatedErrorCode = "navigated"
+
+    private static func navigatedReply(id: String) -> JSONValue {
+        [
+            "v": 1, "kind": "reply", "id": .string(id), "ok": false,
+            "error": ["code": .string(navigatedErrorCode), "message": "The page changed while the call was pending."],
+        ]
+    }
+
+    private func open(_ id: String) {
+        state.withLock { state in
+            state.openCalls.insert(id)
+            state.endedByNavigation[id] = nil
+        }
     }
 
     /// Makes every later script evaluation fail (the page is gone), or succeed again.
@@ -314,6 +354,7 @@ public final class InMemoryPage: Sendable {
                 {
                     return .arrived(found)
                 }
+                if let ended = state.endedByNavigation[id] { return .arrived(ended) }
                 if state.expiredTokens.remove(token) != nil { return .expired }
                 state.waiters.append(Waiter(id: id, token: token, continuation: continuation))
                 return .waiting
@@ -347,10 +388,14 @@ public final class InMemoryPage: Sendable {
     private func timeLimitReply(id: String, task: String?, source: MessageSource, limit: Duration) -> JSONValue {
         let origin = source.origin?.description ?? "an opaque origin"
         let call = task.map { "call \"\(id)\" of task \"\($0)\"" } ?? "call \"\(id)\""
+        // A call that got progress was admitted: its origin is not the question.
+        let admitted = !messages(for: id).isEmpty
         let message =
-            "InMemoryPage: \(call) got no final reply within \(limit), from the page's origin \(origin). "
-            + "InMemoryPage's default origin is https://app.example: pass `origin:` to InMemoryPage(router:origin:) "
-            + "or allow the origin in the router's policy; otherwise the task did not finish in time."
+            admitted
+            ? "InMemoryPage: \(call) got progress but no final reply within \(limit): the task did not finish in time."
+            : "InMemoryPage: \(call) got no final reply within \(limit), from the page's origin \(origin). "
+                + "InMemoryPage's default origin is https://app.example: pass `origin:` to InMemoryPage(router:origin:) "
+                + "or allow the origin in the router's policy; otherwise the task did not finish in time."
         var details: [String: JSONValue] = ["id": .string(id), "origin": .string(origin)]
         if let task { details["task"] = .string(task) }
         let error = BridgeError(code: Self.timeLimitErrorCode, message: message, details: .object(details))
@@ -398,6 +443,7 @@ public final class InMemoryPage: Sendable {
             state.deliveries.append(delivery)
             guard let message = delivery.message, message["kind"] == "reply", case .string(let id)? = message["id"]
             else { return [] }
+            state.openCalls.remove(id)
             let matching = state.waiters.filter { $0.id == id }.map(\.continuation)
             state.waiters.removeAll { $0.id == id }
             return matching

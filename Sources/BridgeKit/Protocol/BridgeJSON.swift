@@ -6,18 +6,49 @@ public import Foundation
 /// builder escapes `<` itself), non-finite numbers rejected with an `EncodingError`.
 /// Decoding: Foundation's strict `JSONDecoder` (a JSON `1` is never a `Bool`, a `true` is never
 /// an `Int`; integers up to `UInt64.max` decode exactly, never through `Double`).
+///
+/// Dates are written as JavaScript writes them (`Date.prototype.toJSON`, what `JSON.stringify`
+/// does with a `Date`): an ISO 8601 string with milliseconds in UTC, `"2023-11-14T22:13:20.250Z"`,
+/// which `new Date(text)` reads. A date from the page may be such a string (with or without
+/// fractional seconds, in any zone offset) or a number of milliseconds since 1970 (`Date.now()`,
+/// `getTime()`); anything else fails to decode (`invalid_options` at its path). Foundation's
+/// default, seconds since 2001, would reach a page as a date in January 1970.
 public enum BridgeJSON {
     /// Returns a new encoder with BridgeKit's settings, for callers that want to change one.
     public static func makeEncoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(date.formatted(javaScriptDate))
+        }
         return encoder
     }
 
     /// Returns a new decoder with BridgeKit's settings.
     public static func makeDecoder() -> JSONDecoder {
-        JSONDecoder()
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            if let milliseconds = try? container.decode(Double.self) {
+                return Date(timeIntervalSince1970: milliseconds / 1000)
+            }
+            let text = try container.decode(String.self)
+            guard let date = try? javaScriptDate.parse(text) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container,
+                    debugDescription: "Expected a date: an ISO 8601 string such as 2023-11-14T22:13:20.250Z, "
+                        + "or milliseconds since 1970.")
+            }
+            return date
+        }
+        return decoder
     }
+
+    /// ISO 8601 with milliseconds in UTC (the style's default zone), as
+    /// `Date.prototype.toISOString` writes it; parses the form without fractional seconds and
+    /// with a zone offset too. (`Date.ISO8601FormatStyle`: iOS 15, macOS 12.)
+    private static let javaScriptDate = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     /// One encoder and one decoder for every message: Foundation's coders are `Sendable` and
     /// safe to use from several threads at once (their settings are read under a lock)

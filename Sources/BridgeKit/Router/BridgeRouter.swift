@@ -84,9 +84,13 @@ public final class BridgeRouter: Sendable {
     /// `@inlinable`: the task's type-erased steps are compiled where the task is registered
     /// (docs/performance.md, "register(_:)").
     /// - Throws: ``TaskRegistrationError/duplicateName(_:)`` when a task with that name exists
-    ///   (use ``replace(_:)-(BridgeTask)`` to swap it), ``TaskRegistrationError/emptyName`` for `""`.
+    ///   (use ``replace(_:)-(BridgeTask)`` to swap it), ``TaskRegistrationError/emptyName`` for `""`,
+    ///   ``TaskRegistrationError/misdeclaredRequirement(task:property:expectedType:)`` for a stored
+    ///   `policy`, `timeout`, `version` or `execution` of another type than the requirement's
+    ///   (which Swift would silently leave to the default).
     @inlinable
     public func register(_ task: some BridgeTask) throws {
+        if let error = TaskRegistrationError.misdeclaredRequirement(in: task) { throw error }
         try register(erased: AnyBridgeTask(task))
     }
 
@@ -97,6 +101,7 @@ public final class BridgeRouter: Sendable {
     /// - Throws: as ``register(_:)-(BridgeTask)``.
     @inlinable
     public func register(_ task: some SynchronousBridgeTask) throws {
+        if let error = TaskRegistrationError.misdeclaredRequirement(in: task) { throw error }
         try register(erased: AnyBridgeTask(task))
     }
 
@@ -111,11 +116,14 @@ public final class BridgeRouter: Sendable {
     }
 
     /// Registers a task, replacing any task with the same name. Calls already running keep the
-    /// task they started with.
+    /// task they started with. A task that ``register(_:)-(BridgeTask)`` would refuse for a
+    /// misdeclared requirement (``TaskRegistrationError/misdeclaredRequirement(task:property:expectedType:)``)
+    /// stops a debug build here (`assertionFailure`); a release build registers it as Swift sees it.
     /// - Returns: `true` when a task was replaced, `false` when the name was new.
     @discardableResult
     public func replace(_ task: some BridgeTask) -> Bool {
-        replace(erased: AnyBridgeTask(task))
+        if let error = TaskRegistrationError.misdeclaredRequirement(in: task) { assertionFailure("\(error)") }
+        return replace(erased: AnyBridgeTask(task))
     }
 
     /// Registers a ``SynchronousBridgeTask``, replacing any task with the same name (see
@@ -124,7 +132,8 @@ public final class BridgeRouter: Sendable {
     @inlinable
     @discardableResult
     public func replace(_ task: some SynchronousBridgeTask) -> Bool {
-        replace(erased: AnyBridgeTask(task))
+        if let error = TaskRegistrationError.misdeclaredRequirement(in: task) { assertionFailure("\(error)") }
+        return replace(erased: AnyBridgeTask(task))
     }
 
     /// Registers an erased task, replacing any task with the same name (see ``replace(_:)-(BridgeTask)``).
@@ -308,14 +317,6 @@ public final class BridgeRouter: Sendable {
                 task: task.flatMap { $0.isEmpty ? nil : $0 }, outcome: outcome, reason: reason,
                 bytes: bytes, internalError: internalError))
     }
-}
-
-/// Why a task could not be registered.
-public enum TaskRegistrationError: Error, Sendable, Hashable {
-    /// A task with this name is already registered; use ``BridgeRouter/replace(_:)-(BridgeTask)``.
-    case duplicateName(String)
-    /// Task names must not be empty.
-    case emptyName
 }
 
 extension BridgeRouter {

@@ -35,3 +35,25 @@ public struct ClosureTask<Options: Decodable & Sendable, Result: Encodable & Sen
         try await body(options, context)
     }
 }
+
+extension ClosureTask where Result == NoResult {
+    /// Creates a task whose work returns nothing; the page's call resolves with `null`
+    /// (``NoResult``).
+    ///
+    /// ```swift
+    /// try router.register(ClosureTask(name: "log") { (line: String, _) in print(line) })
+    /// ```
+    /// - Parameters: as ``init(name:policy:timeout:execution:_:)``.
+    public init(
+        name: String,
+        policy: AccessPolicy? = nil,
+        timeout: Duration? = nil,
+        execution: TaskExecution = .concurrent,
+        _ body: @escaping @Sendable (Options, CallContext) async throws -> Void
+    ) {
+        self.init(name: name, policy: policy, timeout: timeout, execution: execution) { options, context in
+            try await body(options, context)
+            return NoResult()
+        }
+    }
+}

@@ -140,4 +140,24 @@ import Testing
         #expect(reply["ok"] == true)
         #expect(reply["data"] == ["\u{FFFD}x", "\u{FFFD}", "\\ud800"])
     }
+
+    @Test(
+        "navigate() ends the old document's calls navigated, as the shim does: reply(for:) returns it at once, also when it was waiting; later calls are not touched",
+        .timeLimit(.minutes(1)))
+    func navigateEndsTheOldDocumentsCalls() async throws {
+        let router = try makeRouter([neverEnds, echoTask])
+        let page = InMemoryPage(router: router)
+        let before = try #require(page.send("never"))
+        async let waiting = page.reply(for: before, timeLimit: .seconds(30))
+        let done = await page.call("echo", options: 1)
+        #expect(done["ok"] == true)
+        page.navigate()
+        let ended = await waiting
+        #expect(ended["error"]?.string("code") == InMemoryPage.navigatedErrorCode)
+        #expect(await page.reply(for: before, timeLimit: .seconds(30)) == ended)
+        #expect(page.messages(for: before).isEmpty, "nothing was delivered to the replaced document")
+        let after = try #require(page.send("never"))
+        let late = await page.reply(for: after, timeLimit: .milliseconds(100))
+        #expect(late["error"]?.string("code") == InMemoryPage.timeLimitErrorCode)
+    }
 }
