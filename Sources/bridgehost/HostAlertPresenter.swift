@@ -2,8 +2,9 @@
 import BridgeKit
 import BridgeTasks
 
-/// Answers the `Alert` task at once with the button `--alert-choice` names (an index from 0 or a
-/// title; default the last button), and logs what it showed.
+/// Answers the `Alert` task at once with the button `--alert-choice` names (a title, or else an
+/// index from 0, so a button titled "5" is found by its title; default the last button), and
+/// logs what it showed.
 struct HostAlertPresenter: AlertPresenter {
     let choice: String?
     let printer: TrafficPrinter
@@ -13,14 +14,14 @@ struct HostAlertPresenter: AlertPresenter {
         var index = last
         var note: String?
         if let choice {
-            if let number = Int(choice) {
+            if let found = request.buttons.firstIndex(of: choice) {
+                index = found
+            } else if let number = Int(choice) {
                 if request.buttons.indices.contains(number) {
                     index = number
                 } else {
                     note = "no button \(number); chose the last"
                 }
-            } else if let found = request.buttons.firstIndex(of: choice) {
-                index = found
             } else {
                 note = "no button titled \"\(choice)\"; chose the last"
             }

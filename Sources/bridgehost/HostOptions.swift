@@ -29,7 +29,7 @@ struct HostOptions {
           --window              show the page in a visible window with the Web Inspector enabled
                                 (right-click > Inspect Element); the run ends when you close the
                                 window, press Ctrl-C or --timeout passes (bridgehost.done is logged)
-          --alert-choice C      which Alert button to choose: an index from 0 or a button title
+          --alert-choice C      which Alert button to choose: a button title, else an index from 0
                                 (default: the last button)
           --payload-limit N     show at most N bytes of each payload in the log (default 200;
                                 0 shows sizes only)

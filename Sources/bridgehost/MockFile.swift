@@ -67,6 +67,23 @@ struct MockFile {
         } catch {
             throw LoadError(file: file, problem: "is not valid JSON (\(Self.describe(error)))")
         }
+        // The router refuses a body that names a member twice; a mock file that did would lose
+        // one of its entries without a word (JSON decoders keep the last).
+        let unique = data.withUnsafeBytes { raw in
+            JSONValidator.isValid(raw.bindMemory(to: UInt8.self), maxDepth: .max)
+        }
+        if !unique {
+            let twice = (root.objectValue?.keys.sorted() ?? []).filter { name in
+                let quoted = (try? BridgeJSON.encode(name)).map { String(decoding: $0, as: UTF8.self) } ?? name
+                let text = String(decoding: data, as: UTF8.self)
+                return text.components(separatedBy: quoted).count > 2
+            }
+            throw LoadError(
+                file: file,
+                problem: "names a member twice"
+                    + (twice.isEmpty ? "" : " (perhaps \(twice.map { "\"\($0)\"" }.joined(separator: ", ")))")
+                    + "; each task and each key may appear once")
+        }
         guard let object = root.objectValue else {
             throw LoadError(
                 file: file,
@@ -108,8 +125,8 @@ struct MockFile {
             if let unknown = error.keys.sorted().first(where: { !["code", "message", "details"].contains($0) }) {
                 throw fail("unknown key \"error.\(unknown)\" (expected code, message, details)")
             }
-            guard let code = error["code"]?.stringValue, !code.isEmpty else {
-                throw fail("\"error.code\" must be a non-empty string")
+            guard let code = error["code"]?.stringValue, !code.isEmpty, code != "ok" else {
+                throw fail("\"error.code\" must be a non-empty string other than \"ok\" (the word of a success)")
             }
             let message: String
             switch error["message"] {

@@ -57,7 +57,8 @@ enum TaskListing {
                 }
             }
         }
-        FileHandle.standardOutput.write(Data((lines.joined(separator: "\n") + "\n").utf8))
+        FileHandle.standardOutput.write(
+            Data((lines.map(TrafficPrinter.terminalSafe).joined(separator: "\n") + "\n").utf8))
         return 0
     }
 }

@@ -23,8 +23,9 @@ public final class WebKitCookieStore: WebCookieStore {
 
     /// The wrapped WebKit store.
     public let cookieStore: WKHTTPCookieStore
-    /// How long each wait on a `WKHTTPCookieStore` completion may take, in seconds; `nil` waits
-    /// without a limit. Default ``defaultTimeout``. A wait that takes longer throws a `timeout`
+    /// How long each wait on a `WKHTTPCookieStore` completion may take, in seconds; `nil` or
+    /// `.infinity` (or more than about 584 years) waits without a limit, a negative value or NaN
+    /// counts as 0. Default ``defaultTimeout``. A wait that takes longer throws a `timeout`
     /// ``BridgeError`` (a later completion is ignored), so a store that never answers (a web
     /// content process that is gone) cannot hold up the first load.
     public var timeout: Double?

@@ -8,7 +8,9 @@ package enum CompletionWait {
     /// Starts an operation with `start`, which must call the `complete` callback it is given
     /// (from any thread, at most once counts), and waits for it.
     /// - Parameters:
-    ///   - seconds: the time limit, in seconds; `nil` waits without one.
+    ///   - seconds: the time limit, in seconds; `nil`, `.infinity` or a limit longer than
+    ///     ``longestLimit`` waits without one; a negative limit or NaN is 0 (the wait times out
+    ///     unless `start` completed at once).
     ///   - operation: names the operation in the timeout's message, for example
     ///     `"WKHTTPCookieStore.setCookie"`.
     ///   - start: starts the operation; runs synchronously on the caller's actor.
@@ -37,15 +39,16 @@ package enum CompletionWait {
                     settle(.failure(CancellationError()))
                     return
                 }
-                let timer: Task<Void, Never>? = seconds.map { seconds in
+                let timer: Task<Void, Never>? = seconds.flatMap(Self.nanoseconds).map { nanoseconds in
                     Task {
-                        try? await Task.sleep(nanoseconds: UInt64(max(seconds, 0) * 1_000_000_000))
+                        try? await Task.sleep(nanoseconds: nanoseconds)
                         guard !Task.isCancelled else { return }
                         settle(
                             .failure(
                                 BridgeError(
-                                    code: "timeout", message: "\(operation) did not complete within \(seconds) s.",
-                                    details: ["seconds": .double(seconds)])))
+                                    code: "timeout",
+                                    message: "\(operation) did not complete within \(Double(nanoseconds) / 1e9) s.",
+                                    details: ["seconds": .double(Double(nanoseconds) / 1e9)])))
                     }
                 }
                 start { value in
@@ -56,5 +59,17 @@ package enum CompletionWait {
         } onCancel: {
             settle(.failure(CancellationError()))
         }
+    }
+
+    /// The longest time limit a timer is made for, in seconds (about 584 years, the most
+    /// nanoseconds a `UInt64` holds); a longer one waits without a limit.
+    package static let longestLimit = Double(UInt64.max / 1_000_000_000)
+
+    /// `seconds` as the nanoseconds of a timer; `nil` for no timer (infinite or over
+    /// ``longestLimit``). NaN and negative limits are 0. The app's value, never trapped on.
+    static func nanoseconds(_ seconds: Double) -> UInt64? {
+        guard !seconds.isNaN else { return 0 }
+        guard seconds < longestLimit else { return nil }
+        return UInt64(max(seconds, 0) * 1_000_000_000)
     }
 }

@@ -4,7 +4,8 @@
 /// with an error response never commit: a download (a 404 with `Content-Disposition:
 /// attachment`), a response the app's policy ignores, a navigation cancelled by the next one.
 /// The document on screen then stays, so the error is not its page's: it is recorded only when
-/// the navigation commits, and dropped when another navigation starts or this one fails. Used by
+/// the navigation commits, and dropped when this one fails (and on WebKitGTK, whose `load-changed`
+/// reports starts, when another one starts; a later response replaces it everywhere). Used by
 /// both adapters (`PageGenerations` for `WKWebView`, `GTKPageObserver` for WebKitGTK).
 package struct HeldResponseError: Sendable {
     private var error: PageLoadError?

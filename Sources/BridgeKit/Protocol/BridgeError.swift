@@ -164,22 +164,41 @@ public struct BridgeError: Error, Sendable, Hashable, Codable, CustomStringConve
     /// raised while encoding its result): a ``BridgeError`` as it is; a `CancellationError` as
     /// `cancelled`; a ``PageFacingError`` with its code, message and details; anything else as
     /// `code` with `genericMessage`, keeping the error's full description only for the log
-    /// (issue 20, item 8: a task's internal error text must not reach the page).
+    /// (issue 20, item 8: a task's internal error text must not reach the page). An error whose
+    /// code is empty or `"ok"` (the outcome the traffic log gives every successful reply, so a
+    /// failure with it would read as a success there) is `task_failed`, its code in the log.
     static func pageFacing(
         _ error: any Error, code: String = "task_failed",
         genericMessage: String = "The task failed."
     ) -> BridgeError {
-        if let bridgeError = error as? BridgeError { return bridgeError }
+        if let bridgeError = error as? BridgeError {
+            guard isReserved(bridgeError.code) else { return bridgeError }
+            var replaced = BridgeError(
+                code: Code.taskFailed.rawValue, message: bridgeError.message, details: bridgeError.details)
+            replaced.internalDescription = "A task error with the reserved code \"\(bridgeError.code)\"."
+            return replaced
+        }
         if error is CancellationError { return .cancelled() }
         if let facing = error as? any PageFacingError {
             let facingCode = facing.pageErrorCode
-            return BridgeError(
-                code: facingCode.isEmpty ? Code.taskFailed.rawValue : facingCode,
+            var replaced = BridgeError(
+                code: isReserved(facingCode) ? Code.taskFailed.rawValue : facingCode,
                 message: facing.pageErrorMessage, details: facing.pageErrorDetails)
+            if isReserved(facingCode) && !facingCode.isEmpty {
+                replaced.internalDescription = "A task error with the reserved code \"\(facingCode)\"."
+            }
+            return replaced
         }
         var concealed = BridgeError(code: code, message: genericMessage)
         concealed.internalDescription = String(reflecting: error)
         return concealed
+    }
+}
+
+extension BridgeError {
+    /// Whether a task's error code cannot reach the page as it is: empty, or `"ok"`.
+    static func isReserved(_ code: String) -> Bool {
+        code.isEmpty || code == "ok"
     }
 }
 

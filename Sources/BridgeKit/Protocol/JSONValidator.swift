@@ -17,11 +17,13 @@
 /// Linux keep the first), so a body that means two things to two readers is no body. Text that
 /// only the page reads (a task's ``RawJSON``) may repeat names: `JSON.parse` is its one reader.
 @usableFromInline
-enum JSONValidator {
+package enum JSONValidator {
     /// Whether `bytes` are one JSON value, nested no deeper than `maxDepth` arrays and objects,
     /// with no object that names a member twice unless `allowsRepeatedNames`.
     @usableFromInline
-    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, allowsRepeatedNames: Bool = false) -> Bool {
+    package static func isValid(
+        _ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, allowsRepeatedNames: Bool = false
+    ) -> Bool {
         var reader = Reader(bytes: bytes, maxDepth: maxDepth, allowsRepeatedNames: allowsRepeatedNames)
         guard reader.value(depth: 0) else { return false }
         reader.skipSpace()

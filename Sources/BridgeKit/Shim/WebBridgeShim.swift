@@ -1431,7 +1431,15 @@ public enum WebBridgeShim {
     function finishMock(id, controller, reply) {
       if (id === null || mapGet(mockCalls, id) !== controller) { return; }
       mapDelete(mockCalls, id);
-      receive(encodeReply(id, reply.ok ? { ok: true, data: offerMockBinaries(reply.data) } : reply));
+      var text;
+      // Reading the result runs the page's getters, toJSON and proxy traps, which may throw:
+      // the call still settles, invalid_result, as a result JSON cannot carry does in the app.
+      try {
+        text = encodeReply(id, reply.ok ? { ok: true, data: offerMockBinaries(reply.data) } : reply);
+      } catch (err) {
+        text = encodeReply(id, failure('invalid_result', 'The handler result is not JSON', { reason: reasonOf(err) }));
+      }
+      receive(text);
     }
     /** Runs one mock as native runs a task: later, with the options as JSON gave them, answering with native's shapes. */
     function runMock(id, task, options, controller) {

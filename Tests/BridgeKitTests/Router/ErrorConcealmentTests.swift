@@ -148,4 +148,29 @@ struct ErrorConcealmentTests {
         let error: any PageFacingError = BridgeError(code: "c", message: "m", details: ["k": 1])
         #expect(error.pageErrorCode == "c" && error.pageErrorMessage == "m" && error.pageErrorDetails == ["k": 1])
     }
+
+    @Test(
+        "a task error with the code \"ok\" (the log's word for a success) reaches the page as task_failed, with its message; the log keeps the code"
+    )
+    func reservedCode() async throws {
+        struct Facing: PageFacingError {
+            var pageErrorCode: String { "ok" }
+            var pageErrorMessage: String { "Card declined." }
+        }
+        let router = try makeRouter([
+            ClosureTask(name: "bridge") { (_: NoOptions, _: CallContext) -> Int in
+                throw BridgeError(code: "ok", message: "Card declined.")
+            },
+            ClosureTask(name: "facing") { (_: NoOptions, _: CallContext) -> Int in throw Facing() },
+        ])
+        let log = TrafficLog(router)
+        let page = InMemoryPage(router: router)
+        for task in ["bridge", "facing"] {
+            let reply = await page.call(task, id: task)
+            #expect(reply["error"] == ["code": "task_failed", "message": "Card declined."], "\(task): \(reply)")
+        }
+        #expect(await eventually { log.all.filter { $0.kind == .reply }.count == 2 })
+        let replies = log.all.filter { $0.kind == .reply }
+        #expect(replies.allSatisfy { $0.outcome == "task_failed" && $0.internalError?.contains("\"ok\"") == true })
+    }
 }

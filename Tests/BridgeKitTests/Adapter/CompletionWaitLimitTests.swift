@@ -1,0 +1,28 @@
+import Testing
+
+@testable import BridgeKit
+
+/// The time limit of CompletionWait (WebKitCookieStore.timeout, a public Double?) takes
+/// any Double the app gives.
+@Suite("Completion waits with unusual time limits", .timeLimit(.minutes(1)))
+struct CompletionWaitLimitTests {
+    @Test(
+        "a time limit too large for nanoseconds (infinity, 1e12 s, NaN) waits without one instead of trapping",
+        arguments: [Double.infinity, 1e12, Double.nan])
+    func hugeTimeLimit(seconds: Double) async throws {
+        let value: Int = try await CompletionWait.wait(seconds: seconds, operation: "test") { complete in
+            complete(7)
+        }
+        #expect(value == 7)
+        // The timer task converts the limit to nanoseconds on its own; give it a turn.
+        try await Task.sleep(for: .milliseconds(200))
+    }
+
+    @Test(
+        "a negative or NaN limit is 0: a completion that never comes times out at once", arguments: [-1.0, Double.nan])
+    func zeroLimit(seconds: Double) async throws {
+        await #expect(throws: BridgeError.self) {
+            let _: Int = try await CompletionWait.wait(seconds: seconds, operation: "test") { _ in }
+        }
+    }
+}
