@@ -10,6 +10,21 @@ extension GTKWrapperTests.EndToEnd {
     @MainActor
     @Suite("Page glue and cookies from a hostile page")
     struct PageGlueAttack {
+        /// The bytes a subscription holds unread (`size` of each event), read after the attack
+        /// without waiting for more: the tracker is finished first.
+        static func keptBytes(
+            _ events: AsyncStream<PageEvent>, _ tracker: PageStateTracker, size: @escaping @Sendable (PageEvent) -> Int
+        ) async -> Int {
+            let kept = Locked(0)
+            let reader = Task {
+                for await event in events { kept.update { $0 += size(event) } }
+            }
+            await idle(.milliseconds(300))
+            tracker.finish()
+            await reader.value
+            return kept.value
+        }
+
         @Test(
             "page title: a subscriber that reads slowly keeps at most the page budget of titles (PageStateTracker buffers 64 events of any size)",
             .timeLimit(.minutes(2)))
@@ -37,17 +52,12 @@ extension GTKWrapperTests.EndToEnd {
             let arrived = tracker.state.title?.utf8.count ?? 0
             print("title attack: the last title reached the app with \(arrived) bytes")
             // What the subscription holds, read without waiting for more.
-            let kept = Locked(0)
-            let reader = Task {
-                for await event in events {
-                    if case .titleChanged(let title) = event { kept.update { $0 += title?.utf8.count ?? 0 } }
-                }
+            let kept = await Self.keptBytes(events, tracker) { event in
+                if case .titleChanged(let title) = event { return title?.utf8.count ?? 0 }
+                return 0
             }
-            await idle(.milliseconds(300))
-            tracker.finish()
-            await reader.value
-            print("title attack: 24 titles of 8 MiB keep \(kept.value / 1_048_576) MiB in one subscription")
-            #expect(kept.value <= budget, "one slow subscription keeps \(kept.value) bytes of titles, budget \(budget)")
+            print("title attack: 24 titles of 8 MiB keep \(kept / 1_048_576) MiB in one subscription")
+            #expect(kept <= budget, "one slow subscription keeps \(kept) bytes of titles, budget \(budget)")
             await harness.close()
         }
 
@@ -71,19 +81,14 @@ extension GTKWrapperTests.EndToEnd {
                 _ = await eventually(timeout: .seconds(10)) { harness.loadEvents.dropFirst(mark).contains(.started) }
                 try await harness.load(server.origin + "/")
             }
-            let kept = Locked(0)
-            let tracker = harness.host.page.tracker
-            let reader = Task {
-                for await event in events {
-                    if case .loadStarted(let url) = event { kept.update { $0 += url?.absoluteString.utf8.count ?? 0 } }
-                    if case .loadFinished(let url) = event { kept.update { $0 += url?.absoluteString.utf8.count ?? 0 } }
+            let kept = await Self.keptBytes(events, harness.host.page.tracker) { event in
+                switch event {
+                case .loadStarted(let url), .loadFinished(let url): url?.absoluteString.utf8.count ?? 0
+                default: 0
                 }
             }
-            await idle(.milliseconds(300))
-            tracker.finish()
-            await reader.value
-            print("url attack: 8 huge loads keep \(kept.value / 1_048_576) MiB in one subscription")
-            #expect(kept.value <= budget, "one slow subscription keeps \(kept.value) bytes of URLs, budget \(budget)")
+            print("url attack: 8 huge loads keep \(kept / 1_048_576) MiB in one subscription")
+            #expect(kept <= budget, "one slow subscription keeps \(kept) bytes of URLs, budget \(budget)")
             await harness.close()
         }
 
