@@ -40,14 +40,14 @@ export declare class WebBridgeError extends Error {
   details: unknown;
 }
 
-/** Per-call settings (third argument of `call`). */
-export interface WebBridgeCallSettings<T = unknown> {
+/** Per-call settings (third argument of `call`); `P` is the type of the task's progress data. */
+export interface WebBridgeCallSettings<T = unknown, P = unknown> {
   /** Milliseconds before the call settles with code "timeout" and a cancel is posted. Non-positive: none. */
   timeout?: number;
   /** Aborting settles the call with code "cancelled" and posts a cancel (an aborted signal posts nothing). */
   signal?: AbortSignal;
   /** Runs for each non-final progress message of this call, in order. */
-  onProgress?: (data: unknown) => void;
+  onProgress?: (data: P) => void;
   /**
    * Binary values in the options (ArrayBuffer, typed arrays, DataView, Blob, File) travel through
    * the byte transport; runs when each has been sent, with the bytes sent so far and in all.
@@ -129,12 +129,12 @@ export interface WebBridge {
   call<T = unknown>(task: string, callback: (reply: WebBridgeReply<T>) => void): undefined;
   /** Callback form: the callback runs exactly once; returns undefined and never throws. */
   call<T = unknown>(task: string, options: unknown, callback: (reply: WebBridgeReply<T>) => void): undefined;
-  call<T = unknown>(task: string, options: unknown, settings: WebBridgeCallSettings<T> & { callback: (reply: WebBridgeReply<T>) => void }): undefined;
+  call<T = unknown, P = unknown>(task: string, options: unknown, settings: WebBridgeCallSettings<T, P> & { callback: (reply: WebBridgeReply<T>) => void }): undefined;
   /**
    * Calls a native task; resolves with the reply data or rejects with a WebBridgeError. Never throws.
    * `options` may be any JSON value (type preserved); undefined is sent as null.
    */
-  call<T = unknown>(task: string, options?: unknown, settings?: Omit<WebBridgeCallSettings<T>, 'callback'>): Promise<T>;
+  call<T = unknown, P = unknown>(task: string, options?: unknown, settings?: Omit<WebBridgeCallSettings<T, P>, 'callback'>): Promise<T>;
   /** Fire-and-forget call (no id, no reply). Returns whether it was sent or queued. Never throws. */
   notify(task: string, options?: unknown): boolean;
   /** Listens to a native event; the same function is registered once. Returns a function that removes it. */

@@ -28,7 +28,12 @@ extension GLibMainLoop {
         do {
             return try runUntilComplete(main)
         } catch let error as GLibMainLoopError {
-            FileHandle.standardError.write(Data("\(program): \(error)\n".utf8))
+            let hint = error == .displayUnavailable ? " (no display: run under `xvfb-run -a`, or set DISPLAY)" : ""
+            FileHandle.standardError.write(Data("\(program): \(error)\(hint)\n".utf8))
+            return 2
+        } catch GTKWebViewError.displayUnavailable {
+            FileHandle.standardError.write(
+                Data("\(program): displayUnavailable (no display: run under `xvfb-run -a`, or set DISPLAY)\n".utf8))
             return 2
         } catch {
             FileHandle.standardError.write(Data("\(program): \(error)\n".utf8))
