@@ -388,8 +388,9 @@ public final class InMemoryPage: Sendable {
     private func timeLimitReply(id: String, task: String?, source: MessageSource, limit: Duration) -> JSONValue {
         let origin = source.origin?.description ?? "an opaque origin"
         let call = task.map { "call \"\(id)\" of task \"\($0)\"" } ?? "call \"\(id)\""
-        // A call that got progress was admitted: its origin is not the question.
-        let admitted = !messages(for: id).isEmpty
+        // A call that got progress was admitted: its origin is not the question. (Only progress
+        // counts: the cancel this page posts as it gives up may already have its reply.)
+        let admitted = messages(for: id).contains { $0["kind"] == "progress" }
         let message =
             admitted
             ? "InMemoryPage: \(call) got progress but no final reply within \(limit): the task did not finish in time."

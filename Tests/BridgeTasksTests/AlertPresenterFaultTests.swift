@@ -40,8 +40,12 @@ struct AlertPresenterFaultTests {
         return (InMemoryPage(router: router), outcomes)
     }
 
+    /// Waits until `condition` holds, at most 30 s of wall-clock time (a sanitizer run on a loaded
+    /// machine is slow); the expectations after it say what did not happen.
     private func until(_ condition: () -> Bool) async throws {
-        for _ in 0..<500 where !condition() { try await Task.sleep(for: .milliseconds(10)) }
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(30)
+        while !condition() && clock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
     }
 
     @Test("a presenter that never answers: a navigation, a page cancel and close still settle every call once")

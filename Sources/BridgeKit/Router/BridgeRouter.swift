@@ -237,6 +237,11 @@ public final class BridgeRouter: Sendable {
     /// where WebKit runs no user scripts) gets its scripts unbound after this wait.
     static let documentWait: Duration = .seconds(1)
 
+    /// How many scripts wait for their document's notice now (``awaitDocument(of:)``); for tests.
+    package var documentWaiterCount: Int {
+        state.withLock { $0.documentWaiters.count }
+    }
+
     /// Waits until the document of `generation` is named, the generation ends, the router
     /// closes or ``documentWait`` passes, when the host announces documents and this
     /// generation's is not named yet: so that a script made between a commit and the new

@@ -100,7 +100,7 @@ struct DocumentBindingTests {
         router.pageDidAnnounceDocument(Self.documentA)
         router.pageDidCommitNavigation()
         async let early: Void = router.emit("early", data: 1)
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { router.documentWaiterCount == 1 }, "the script waits for the notice")
         #expect(
             recording.page.withLock { $0.isEmpty } && recording.document.withLock { $0.isEmpty },
             "not before the notice")
@@ -113,7 +113,7 @@ struct DocumentBindingTests {
         // Another commit while a script waits: the script belonged to the replaced document.
         router.pageDidCommitNavigation()
         let dropped = Task { try await router.emit("dropped", data: 2) }
-        try await Task.sleep(for: .milliseconds(100))
+        #expect(await eventually { router.documentWaiterCount == 1 })
         router.pageDidCommitNavigation()
         await #expect(throws: BridgeError.self) { try await dropped.value }
 

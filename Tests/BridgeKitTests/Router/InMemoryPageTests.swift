@@ -160,4 +160,20 @@ import Testing
         let late = await page.reply(for: after, timeLimit: .milliseconds(100))
         #expect(late["error"]?.string("code") == InMemoryPage.timeLimitErrorCode)
     }
+
+    @Test(
+        "a call that got progress and then ran out of time is reported as unfinished, not as refused for its origin",
+        .timeLimit(.minutes(1)))
+    func timeLimitAfterProgress() async throws {
+        let task = ClosureTask(name: "stalls") { (_: NoOptions, context: CallContext) -> Int in
+            try await context.progress(1)
+            try await Task.sleep(for: .seconds(3600))
+            return 0
+        }
+        let page = InMemoryPage(router: try makeRouter([task]))
+        let reply = await page.call("stalls", id: "p-1", timeLimit: .milliseconds(300))
+        let message = try #require(reply["error"]?.string("message"))
+        #expect(message.contains("got progress but no final reply"), "\(message)")
+        #expect(!message.contains("origin"), "\(message)")
+    }
 }
