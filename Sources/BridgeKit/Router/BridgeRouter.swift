@@ -248,28 +248,29 @@ public final class BridgeRouter: Sendable {
     /// document's notice is bound to that document too, and never reaches a document that
     /// commits after it (docs/protocol.md, "Document notice").
     func awaitDocument(of generation: UInt64) async {
-        let id: UInt64? = state.withLock { state in
-            guard state.announcesDocuments, state.document == nil, state.generation == generation, !state.isClosed
-            else { return nil }
-            state.nextDocumentWaiter &+= 1
-            return state.nextDocumentWaiter
-        }
-        guard let id else { return }
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: Self.documentWait)
-            let waiter = self?.state.withLock { $0.documentWaiters.removeValue(forKey: id) }
-            waiter?.resume()
-        }
+        let timer = Locked<Task<Void, Never>?>(nil)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let registered = state.withLock { state -> Bool in
-                // The notice, a new generation or the close may have come since the check.
-                guard state.document == nil, state.generation == generation, !state.isClosed else { return false }
-                state.documentWaiters[id] = continuation
-                return true
+            // Registered and timed in one step, so the timer cannot fire before the waiter exists.
+            let id: UInt64? = state.withLock { state in
+                guard state.announcesDocuments, state.document == nil, state.generation == generation,
+                    !state.isClosed
+                else { return nil }
+                state.nextDocumentWaiter &+= 1
+                state.documentWaiters[state.nextDocumentWaiter] = continuation
+                return state.nextDocumentWaiter
             }
-            if !registered { continuation.resume() }
+            guard let id else {
+                continuation.resume()
+                return
+            }
+            let task = Task { [weak self] in
+                try? await Task.sleep(for: Self.documentWait)
+                let waiter = self?.state.withLock { $0.documentWaiters.removeValue(forKey: id) }
+                waiter?.resume()
+            }
+            timer.withLock { $0 = task }
         }
-        timer.cancel()
+        timer.withLock { $0 }?.cancel()
     }
 
     /// Starts a new page generation whose document is `document` (see ``pageDidCommitNavigation()``).
