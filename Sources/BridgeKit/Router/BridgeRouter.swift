@@ -218,73 +218,27 @@ public final class BridgeRouter: Sendable {
     ///   is taken as a notice of an unknown document (a new generation, no document named).
     public func pageDidAnnounceDocument(_ id: String) {
         let valid = PageFunction.isDocumentID(id)
-        let (startsGeneration, waiters) = state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
-            guard valid else { return (true, []) }
-            state.announcesDocuments = true
+        let startsGeneration = state.withLock { state -> Bool in
+            guard valid else { return true }
             if state.document == nil {
                 state.document = id
-                return (false, state.takeDocumentWaiters())
+                return false
             }
-            return (state.document != id, [])
+            return state.document != id
         }
-        for waiter in waiters { waiter.resume() }
         if startsGeneration { startGeneration(document: valid ? id : nil) }
-    }
-
-    /// How long a script of a generation whose document has not announced itself yet waits for
-    /// the notice (``awaitDocument(of:)``): 1 second. The notice runs at document start, so it
-    /// comes within milliseconds of the commit; a document that never announces itself (one
-    /// where WebKit runs no user scripts) gets its scripts unbound after this wait.
-    static let documentWait: Duration = .seconds(1)
-
-    /// How many scripts wait for their document's notice now (``awaitDocument(of:)``); for tests.
-    package var documentWaiterCount: Int {
-        state.withLock { $0.documentWaiters.count }
-    }
-
-    /// Waits until the document of `generation` is named, the generation ends, the router
-    /// closes or ``documentWait`` passes, when the host announces documents and this
-    /// generation's is not named yet: so that a script made between a commit and the new
-    /// document's notice is bound to that document too, and never reaches a document that
-    /// commits after it (docs/protocol.md, "Document notice").
-    func awaitDocument(of generation: UInt64) async {
-        let timer = Locked<Task<Void, Never>?>(nil)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            // Registered and timed in one step, so the timer cannot fire before the waiter exists.
-            let id: UInt64? = state.withLock { state in
-                guard state.announcesDocuments, state.document == nil, state.generation == generation,
-                    !state.isClosed
-                else { return nil }
-                state.nextDocumentWaiter &+= 1
-                state.documentWaiters[state.nextDocumentWaiter] = continuation
-                return state.nextDocumentWaiter
-            }
-            guard let id else {
-                continuation.resume()
-                return
-            }
-            let task = Task { [weak self] in
-                try? await Task.sleep(for: Self.documentWait)
-                let waiter = self?.state.withLock { $0.documentWaiters.removeValue(forKey: id) }
-                waiter?.resume()
-            }
-            timer.withLock { $0 = task }
-        }
-        timer.withLock { $0 }?.cancel()
     }
 
     /// Starts a new page generation whose document is `document` (see ``pageDidCommitNavigation()``).
     private func startGeneration(document: String?) {
-        let (calls, pageCalls, generation, observers, waiters) = state.withLock { state in
+        let (calls, pageCalls, generation, observers) = state.withLock { state in
             state.startGeneration()
             state.document = document
             return (
                 state.settleAllCalls(.navigationCommitted), state.takeAllPageCalls(), state.generation,
-                state.generationObservers.sorted { $0.key < $1.key }.map(\.value), state.takeDocumentWaiters()
+                state.generationObservers.sorted { $0.key < $1.key }.map(\.value)
             )
         }
-        // Scripts waiting for the old generation's document go on, to be dropped by `send`.
-        for waiter in waiters { waiter.resume() }
         fireAndForget.cancel(before: generation)
         for observer in observers { observer() }
         for (call, action) in calls {
@@ -323,16 +277,12 @@ public final class BridgeRouter: Sendable {
     /// start), the channel is dropped, and later messages are answered with `unavailable`.
     /// Idempotent.
     public func close() async {
-        let (calls, pageCalls, channel, waiters) = state.withLock { state in
-            let result = (
-                state.settleAllCalls(.routerClosed), state.takeAllPageCalls(), state.channel,
-                state.takeDocumentWaiters()
-            )
+        let (calls, pageCalls, channel) = state.withLock { state in
+            let result = (state.settleAllCalls(.routerClosed), state.takeAllPageCalls(), state.channel)
             state.isClosed = true
             state.channel = nil
             return result
         }
-        for waiter in waiters { waiter.resume() }
         fireAndForget.finish()
         for call in pageCalls {
             call.timer?.cancel()

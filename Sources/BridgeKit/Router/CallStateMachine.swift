@@ -320,13 +320,6 @@ struct RouterState: Sendable {
     /// (``BridgeRouter/pageDidAnnounceDocument(_:)``); `nil` until a notice named one. Scripts of
     /// the generation are delivered to this document only (``BridgeRouter/send(_:)``).
     var document: String?
-    /// Whether a document notice named a document since the router was made: the host announces
-    /// documents, so a script of a generation whose document is not named yet waits for its
-    /// notice (``BridgeRouter/awaitDocument(of:)``).
-    var announcesDocuments = false
-    /// The scripts waiting for their generation's document to be named, by waiter id.
-    var documentWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
-    var nextDocumentWaiter: UInt64 = 0
     /// The pending calls (admitted, not yet settled) by id.
     var calls: [String: PendingCall] = [:]
     /// The unanswered native-to-page calls by id.
@@ -373,12 +366,6 @@ struct RouterState: Sendable {
             if callingOrigins.count < Self.maxCallingOrigins { callingOrigins.insert(origin) }
         }
         return nil
-    }
-
-    /// Takes every script waiting for a document (to resume outside the lock).
-    mutating func takeDocumentWaiters() -> [CheckedContinuation<Void, Never>] {
-        defer { documentWaiters = [:] }
-        return Array(documentWaiters.values)
     }
 
     /// Starts a new page generation: its documents' calling origins start empty.

@@ -425,12 +425,7 @@ extension BridgeRouter {
     /// - Returns: whether the engine evaluated the script without error.
     @discardableResult
     func send(_ outgoing: OutgoingScript) async -> Bool {
-        var (connected, current, document) = state.withLock { ($0.channel, $0.generation, $0.document) }
-        if outgoing.generation == current, document == nil, (outgoing.channel ?? connected)?.evaluateForDocument != nil
-        {
-            await awaitDocument(of: outgoing.generation)
-            (connected, current, document) = state.withLock { ($0.channel, $0.generation, $0.document) }
-        }
+        let (connected, current, document) = state.withLock { ($0.channel, $0.generation, $0.document) }
         let reason: TrafficReason
         if outgoing.generation != current {
             reason = .navigated

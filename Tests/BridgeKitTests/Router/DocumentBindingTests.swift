@@ -90,42 +90,6 @@ struct DocumentBindingTests {
         #expect(page.allSatisfy { $0.hasPrefix(PageFunction.receive.source) })
     }
 
-    @Test(
-        "A script made between a commit and the new document's notice waits for the notice and is bound to that document; a commit meanwhile drops it; with no notice within documentWait it goes unbound",
-        .timeLimit(.minutes(1)))
-    func waitsForTheNotice() async throws {
-        let router = try makeRouter()
-        let recording = RecordingChannel()
-        router.connect(recording.channel)
-        router.pageDidAnnounceDocument(Self.documentA)
-        router.pageDidCommitNavigation()
-        async let early: Void = router.emit("early", data: 1)
-        #expect(await eventually { router.documentWaiterCount == 1 }, "the script waits for the notice")
-        #expect(
-            recording.page.withLock { $0.isEmpty } && recording.document.withLock { $0.isEmpty },
-            "not before the notice")
-        router.pageDidAnnounceDocument(Self.documentB)
-        try await early
-        let bound = recording.document.withLock { $0 }
-        let toB = try #require(PageFunction.deliver(toDocument: Self.documentB))
-        #expect(bound.count == 1 && bound.first?.hasPrefix(toB.source) == true, "\(bound)")
-
-        // Another commit while a script waits: the script belonged to the replaced document.
-        router.pageDidCommitNavigation()
-        let dropped = Task { try await router.emit("dropped", data: 2) }
-        #expect(await eventually { router.documentWaiterCount == 1 })
-        router.pageDidCommitNavigation()
-        await #expect(throws: BridgeError.self) { try await dropped.value }
-
-        // A document that never announces itself: its scripts go unbound after the wait.
-        let clock = ContinuousClock()
-        let start = clock.now
-        try await router.emit("unannounced", data: 3)
-        #expect(clock.now - start >= .milliseconds(900))
-        #expect(recording.page.withLock { $0.count } == 1)
-        #expect(recording.document.withLock { $0.count } == 1)
-    }
-
     @Test("Only a document id is ever written into a script")
     func functionTakesIDsOnly() {
         #expect(PageFunction.deliver(toDocument: Self.documentA) != nil)
