@@ -179,6 +179,18 @@ public final class BridgeRouter: Sendable {
         state.withLock { $0.document }
     }
 
+    /// How many scripts wait for their document to be named (``DocumentWait``).
+    package var heldScriptCount: Int {
+        state.withLock { $0.documentWait.count }
+    }
+
+    /// How long after a commit scripts wait for the document's notice (``DocumentWait/limit``);
+    /// from the next commit on.
+    package var documentWaitLimit: Duration {
+        get { state.withLock { $0.documentWait.limit } }
+        set { state.withLock { $0.documentWait.limit = newValue } }
+    }
+
     /// Tells the router that a new document replaced the page's document: call it when WebKit
     /// commits a main-frame navigation (`webView(_:didCommit:)`, WebKitGTK's `load-changed`
     /// `WEBKIT_LOAD_COMMITTED`), when the web content process terminated, or when the bridge is
@@ -218,27 +230,31 @@ public final class BridgeRouter: Sendable {
     ///   is taken as a notice of an unknown document (a new generation, no document named).
     public func pageDidAnnounceDocument(_ id: String) {
         let valid = PageFunction.isDocumentID(id)
-        let startsGeneration = state.withLock { state -> Bool in
-            guard valid else { return true }
+        let (startsGeneration, action) = state.withLock { state -> (Bool, DocumentWait<HeldScript>.Action) in
+            guard valid else { return (true, .none) }
             if state.document == nil {
                 state.document = id
-                return false
+                return (false, state.documentWait.documentNamed())
             }
-            return state.document != id
+            return (state.document != id, .none)
         }
+        perform(action)
         if startsGeneration { startGeneration(document: valid ? id : nil) }
     }
 
     /// Starts a new page generation whose document is `document` (see ``pageDidCommitNavigation()``).
     private func startGeneration(document: String?) {
-        let (calls, pageCalls, generation, observers) = state.withLock { state in
+        let (calls, pageCalls, generation, observers, replaced) = state.withLock { state in
             state.startGeneration()
             state.document = document
             return (
                 state.settleAllCalls(.navigationCommitted), state.takeAllPageCalls(), state.generation,
-                state.generationObservers.sorted { $0.key < $1.key }.map(\.value)
+                state.generationObservers.sorted { $0.key < $1.key }.map(\.value),
+                state.documentWait.generationStarted(documentNamed: document != nil, at: .now)
             )
         }
+        // Scripts that waited for the replaced generation's document: their senders find it gone.
+        for held in replaced { held.sender.resume(returning: nil) }
         fireAndForget.cancel(before: generation)
         for observer in observers { observer() }
         for (call, action) in calls {
@@ -277,12 +293,17 @@ public final class BridgeRouter: Sendable {
     /// start), the channel is dropped, and later messages are answered with `unavailable`.
     /// Idempotent.
     public func close() async {
-        let (calls, pageCalls, channel) = state.withLock { state in
-            let result = (state.settleAllCalls(.routerClosed), state.takeAllPageCalls(), state.channel)
+        let (calls, pageCalls, channel, action) = state.withLock { state in
+            let result = (
+                state.settleAllCalls(.routerClosed), state.takeAllPageCalls(), state.channel,
+                state.documentWait.closed(channel: state.channel)
+            )
             state.isClosed = true
             state.channel = nil
             return result
         }
+        // Scripts that waited for the document go out first, through the channel that was connected.
+        if case .drain(let epoch) = action { await drainHeldScripts(epoch: epoch) }
         fireAndForget.finish()
         for call in pageCalls {
             call.timer?.cancel()

@@ -320,6 +320,8 @@ struct RouterState: Sendable {
     /// (``BridgeRouter/pageDidAnnounceDocument(_:)``); `nil` until a notice named one. Scripts of
     /// the generation are delivered to this document only (``BridgeRouter/send(_:)``).
     var document: String?
+    /// The scripts of the current generation waiting for its document to be named.
+    var documentWait = DocumentWait<BridgeRouter.HeldScript>()
     /// The pending calls (admitted, not yet settled) by id.
     var calls: [String: PendingCall] = [:]
     /// The unanswered native-to-page calls by id.
@@ -366,6 +368,17 @@ struct RouterState: Sendable {
             if callingOrigins.count < Self.maxCallingOrigins { callingOrigins.insert(origin) }
         }
         return nil
+    }
+
+    /// The page as a script going out now finds it.
+    var scriptTarget: BridgeRouter.ScriptTarget {
+        BridgeRouter.ScriptTarget(channel: channel, generation: generation, document: document)
+    }
+
+    /// Whether `outgoing`, sent now, waits for its generation's document (``DocumentWait``).
+    func mustHold(_ outgoing: BridgeRouter.OutgoingScript) -> Bool {
+        guard outgoing.generation == generation, !isClosed else { return false }
+        return documentWait.mustHold(canBind: (outgoing.channel ?? channel)?.evaluateForDocument != nil)
     }
 
     /// Starts a new page generation: its documents' calling origins start empty.

@@ -419,22 +419,80 @@ extension BridgeRouter {
         var channel: PageChannel? = nil
     }
 
+    /// A script waiting for its document (``DocumentWait``) and its sender, who waits for the
+    /// result of its evaluation: `true` or `false` from the flusher, `nil` when the sender is to
+    /// send it itself (let go when its generation ended).
+    struct HeldScript: Sendable {
+        let script: OutgoingScript
+        let sender: CheckedContinuation<Bool?, Never>
+    }
+
+    /// The page as a script finds it when it goes out (``RouterState/scriptTarget``).
+    struct ScriptTarget: Sendable {
+        var channel: PageChannel?
+        let generation: UInt64
+        let document: String?
+    }
+
     /// Evaluates `outgoing` in the page, unless the page changed since its generation or there is
     /// no channel; either way the traffic log says what happened. The one place where a script
-    /// reaches the page.
+    /// reaches the page. A script of a generation whose document has not named itself yet waits
+    /// for it, in order with the others (``DocumentWait``).
     /// - Returns: whether the engine evaluated the script without error.
     @discardableResult
     func send(_ outgoing: OutgoingScript) async -> Bool {
-        let (connected, current, document) = state.withLock { ($0.channel, $0.generation, $0.document) }
+        if let target = state.withLock({ $0.mustHold(outgoing) ? nil : $0.scriptTarget }) {
+            return await deliver(outgoing, to: target)
+        }
+        let result: Bool? = await withCheckedContinuation { sender in
+            let held = state.withLock { state -> Bool in
+                // The notice, a commit or the close may have come since the check.
+                guard state.mustHold(outgoing) else { return false }
+                state.documentWait.hold(.init(script: outgoing, sender: sender)) { [weak self] epoch in
+                    self?.documentWaitDeadlinePassed(epoch: epoch)
+                }
+                return true
+            }
+            if !held { sender.resume(returning: nil) }
+        }
+        if let result { return result }
+        // Let go: its generation ended (or it was never held), so it is not held again.
+        return await deliver(outgoing, to: state.withLock { $0.scriptTarget })
+    }
+
+    /// Sends the held scripts of generation `epoch` in the order they were held, one at a time,
+    /// with those sent meanwhile, until none is left (``DocumentWait``).
+    func drainHeldScripts(epoch: UInt64) async {
+        while let (held, closingChannel) = state.withLock({ $0.documentWait.next(epoch: epoch) }) {
+            var target = state.withLock { $0.scriptTarget }
+            if target.channel == nil { target.channel = closingChannel }
+            held.sender.resume(returning: await deliver(held.script, to: target))
+        }
+    }
+
+    /// Ends the wait of generation `epoch` for its document: its held scripts go out unbound.
+    private func documentWaitDeadlinePassed(epoch: UInt64) {
+        let action = state.withLock { $0.documentWait.deadlinePassed(epoch: epoch) }
+        perform(action)
+    }
+
+    /// Starts what a ``DocumentWait`` event asked for.
+    func perform(_ action: DocumentWait<HeldScript>.Action) {
+        guard case .drain(let epoch) = action else { return }
+        Task { await drainHeldScripts(epoch: epoch) }
+    }
+
+    /// Evaluates `outgoing` in `target`, bound to its document where the host can.
+    private func deliver(_ outgoing: OutgoingScript, to target: ScriptTarget) async -> Bool {
         let reason: TrafficReason
-        if outgoing.generation != current {
+        if outgoing.generation != target.generation {
             reason = .navigated
-        } else if let channel = outgoing.channel ?? connected {
+        } else if let channel = outgoing.channel ?? target.channel {
             do {
                 // Bound to the generation's document where the host can: a script still on its
                 // way when another document commits must reach nobody (docs/protocol.md,
                 // "Document notice").
-                if let document, let evaluateForDocument = channel.evaluateForDocument,
+                if let document = target.document, let evaluateForDocument = channel.evaluateForDocument,
                     let function = PageFunction.deliver(toDocument: document),
                     let bound = PageScript.rebinding(outgoing.script, to: function)
                 {
