@@ -1,10 +1,14 @@
 /// A `DecodingError` as the page sees it: a message and the coding path of the failure,
-/// written like a JavaScript property path (`buttons[1].title`).
+/// written like a JavaScript property path (`buttons[1].title`), without Swift's debug text.
 struct DecodingErrorDescription {
     let message: String
     let path: String
 
-    init(_ error: DecodingError) {
+    /// - Parameters:
+    ///   - error: the decoder's error.
+    ///   - subject: what did not decode, for the message: the call's `options` (the default) or
+    ///     a native-to-page call's `answer`.
+    init(_ error: DecodingError, of subject: String = "options") {
         let context: DecodingError.Context
         let what: String
         switch error {
@@ -22,10 +26,10 @@ struct DecodingErrorDescription {
             what = "the value is not valid here"
         @unknown default:
             context = DecodingError.Context(codingPath: [], debugDescription: String(describing: error))
-            what = "the options could not be decoded"
+            what = "the \(subject) could not be decoded"
         }
         path = Self.path(context.codingPath)
-        message = path.isEmpty ? "Invalid options: \(what)." : "Invalid options at \(path): \(what)."
+        message = path.isEmpty ? "Invalid \(subject): \(what)." : "Invalid \(subject) at \(path): \(what)."
     }
 
     static func path(_ codingPath: [any CodingKey]) -> String {

@@ -31,7 +31,8 @@ extension BridgeRouter {
     /// - Throws: ``BridgeError``: the page's own error (`unknown_task` when no handler has that
     ///   name), `timeout`, `cancelled` (the calling Swift task was cancelled), `navigated`,
     ///   `unavailable`, `too_many_pending_calls`, `invalid_result` when the answer does not decode
-    ///   into `type`.
+    ///   into `type` (its message says where and what, as an `invalid_options` message does, and
+    ///   names no Swift type of the app: a task may pass it on to the page).
     public func callPage<Result: Decodable & Sendable>(
         _ handler: String,
         options: some Encodable & Sendable = NoResult(),
@@ -43,7 +44,13 @@ extension BridgeRouter {
         do {
             return try BridgeJSON.decode(Result.self, from: BridgeJSON.encode(value))
         } catch {
-            throw BridgeError.invalidResult("The page's answer does not decode as \(Result.self): \(error)")
+            // Said in the words of the options errors: a task may pass the error on to the page.
+            let message =
+                (error as? DecodingError).map { DecodingErrorDescription($0, of: "answer").message }
+                ?? "The page's answer could not be read."
+            var failure = BridgeError.invalidResult(message)
+            failure.internalDescription = String(reflecting: error)
+            throw failure
         }
     }
 

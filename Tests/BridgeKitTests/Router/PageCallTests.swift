@@ -66,6 +66,34 @@ struct PageCallTests {
         }
     }
 
+    /// Kind of fault: Swift's debug text in an error a task may pass on to the page (a page's
+    /// answer that did not decode read "typeMismatch(Swift.String, Swift.DecodingError.Context(…
+    /// debugDescription: \"Expected to decode String but found a dictionary instead.\"…)", and
+    /// named the app's type), found by a front-end developer's trial. Errors pages can see say
+    /// where and what, in the words of the options errors.
+    @Test("An answer that does not decode says where and what, without Swift's debug text or the app's type names")
+    func answerOfTheWrongShape() async throws {
+        struct Profile: Decodable, Sendable {
+            let name: String
+            let tags: [String]
+        }
+        let page = InMemoryPage(router: try makeRouter())
+        let answer = Task { try await page.router.callPage("profile", as: Profile.self) }
+        #expect(await eventually { page.messages.contains { $0["kind"] == "call" } })
+        page.answer(
+            try #require(page.messages.last { $0["kind"] == "call" }?.string("id")), data: ["name": "a", "tags": [1]])
+        do {
+            _ = try await answer.value
+            Issue.record("the answer decoded")
+        } catch let error as BridgeError {
+            #expect(error.code == "invalid_result")
+            #expect(error.message == "Invalid answer at tags[0]: expected a value of type String.", "\(error.message)")
+            for leak in ["Profile", "DecodingError", "Context", "debugDescription", "CodingKeys"] {
+                #expect(!error.message.contains(leak), "\(leak) in \(error.message)")
+            }
+        }
+    }
+
     @Test("Replies from subframes or to unknown ids are dropped")
     func strayReplies() async throws {
         let router = try makeRouter()
