@@ -137,7 +137,12 @@ export interface WebBridge {
   call<T = unknown, P = unknown>(task: string, options?: unknown, settings?: Omit<WebBridgeCallSettings<T, P>, 'callback'>): Promise<T>;
   /** Fire-and-forget call (no id, no reply). Returns whether it was sent or queued. Never throws. */
   notify(task: string, options?: unknown): boolean;
-  /** Listens to a native event; the same function is registered once. Returns a function that removes it. */
+  /**
+   * Listens to a native event; the same function is registered once (it runs once per event).
+   * Returns a function that ends this subscription: the listener stays until every function `on`
+   * returned for it was called (or `off` removed it); each works once and never removes a later
+   * registration.
+   */
   on(name: string, listener: (data: unknown) => void): () => void;
   /** Removes one listener, or every listener of `name` when `listener` is omitted. */
   off(name: string, listener?: (data: unknown) => void): void;

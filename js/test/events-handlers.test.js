@@ -211,3 +211,36 @@ test('a native call without id runs the handler and sends no reply; a duplicate 
   await settleMicrotasks();
   assert.deepEqual(transport.messages, [{ v: 1, kind: 'reply', id: 'n-1', ok: true, data: 2 }]);
 });
+
+test('an unsubscribe function removes only its own registration, once', () => {
+  const { bridge } = setup();
+  let n = 0;
+  const fn = () => { n++; };
+  // A stale unsubscribe (called again after the listener was registered anew) changes nothing.
+  const first = bridge.on('e', fn);
+  first();
+  bridge.on('e', fn);
+  first();
+  bridge._receive(event('e'));
+  assert.equal(n, 1, 'a second call of an old unsubscribe removed a newer registration');
+  // Two subscribers sharing one function (a module-level handler used by two components): the
+  // listener runs once per event and stays until both unsubscribed.
+  bridge.off('e');
+  n = 0;
+  const stopA = bridge.on('e', fn);
+  const stopB = bridge.on('e', fn);
+  bridge._receive(event('e'));
+  stopA();
+  bridge._receive(event('e'));
+  assert.equal(n, 2, 'one subscriber unsubscribing removed the other subscriber too');
+  stopB();
+  bridge._receive(event('e'));
+  assert.equal(n, 2);
+  assert.equal(bridge._sizes().listeners, 0);
+  // off(name, fn) still removes the listener whatever the subscriptions.
+  bridge.on('e', fn);
+  bridge.on('e', fn);
+  bridge.off('e', fn);
+  bridge._receive(event('e'));
+  assert.equal(n, 2);
+});

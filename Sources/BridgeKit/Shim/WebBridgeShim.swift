@@ -499,6 +499,7 @@ public enum WebBridgeShim {
     var pending = new M();       // page call id -> entry
     var queue = [];              // {text, entry|null} waiting for a channel, at most MAX_QUEUE
     var listeners = new M();     // event name -> array of functions
+    var subscriptions = new M(); // event name -> Map(function -> {count}): the unsubscribe functions `on` returned and not yet called
     var handlers = new M();      // task name -> handler for native->page calls
     var nativeCalls = new M();   // native call id -> AbortController
     var mocks = null;            // task name -> mock function, once WebBridge.mock engaged mock mode
@@ -1589,13 +1590,34 @@ public enum WebBridgeShim {
       if (!list) { return; }
       var rest = fn === undefined ? [] : arrayFilter(list, function (f) { return f !== fn; });
       if (rest.length) { mapSet(listeners, name, rest); } else { mapDelete(listeners, name); }
+      var subs = mapGet(subscriptions, name);
+      if (subs && fn !== undefined) { mapDelete(subs, fn); }
+      if (subs && (fn === undefined || !mapSize(subs))) { mapDelete(subscriptions, name); }
     }
+    /**
+     * Registers `fn` for event `name` (once: the same function runs once per event) and returns a
+     * function that ends this subscription. The listener stays until every unsubscribe function
+     * `on` returned for it was called, or `off` removed it; an unsubscribe function works once,
+     * and only on the registration it was made for (a stale one never removes a newer one).
+     */
     function on(name, fn) {
       requireName(name, 'event');
       if (typeof fn !== 'function') { throw new TypeErrorCtor('listener must be a function'); }
       var list = mapGet(listeners, name) || [];
+      var subs = mapGet(subscriptions, name);
+      if (!subs) { subs = new M(); mapSet(subscriptions, name, subs); }
+      var record = arrayIndexOf(list, fn) < 0 ? null : mapGet(subs, fn);
       if (arrayIndexOf(list, fn) < 0) { mapSet(listeners, name, arrayConcat(list, [fn])); }
-      return function () { off(name, fn); };
+      if (!record) { record = { count: 0 }; mapSet(subs, fn, record); }
+      record.count++;
+      var used = false;
+      return function () {
+        var current = mapGet(subscriptions, name);
+        if (used || !current || mapGet(current, fn) !== record) { return; }
+        used = true;
+        record.count--;
+        if (record.count <= 0) { off(name, fn); }
+      };
     }
     function handle(name, fn) {
       requireName(name, 'handler');
