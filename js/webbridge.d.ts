@@ -135,7 +135,11 @@ export interface WebBridge {
    * `options` may be any JSON value (type preserved); undefined is sent as null.
    */
   call<T = unknown, P = unknown>(task: string, options?: unknown, settings?: Omit<WebBridgeCallSettings<T, P>, 'callback'>): Promise<T>;
-  /** Fire-and-forget call (no id, no reply). Returns whether it was sent or queued. Never throws. */
+  /**
+   * Fire-and-forget call (no id, no reply). Returns whether it was sent or queued. Never throws.
+   * Binary values (ArrayBuffer, typed arrays, DataView, Blob) cannot travel without a reply: options
+   * holding one are not sent (false); use `call`.
+   */
   notify(task: string, options?: unknown): boolean;
   /**
    * Listens to a native event; the same function is registered once (it runs once per event).

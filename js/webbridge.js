@@ -430,6 +430,21 @@
     }
     return copy || value;
   }
+  /**
+   * Whether `value` holds a binary value where `extractBinaries` would find one (plain objects and
+   * arrays, to a depth of MAX_BINARY_DEPTH, not inside a value with `toJSON`).
+   */
+  function containsBinary(value, depth) {
+    if (binaryKind(value)) { return true; }
+    if (value === null || typeof value !== 'object' || depth > MAX_BINARY_DEPTH || typeof value.toJSON === 'function') { return false; }
+    var items = isArray(value) ? value : null;
+    var keys = items ? null : objectKeys(value);
+    var n = items ? items.length : keys.length;
+    for (var i = 0; i < n; i++) {
+      if (containsBinary(items ? items[i] : value[keys[i]], depth + 1)) { return true; }
+    }
+    return false;
+  }
   /** The token of `x` when it is a placeholder whose token native announced, else null. */
   function announcedToken(x, announced) {
     if (!isObject(x)) { return null; }
@@ -778,6 +793,9 @@
     /** Posts a fire-and-forget call (no id, no reply). Returns whether it was sent or queued. */
     function notify(task, options) {
       try {
+        // Binary values travel only with a call that has an id (the byte transport binds them to
+        // it): a fire-and-forget message would carry a Uint8Array as {"0": …} and a Blob as {}.
+        if (containsBinary(options, 0)) { return false; }
         return typeof task === 'string' && task !== '' && enqueueOrSend({ text: encodeCall(null, task, options), entry: null });
       } catch (err) { return false; }
     }

@@ -221,3 +221,23 @@ test('encodeCall key order: v, kind, id, task, options, starting with the prefix
     assert.ok(posted.startsWith('{"v":1,"kind":"call",'), posted);
   }
 });
+
+test('notify refuses binary values (no id, so no byte transport) instead of posting them as "{\\"0\\":1}"', async () => {
+  const { bridge, transport } = setup();
+  assert.equal(bridge.notify('log.upload', { file: new Uint8Array([1, 2]) }), false);
+  assert.equal(bridge.notify('log.upload', [new ArrayBuffer(2)]), false);
+  assert.equal(bridge.notify('log.upload', new DataView(new ArrayBuffer(1))), false);
+  assert.equal(bridge.notify('log.upload', { deep: { list: [new Blob(['x'])] } }), false);
+  assert.deepEqual(transport.texts, [], 'nothing is posted');
+  // Page data with a toJSON or a "$bridgeBinary" key is data, as in call().
+  assert.equal(bridge.notify('log', { $bridgeBinary: { token: 'x' } }), true);
+  assert.equal(transport.texts.length, 1);
+  // In mock mode too: the mock never sees the bytes turned into an object of indexes.
+  const { makeWindow } = require('../testing/fakes.js');
+  const mocked = createWebBridge({ window: makeWindow() });
+  const seen = [];
+  mocked.mock({ Track: (o) => { seen.push(o); } });
+  assert.equal(mocked.notify('Track', { b: new Uint8Array([1]) }), false);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.deepEqual(seen, []);
+});
