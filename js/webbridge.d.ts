@@ -98,8 +98,11 @@ export interface WebBridgeHandlerContext {
   signal: AbortSignal;
 }
 
-/** Handler for native->page calls. Throw or reject to fail: a string `code` on the thrown object is used, else "task_failed". */
-export type WebBridgeHandler = (options: unknown, context: WebBridgeHandlerContext) => unknown | Promise<unknown>;
+/**
+ * Handler for native->page calls. Throw or reject to fail: a string `code` on the thrown object is used, else "task_failed".
+ * `O` is the type the page expects native's options to have (not checked at run time: they are JSON).
+ */
+export type WebBridgeHandler<O = unknown> = (options: O, context: WebBridgeHandlerContext) => unknown | Promise<unknown>;
 
 /** Second argument of a mock task (`WebBridge.mock`), like a native task's call context. */
 export interface WebBridgeMockContext {
@@ -147,11 +150,11 @@ export interface WebBridge {
    * returned for it was called (or `off` removed it); each works once and never removes a later
    * registration.
    */
-  on(name: string, listener: (data: unknown) => void): () => void;
+  on<T = unknown>(name: string, listener: (data: T) => void): () => void;
   /** Removes one listener, or every listener of `name` when `listener` is omitted. */
-  off(name: string, listener?: (data: unknown) => void): void;
+  off<T = unknown>(name: string, listener?: (data: T) => void): void;
   /** Registers (or replaces) the handler for native->page calls of `name`; `null` removes it. */
-  handle(name: string, handler: WebBridgeHandler | null): void;
+  handle<O = unknown>(name: string, handler: WebBridgeHandler<O> | null): void;
   /**
    * Whether the app offers `task` (and, with `minimumVersion`, declares that version or a later
    * one; dotted parts compare numerically). False when the host never sent its task list. In mock
@@ -233,7 +236,21 @@ export declare function install(win: WebBridgeWindowLike, options?: InstallOptio
 /** Protocol version, "1". */
 export declare const version: '1';
 
+/** Aliases for the global declarations below (a page script has no `import`). */
+type WebBridgeErrorInstance = WebBridgeError;
+type WebBridgeBinaryStreamValue = WebBridgeBinaryStream;
+type WebBridgeReplyValue<T> = WebBridgeReply<T>;
+type WebBridgeErrorCodeValue = WebBridgeErrorCode;
+
 declare global {
+  /**
+   * The types a classic page script needs, without an import (a script that uses the global
+   * `WebBridge` through `/// <reference types="bridgekit-webbridge" />`): `catch (e) { const err = e as WebBridgeError; }`.
+   */
+  type WebBridgeError = WebBridgeErrorInstance;
+  type WebBridgeBinaryStream = WebBridgeBinaryStreamValue;
+  type WebBridgeReply<T = unknown> = WebBridgeReplyValue<T>;
+  type WebBridgeErrorCode = WebBridgeErrorCodeValue;
   interface Window {
     readonly WebBridge: WebBridge;
   }

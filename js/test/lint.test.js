@@ -182,3 +182,26 @@ test('the README\'s page snippet type-checks against webbridge.d.ts with the glo
   assert.notEqual(misuse.status, 0);
   assert.match(misuse.output, /TS2345|TS2322/);
 });
+
+test('a classic page script (no import) names the error and stream types and types its listeners and handlers (tsc, when installed)', { skip: spawnSync('tsc', ['--version']).status !== 0 && 'tsc not installed' }, () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'webbridge-classic-'));
+  try {
+    fs.copyFileSync(DTS_PATH, path.join(dir, 'webbridge.d.ts'));
+    // No import/export: a <script> page that uses the global WebBridge, as README.md says.
+    fs.writeFileSync(path.join(dir, 'page.ts'), [
+      '/// <reference path="webbridge.d.ts" />',
+      'type Cart = { count: number };',
+      "WebBridge.on('cart.updated', (cart: Cart) => cart.count.toFixed());",
+      "WebBridge.off('cart.updated', (cart: Cart) => {});",
+      "WebBridge.on<Cart>('cart.updated', (cart) => cart.count.toFixed());",
+      "WebBridge.handle('page.title', (o: { format: string }) => o.format.toUpperCase());",
+      "WebBridge.call('x').catch((e: WebBridgeError) => { const c: WebBridgeErrorCode = e.code; void c; });",
+      "WebBridge.call<{ file: WebBridgeBinaryStream }>('File.open', {}, { binary: 'stream' }).then((r) => r.file.stream.getReader());",
+      "const reply: WebBridgeReply<Cart> = { ok: true, data: { count: 1 } }; void reply;",
+    ].join('\n'));
+    const r = spawnSync('tsc', ['--noEmit', '--strict', '--target', 'es2017', '--lib', 'es2017,dom', 'page.ts'], { cwd: dir, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
