@@ -1,0 +1,55 @@
+#if WebKitGTK
+import Foundation
+
+/// Opens the file a request names inside the asset directory (``GTKAssetURIScheme``; unit-tested
+/// in `AssetPathTests`). Blocking file system calls: used off WebKitGTK's thread.
+///
+/// The path is resolved with `realpath` (every symbolic link followed) and must then still be
+/// inside the directory's own resolved path; the resolved path is opened with `O_NOFOLLOW` (a link
+/// put in its place since is refused) and `O_NONBLOCK` (a FIFO cannot hold the thread), and the
+/// open file must be a regular file (`fstat`), so what was checked is what is read. The directory
+/// is the app's: someone who can change it while requests run can make the check and the open see
+/// different directories above the file, which a page cannot.
+enum GTKAssetFile {
+    /// An open regular file: its descriptor (the caller closes it) and size in bytes.
+    struct Opened: Sendable, Equatable {
+        let descriptor: Int32
+        let size: Int64
+    }
+
+    /// `path` with every symbolic link resolved, when it is a directory; nil otherwise.
+    static func resolveDirectory(_ path: String) -> String? {
+        guard !path.utf8.contains(0), let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        let text = String(cString: resolved)
+        var info = stat()
+        guard stat(text, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
+        return text
+    }
+
+    /// Opens the regular file `components` names under `root` (a path from ``resolveDirectory(_:)``).
+    /// - Returns: the open file, or ``GTKAssetPath/Refusal/notFound`` for anything else: missing,
+    ///   outside `root` once links are resolved, a directory, a FIFO, a device, a link loop.
+    static func open(_ components: [String], root: String) -> Result<Opened, GTKAssetPath.Refusal> {
+        guard !components.isEmpty, !components.contains(where: { $0.utf8.contains(0) }) else {
+            return .failure(.notFound)
+        }
+        let requested = root + "/" + components.joined(separator: "/")
+        guard let resolvedPointer = realpath(requested, nil) else { return .failure(.notFound) }
+        let resolved = String(cString: resolvedPointer)
+        free(resolvedPointer)
+        let inside = root == "/" ? resolved.hasPrefix("/") : resolved.hasPrefix(root + "/")
+        guard inside else { return .failure(.notFound) }
+        let descriptor = Glibc.open(resolved, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+        guard descriptor >= 0 else { return .failure(.notFound) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            return .failure(.notFound)
+        }
+        // Blocking reads from here on (GIO reads a regular file on a worker thread of its own).
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
+        return .success(Opened(descriptor: descriptor, size: Int64(info.st_size)))
+    }
+}
+#endif

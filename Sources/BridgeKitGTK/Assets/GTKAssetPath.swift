@@ -1,0 +1,129 @@
+#if WebKitGTK
+/// Reads which file an asset scheme request names from its URI, without touching the file system
+/// (``GTKAssetURIScheme``; unit-tested in `AssetPathTests`). Pure and thread-safe.
+///
+/// WebKit hands the handler the URI it parsed: the URL standard has already removed `.` and `..`
+/// segments, also `%2e`-spelled ones, so those reach here only from code that builds URIs itself.
+/// This reads the URI again byte by byte, decodes each component once, and accepts only plain
+/// names: a decoded component may not be `.`, `..` or empty, and may not contain `/`, `\` or NUL,
+/// so no spelling of a separator or a parent survives into a file system path.
+enum GTKAssetPath {
+    /// Why a request is not served.
+    enum Refusal: Error, Equatable, Sendable {
+        /// Not a file of this scheme and host (404): another scheme, host, a port or user name, a
+        /// directory, a hidden name, or (from ``GTKAssetFile``) a name that is not a regular file
+        /// inside the directory.
+        case notFound
+        /// The path is not a plain relative file name (400).
+        case badPath
+        /// Any method but GET (405).
+        case methodNotAllowed
+
+        /// The HTTP status the request is answered with.
+        var status: Int {
+            switch self {
+            case .notFound: 404
+            case .badPath: 400
+            case .methodNotAllowed: 405
+            }
+        }
+    }
+
+    /// The longest path accepted, in bytes as sent (Linux's `PATH_MAX`).
+    static let maxPathBytes = 4096
+    /// The longest component accepted, in bytes once decoded (Linux's `NAME_MAX`).
+    static let maxComponentBytes = 255
+
+    /// The path components (decoded, non-empty, none hidden) that `uri` names under `scheme://host/`.
+    /// - Parameters:
+    ///   - uri: the request's URI as WebKit reports it.
+    ///   - scheme: the scheme served, lowercase.
+    ///   - host: the host served, lowercase.
+    /// - Returns: the components, or why the request is refused (``Refusal/notFound`` or ``Refusal/badPath``).
+    static func components(ofURI uri: String, scheme: String, host: String) -> Result<[String], Refusal> {
+        let bytes = Array(uri.utf8)
+        let prefix = Array("\(scheme)://\(host)".utf8)
+        guard bytes.count > prefix.count, zip(bytes, prefix).allSatisfy({ lowercased($0) == $1 }) else {
+            return .failure(.notFound)
+        }
+        // The authority must end right after the host: a `/` starts the path. A port (`:`), user
+        // name (`@`, which made the "host" a user name), a longer host, a query or fragment are not ours.
+        var path = bytes[prefix.count...]
+        guard path.first == UInt8(ascii: "/") else { return .failure(.notFound) }
+        if let end = path.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+            path = path[..<end]
+        }
+        path = path.dropFirst()
+        guard path.count <= maxPathBytes else { return .failure(.badPath) }
+        guard !path.isEmpty, path.last != UInt8(ascii: "/") else { return .failure(.notFound) }  // a directory
+        var components: [String] = []
+        for raw in path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
+            guard let decoded = percentDecoded(raw), !decoded.isEmpty, decoded.count <= maxComponentBytes else {
+                return .failure(.badPath)
+            }
+            let forbidden: Set<UInt8> = [UInt8(ascii: "/"), UInt8(ascii: "\\"), 0]
+            guard !decoded.contains(where: forbidden.contains), decoded != [UInt8(ascii: ".")],
+                decoded != [UInt8(ascii: "."), UInt8(ascii: ".")]
+            else { return .failure(.badPath) }
+            guard let name = String(validating: decoded, as: UTF8.self) else { return .failure(.badPath) }
+            components.append(name)
+        }
+        // Hidden names (`.git`, `.env`) are not served, checked after the whole path is known to be plain.
+        if components.contains(where: { $0.hasPrefix(".") }) { return .failure(.notFound) }
+        return .success(components)
+    }
+
+    /// The `Content-Type` of a file named `name`, by its extension (case-insensitive).
+    static func contentType(forName name: String) -> String {
+        guard let dot = name.lastIndex(of: ".") else { return "application/octet-stream" }
+        switch name[name.index(after: dot)...].lowercased() {
+        case "html", "htm": return "text/html; charset=utf-8"
+        case "js", "mjs": return "text/javascript; charset=utf-8"
+        case "css": return "text/css; charset=utf-8"
+        case "json": return "application/json; charset=utf-8"
+        case "txt": return "text/plain; charset=utf-8"
+        case "svg": return "image/svg+xml"
+        case "png": return "image/png"
+        case "jpg", "jpeg": return "image/jpeg"
+        case "gif": return "image/gif"
+        case "webp": return "image/webp"
+        case "wasm": return "application/wasm"
+        case "woff2": return "font/woff2"
+        default: return "application/octet-stream"
+        }
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+    }
+
+    /// Decodes `%XX` escapes once; nil for a `%` not followed by two hex digits.
+    private static func percentDecoded(_ raw: ArraySlice<UInt8>) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(raw.count)
+        var index = raw.startIndex
+        while index < raw.endIndex {
+            let byte = raw[index]
+            guard byte == UInt8(ascii: "%") else {
+                out.append(byte)
+                index += 1
+                continue
+            }
+            guard index + 2 < raw.endIndex, let high = hexValue(raw[index + 1]), let low = hexValue(raw[index + 2])
+            else { return nil }
+            out.append(high << 4 | low)
+            index += 3
+        }
+        return out
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
+#endif
