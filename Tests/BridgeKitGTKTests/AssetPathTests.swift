@@ -56,6 +56,24 @@ struct AssetPathTests {
         }
     }
 
+    @Test(
+        "requests without an Origin header or with the scheme's own are served, others refused", .timeLimit(.minutes(1))
+    )
+    func origins() {
+        #expect(GTKAssetPath.accepts(origin: nil, scheme: "app", host: "bundle"))
+        #expect(GTKAssetPath.accepts(origin: "app://bundle", scheme: "app", host: "bundle"))
+        #expect(GTKAssetPath.accepts(origin: "APP://Bundle", scheme: "app", host: "bundle"))
+        for origin in [
+            "null", "", "http://127.0.0.1:8080", "https://bundle", "app://bundle:1", "app://other", "app://bundle/",
+        ] {
+            #expect(!GTKAssetPath.accepts(origin: origin, scheme: "app", host: "bundle"), "\(origin)")
+        }
+        #expect(GTKAssetPath.Refusal.forbidden.status == 403)
+        #expect(GTKAssetPath.Refusal.notFound.status == 404)
+        #expect(GTKAssetPath.Refusal.badPath.status == 400)
+        #expect(GTKAssetPath.Refusal.methodNotAllowed.status == 405)
+    }
+
     @Test("content types come from the extension, case-insensitively", .timeLimit(.minutes(1)))
     func contentTypes() {
         let expected: [String: String] = [

@@ -18,6 +18,9 @@ enum GTKAssetPath {
         case badPath
         /// Any method but GET (405).
         case methodNotAllowed
+        /// A request that names another origin in its `Origin` header (403): a cross-origin `fetch`
+        /// or module script, refused before any file is opened.
+        case forbidden
 
         /// The HTTP status the request is answered with.
         var status: Int {
@@ -25,6 +28,7 @@ enum GTKAssetPath {
             case .notFound: 404
             case .badPath: 400
             case .methodNotAllowed: 405
+            case .forbidden: 403
             }
         }
     }
@@ -71,6 +75,20 @@ enum GTKAssetPath {
         // Hidden names (`.git`, `.env`) are not served, checked after the whole path is known to be plain.
         if components.contains(where: { $0.hasPrefix(".") }) { return .failure(.notFound) }
         return .success(components)
+    }
+
+    /// Whether a request whose `Origin` header is `origin` may be served: WebKit sends none for a
+    /// navigation, an embed (`<img>`, a classic `<script>`, a stylesheet) or a same-origin `GET`,
+    /// and sends one for a CORS request of another origin (`fetch`, a module script), whether or
+    /// not WebKit would let that page read the answer. Only this scheme's own origin is accepted
+    /// then; `null` (an opaque origin) is not.
+    /// - Parameters:
+    ///   - origin: the header's value, or nil without one.
+    ///   - scheme: the scheme served, lowercase.
+    ///   - host: the host served, lowercase.
+    static func accepts(origin: String?, scheme: String, host: String) -> Bool {
+        guard let origin else { return true }
+        return origin.lowercased() == "\(scheme)://\(host)"
     }
 
     /// The `Content-Type` of a file named `name`, by its extension (case-insensitive).

@@ -17,8 +17,9 @@ public import Foundation
 ///
 /// The view registers the scheme on its web context (`webkit_web_context_register_uri_scheme`) as
 /// secure (`webkit_security_manager_register_uri_scheme_as_secure`) when it is created. WebKit gives
-/// a document of a scheme that has a handler a tuple origin, `scheme://host` (``origin``, the value
-/// the bridge's relay reads as `self.origin`), unlike a `file:` document, whose origin is opaque.
+/// a document of a scheme that has a handler a tuple origin, `scheme://host` (``origin``; the
+/// bridge's relay reads it as `self.origin`, and the router's `MessageSource` carries it), and
+/// makes it a secure context; a `file:` document's origin is opaque, and the bridge refuses it.
 ///
 /// **What is served.** A `GET` request for `scheme://host/path` is answered with the regular file
 /// at `path` inside ``directory``, streamed from disk, with a `Content-Type` from its extension
@@ -33,12 +34,14 @@ public import Foundation
 /// - 400: a path that is not a plain relative file name: `.` or `..` components (also
 ///   percent-encoded, `%2e%2e`), an encoded `/`, `\` or NUL (`%2f`, `%5c`, `%00`), empty components
 ///   (`a//b`), invalid percent-encoding or UTF-8, over 4096 bytes;
-/// - 405: any method but `GET`.
+/// - 405: any method but `GET`;
+/// - 403: a request whose `Origin` header names another origin (a `fetch` or module script of
+///   another origin's page), before any file is opened.
 ///
-/// **Who can read it.** Every document in the web view can load these files as subresources, like
-/// files of a public web server (a page of another origin by `<script src>` or `<img src>`; `fetch`
-/// from another origin is refused by WebKit, the scheme is not registered as CORS enabled). Put
-/// nothing into the directory that a page must not read.
+/// **Who can read it.** Every document in the web view can embed these files (a page of another
+/// origin by `<img src>`, a classic `<script src>` or a stylesheet), like the files of a public web
+/// server; it cannot read them with `fetch` (403, and WebKit withholds the answer from it anyway).
+/// Put nothing into the directory that a page must not read.
 ///
 /// Thread: a value, usable anywhere; requests are answered on WebKitGTK's thread and files are
 /// opened off it.

@@ -23,6 +23,11 @@ public struct GTKWebViewConfiguration: Sendable, Equatable {
     public var developerExtrasEnabled: Bool
     /// Size of the offscreen window in pixels (width, height); default 1024 x 768.
     public var windowSize: (width: Int, height: Int)
+    /// A directory of the app's files served to this view under a URI scheme of its own (a page of
+    /// several files with an origin such as `app://bundle`; see ``GTKAssetURIScheme``); default nil.
+    /// The scheme is registered on the view's web context when the view is created, so it is there
+    /// before the first load.
+    public var assetScheme: GTKAssetURIScheme?
 
     /// Creates a configuration.
     /// - Parameters:
@@ -31,15 +36,18 @@ public struct GTKWebViewConfiguration: Sendable, Equatable {
     ///   - applicationVersion: see ``applicationVersion``.
     ///   - developerExtrasEnabled: see ``developerExtrasEnabled``.
     ///   - windowSize: see ``windowSize`` (pixels).
+    ///   - assetScheme: see ``assetScheme``.
     public init(
         dataStore: DataStore = .ephemeral, applicationName: String? = nil, applicationVersion: String? = nil,
-        developerExtrasEnabled: Bool = false, windowSize: (width: Int, height: Int) = (1024, 768)
+        developerExtrasEnabled: Bool = false, windowSize: (width: Int, height: Int) = (1024, 768),
+        assetScheme: GTKAssetURIScheme? = nil
     ) {
         self.dataStore = dataStore
         self.applicationName = applicationName
         self.applicationVersion = applicationVersion
         self.developerExtrasEnabled = developerExtrasEnabled
         self.windowSize = windowSize
+        self.assetScheme = assetScheme
     }
 
     /// Field-by-field equality (written out because ``windowSize`` is a tuple).
@@ -47,7 +55,7 @@ public struct GTKWebViewConfiguration: Sendable, Equatable {
         lhs.dataStore == rhs.dataStore && lhs.applicationName == rhs.applicationName
             && lhs.applicationVersion == rhs.applicationVersion
             && lhs.developerExtrasEnabled == rhs.developerExtrasEnabled
-            && lhs.windowSize == rhs.windowSize
+            && lhs.windowSize == rhs.windowSize && lhs.assetScheme == rhs.assetScheme
     }
 }
 #endif

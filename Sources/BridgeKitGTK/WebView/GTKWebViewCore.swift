@@ -62,6 +62,8 @@ final class GTKWebViewCore: @unchecked Sendable {
         guard let context, let manager = webkit_user_content_manager_new() else {
             return .failure(.displayUnavailable)
         }
+        // Before the view exists, so the view's page has the scheme's handler from the start.
+        if let assets = configuration.assetScheme { GTKAssetSchemeHandler.register(assets, on: context) }
         guard let view = bk_web_view_new(context, manager), let window = gtk_offscreen_window_new(),
             let cookieManager = webkit_web_context_get_cookie_manager(context)
         else {
@@ -70,6 +72,7 @@ final class GTKWebViewCore: @unchecked Sendable {
             return .failure(.displayUnavailable)
         }
         g_object_ref_sink(gRaw(view))
+        if let assets = configuration.assetScheme { GTKAssetSchemeHandler.attach(assets, to: view) }
         g_object_ref(gRaw(cookieManager))
         let settings = webkit_web_view_get_settings(view)
         if let name = configuration.applicationName {

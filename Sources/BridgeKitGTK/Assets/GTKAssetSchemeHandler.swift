@@ -1,0 +1,154 @@
+#if WebKitGTK
+import CWebKitGTK
+import Foundation
+
+/// The WebKitGTK side of ``GTKAssetURIScheme``: registers the scheme on a web context and answers
+/// its requests with the files of the view's directory. What is served is decided by
+/// ``GTKAssetPath`` (the URI) and ``GTKAssetFile`` (the file system); this only moves requests and
+/// bytes between WebKit and them.
+///
+/// A scheme is registered once per web context (a context may be shared by views), and each view
+/// carries its own ``GTKAssetURIScheme`` as GObject data, released with the view: a request is
+/// answered from the directory of the view it came from, and a view without one (another view of a
+/// shared context) gets 404.
+///
+/// Threads: registration and the scheme callback run on the GTK thread; the file is opened in a
+/// detached Swift task; the response is finished on the GTK thread and its body streamed by GIO
+/// from the open file (`GUnixInputStream`), never read whole into memory.
+enum GTKAssetSchemeHandler {
+    /// The GObject data key of a view's ``GTKAssetURIScheme`` (a retained ``Box``).
+    private static let viewKey = "bridgekit-asset-scheme"
+
+    /// A view's scheme, as GObject data.
+    private final class Box: Sendable {
+        let assets: GTKAssetURIScheme
+        init(_ assets: GTKAssetURIScheme) { self.assets = assets }
+    }
+
+    /// Registers `assets`' scheme on `context` unless it already is (GTK thread, before a view of
+    /// the context loads it): a handler, and secure. A handler alone gives the scheme's documents
+    /// a tuple origin and makes them secure contexts, and WebKitGTK 2.50 treats the scheme as CORS
+    /// enabled (another origin's `fetch` reaches the handler with an `Origin` header, which
+    /// ``GTKAssetPath/accepts(origin:scheme:host:)`` refuses); the secure registration is what
+    /// WebKitGTK documents for a scheme whose pages must count as secure (mixed content).
+    static func register(_ assets: GTKAssetURIScheme, on context: UnsafeMutablePointer<WebKitWebContext>) {
+        let object: UnsafeMutablePointer<GObject> = gCast(gRaw(context))
+        let mark = "bridgekit-asset-scheme:" + assets.scheme
+        guard g_object_get_data(object, mark) == nil else { return }
+        g_object_set_data(object, mark, UnsafeMutableRawPointer(bitPattern: 1))
+        webkit_web_context_register_uri_scheme(context, assets.scheme, callback, nil, nil)
+        let security = webkit_web_context_get_security_manager(context)
+        webkit_security_manager_register_uri_scheme_as_secure(security, assets.scheme)
+    }
+
+    /// Makes `view` answer the scheme's requests from `assets`' directory (GTK thread). The value
+    /// lives as long as the view.
+    static func attach(_ assets: GTKAssetURIScheme, to view: UnsafeMutablePointer<WebKitWebView>) {
+        let box = Unmanaged.passRetained(Box(assets)).toOpaque()
+        g_object_set_data_full(gCast(gRaw(view)), viewKey, box, release)
+    }
+
+    /// `GDestroyNotify` of a view's ``Box``.
+    private static let release: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
+        guard let pointer else { return }
+        Unmanaged<Box>.fromOpaque(pointer).release()
+    }
+
+    /// `WebKitURISchemeRequestCallback` (GTK thread).
+    private static let callback:
+        @convention(c) (UnsafeMutablePointer<WebKitURISchemeRequest>?, UnsafeMutableRawPointer?) -> Void = {
+            request, _ in
+            guard let request else { return }
+            GTKAssetSchemeHandler.handle(GPointer(request))
+        }
+
+    /// Answers one request (GTK thread): refusals at once, files once opened off this thread.
+    private static func handle(_ request: GPointer<WebKitURISchemeRequest>) {
+        let raw = request.pointer
+        guard let view = webkit_uri_scheme_request_get_web_view(raw),
+            let box = g_object_get_data(gCast(gRaw(view)), viewKey)
+        else {
+            refuse(request, .notFound)
+            return
+        }
+        let assets = Unmanaged<Box>.fromOpaque(box).takeUnretainedValue().assets
+        let method = gString(webkit_uri_scheme_request_get_http_method(raw)) ?? "GET"
+        let uri = gString(webkit_uri_scheme_request_get_uri(raw)) ?? ""
+        guard method == "GET" else {
+            refuse(request, .methodNotAllowed)
+            return
+        }
+        var origin: String?
+        if let headers = webkit_uri_scheme_request_get_http_headers(raw) {
+            origin = gString(soup_message_headers_get_one(headers, "Origin"))
+        }
+        guard GTKAssetPath.accepts(origin: origin, scheme: assets.scheme, host: assets.host) else {
+            refuse(request, .forbidden)
+            return
+        }
+        let components: [String]
+        switch GTKAssetPath.components(ofURI: uri, scheme: assets.scheme, host: assets.host) {
+        case .success(let found): components = found
+        case .failure(let refusal):
+            refuse(request, refusal)
+            return
+        }
+        g_object_ref(request.raw)
+        let root = assets.rootPath
+        Task.detached {
+            let opened = GTKAssetFile.open(components, root: root)
+            GTKThread.post {
+                defer { g_object_unref(request.raw) }
+                switch opened {
+                case .success(let file):
+                    // Takes the descriptor: the stream closes it.
+                    let stream = g_unix_input_stream_new(file.descriptor, 1)
+                    respond(
+                        request, status: 200, contentType: GTKAssetPath.contentType(forName: components.last ?? ""),
+                        stream: stream, length: file.size)
+                case .failure(let refusal):
+                    refuse(request, refusal)
+                }
+            }
+        }
+    }
+
+    /// Answers `request` with `refusal`'s status and a one-line text (GTK thread).
+    private static func refuse(_ request: GPointer<WebKitURISchemeRequest>, _ refusal: GTKAssetPath.Refusal) {
+        let text: String
+        switch refusal {
+        case .notFound: text = "Not found\n"
+        case .badPath: text = "Bad path\n"
+        case .methodNotAllowed: text = "Only GET is allowed\n"
+        case .forbidden: text = "Forbidden\n"
+        }
+        let bytes = Array(text.utf8)
+        let copy = bytes.withUnsafeBytes { g_memdup2($0.baseAddress, gsize($0.count)) }
+        let stream = g_memory_input_stream_new_from_data(copy, gssize(bytes.count), g_free)
+        respond(
+            request, status: refusal.status, contentType: "text/plain; charset=utf-8", stream: stream,
+            length: Int64(bytes.count))
+    }
+
+    /// Finishes `request` with `stream` as its body (GTK thread); takes the stream's reference.
+    ///
+    /// The type goes into the response's headers too: WebKitGTK builds the response from the
+    /// headers when there are any, so a type given only to `webkit_uri_scheme_response_set_content_type`
+    /// is lost, and with `nosniff` a script without a type does not run (WebKitGTK 2.50).
+    private static func respond(
+        _ request: GPointer<WebKitURISchemeRequest>, status: Int, contentType: String,
+        stream: UnsafeMutablePointer<GInputStream>?, length: Int64
+    ) {
+        let response = webkit_uri_scheme_response_new(stream, gint64(length))
+        webkit_uri_scheme_response_set_status(response, guint(status), nil)
+        webkit_uri_scheme_response_set_content_type(response, contentType)
+        let headers = soup_message_headers_new(SOUP_MESSAGE_HEADERS_RESPONSE)
+        soup_message_headers_append(headers, "Content-Type", contentType)
+        soup_message_headers_append(headers, "X-Content-Type-Options", "nosniff")
+        webkit_uri_scheme_response_set_http_headers(response, headers)
+        webkit_uri_scheme_request_finish_with_response(request.pointer, response)
+        if let response { g_object_unref(UnsafeMutableRawPointer(response)) }
+        if let stream { g_object_unref(UnsafeMutableRawPointer(stream)) }
+    }
+}
+#endif
