@@ -12,10 +12,14 @@ import Foundation
 /// answered from the directory of the view it came from, and a view without one (another view of a
 /// shared context) gets 404.
 ///
-/// Threads: registration and the scheme callback run on the GTK thread; the file is opened in a
-/// detached Swift task; the response is finished on the GTK thread and its body streamed by GIO
+/// Threads: registration and the scheme callback run on the GTK thread; the file is opened on a
+/// serial dispatch queue; the response is finished on the GTK thread and its body streamed by GIO
 /// from the open file (`GUnixInputStream`), never read whole into memory.
 enum GTKAssetSchemeHandler {
+    /// Where files are opened: blocking calls, kept off the GTK thread and off Swift's cooperative
+    /// threads; one at a time (each is a `realpath`, an `open` and an `fstat`).
+    private static let files = DispatchQueue(label: "BridgeKitGTK.asset-files", qos: .userInitiated)
+
     /// The GObject data key of a view's ``GTKAssetURIScheme`` (a retained ``Box``).
     private static let viewKey = "bridgekit-asset-scheme"
 
@@ -95,7 +99,7 @@ enum GTKAssetSchemeHandler {
         }
         g_object_ref(request.raw)
         let root = assets.rootPath
-        Task.detached {
+        files.async {
             let opened = GTKAssetFile.open(components, root: root)
             GTKThread.post {
                 defer { g_object_unref(request.raw) }

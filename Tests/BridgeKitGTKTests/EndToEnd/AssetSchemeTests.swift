@@ -377,6 +377,39 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
+        @Test(
+            "binary values cross between a page of the scheme and native (the byte transport sees the Origin app://bundle)",
+            .timeLimit(.minutes(1)))
+        func binaryValues() async throws {
+            struct SaveOptions: Decodable, Sendable { var file: BridgeBinary }
+            let site = try Site()
+            let assets = try GTKAssetURIScheme(directory: site.web)
+            let harness = try E2EHarness(
+                policy: .origins([OriginPattern(origin: assets.origin)]),
+                configuration: GTKWebViewConfiguration(assetScheme: assets), binaryLimits: BinaryLimits())
+            let transfers = try #require(harness.transfers)
+            try harness.router.register(
+                ClosureTask(name: "Save") { (options: SaveOptions, context: CallContext) -> Int in
+                    try await transfers.data(of: options.file, context: context).count
+                })
+            try harness.router.register(
+                ClosureTask(name: "Make") { (count: Int, context: CallContext) -> BridgeBinary in
+                    try await transfers.send(Data(repeating: 7, count: count), context: context)
+                })
+            try await harness.load(assets.uri(for: "index.html"))
+            try await harness.run(
+                "e2eCall('save', 'Save', {file: new Uint8Array([1, 2, 3, 4])}); e2eCall('make', 'Make', 5)")
+            try await harness.waitForSettled(["save", "make"])
+            let save = try await harness.outcome("save")
+            #expect(save.ok, "\(save)")
+            #expect(save.data == 4)
+            #expect(try await harness.outcome("make").ok)
+            #expect(
+                try await harness.isTrue(
+                    "window.__settled.make.data instanceof Uint8Array && window.__settled.make.data.length === 5"))
+            await harness.close()
+        }
+
         @Test("a view without the scheme cannot load its pages", .timeLimit(.minutes(1)))
         func viewWithoutScheme() async throws {
             let site = try Site()
