@@ -1,6 +1,7 @@
 #if WebKitGTK
 import CWebKitGTK
 import Foundation
+import Synchronization
 
 /// The WebKitGTK side of ``GTKAssetURIScheme``: registers the scheme on a web context and answers
 /// its requests with the files of the view's directory. What is served is decided by
@@ -19,6 +20,10 @@ enum GTKAssetSchemeHandler {
     /// Where files are opened: blocking calls, kept off the GTK thread and off Swift's cooperative
     /// threads; one at a time (each is a `realpath`, an `open` and an `fstat`).
     private static let files = DispatchQueue(label: "BridgeKitGTK.asset-files", qos: .userInitiated)
+
+    /// How many files have been opened to be served, in this process (for tests: a refused request
+    /// opens none).
+    static let filesOpened = Atomic<Int>(0)
 
     /// The GObject data key of a view's ``GTKAssetURIScheme`` (a retained ``Box``).
     private static let viewKey = "bridgekit-asset-scheme"
@@ -101,6 +106,7 @@ enum GTKAssetSchemeHandler {
         let root = assets.rootPath
         files.async {
             let opened = GTKAssetFile.open(components, root: root)
+            if case .success = opened { filesOpened.add(1, ordering: .relaxed) }
             GTKThread.post {
                 defer { g_object_unref(request.raw) }
                 switch opened {

@@ -1,6 +1,6 @@
 #if WebKitGTK
 import BridgeKit
-import BridgeKitGTK
+@testable import BridgeKitGTK
 import Foundation
 import Testing
 
@@ -284,7 +284,9 @@ extension GTKWrapperTests.EndToEnd {
                 ("long", String(repeating: "a/", count: 3000) + "b"), ("port", "app://bundle:99/data.json"),
                 ("missing", "missing.txt"), ("missing-dir", "nope/missing.txt"),
             ]
+            let opened = GTKAssetSchemeHandler.filesOpened.load(ordering: .relaxed)
             let fetched = try await Self.fetchAll(harness, attempts)
+            #expect(GTKAssetSchemeHandler.filesOpened.load(ordering: .relaxed) == opened, "no attempt opened a file")
             for (key, _) in attempts {
                 let result = try #require(fetched[key], "\(key)")
                 #expect(result.status != 200, "\(key): \(result)")
@@ -311,7 +313,7 @@ extension GTKWrapperTests.EndToEnd {
         }
 
         @Test(
-            "a page of another origin in the view cannot fetch the scheme's files (not CORS enabled) but can embed them, like a public server's",
+            "a page of another origin in the view cannot fetch the scheme's files (403 before a file is opened) but can embed them, like a public server's",
             .timeLimit(.minutes(1)))
         func otherOrigin() async throws {
             let site = try Site()
@@ -322,7 +324,10 @@ extension GTKWrapperTests.EndToEnd {
                     title: "other", head: Site.fetchHelper, body: #"<img id="pic" src="app://bundle/pic.png">"#))
             let (harness, _) = try Self.harness(site, policy: .origins([]))
             try await harness.load(server.origin + "/")
+            try await harness.waitFor("document.getElementById('pic').complete")
+            let opened = GTKAssetSchemeHandler.filesOpened.load(ordering: .relaxed)
             let fetched = try await Self.fetchAll(harness, [("json", "app://bundle/data.json")])
+            #expect(GTKAssetSchemeHandler.filesOpened.load(ordering: .relaxed) == opened, "refused before opening")
             #expect(fetched["json"]?.status == -1, "\(String(describing: fetched["json"]))")
             #expect(fetched["json"]?.text == nil)
             try await harness.waitFor("document.getElementById('pic').complete")
