@@ -155,6 +155,36 @@ struct HistoryNoticeOriginTests {
         #expect(HistoryTask.refusal(url: try #require(URL(string: "http://127.0.0.1:8081/x")), sender: local) != nil)
     }
 
+    /// Kind of fault: a rule written for one kind of origin. A single-page app served from the app's
+    /// own scheme (BridgeKitGTK's `app://bundle`, a `WKURLSchemeHandler`'s scheme) has a tuple
+    /// origin, and its `pushState` notices were refused `scheme_not_allowed` (found building the
+    /// GTK asset scheme). The sender's own scheme is allowed too; schemes without a tuple origin
+    /// never are, whoever sends them.
+    @Test(
+        "The sender's own scheme (an app's asset scheme) is allowed, same-origin only; javascript:, data:, file:, blob:, about: never"
+    )
+    func appScheme() throws {
+        let bundle = try #require(SecurityOrigin("app://bundle"))
+        #expect(
+            HistoryTask.refusal(url: try #require(URL(string: "app://bundle/settings?tab=2#top")), sender: bundle)
+                == nil)
+        #expect(
+            HistoryTask.refusal(url: try #require(URL(string: "app://other/settings")), sender: bundle)?.details?
+                .string(
+                    "reason") == "not_same_origin")
+        let web = try #require(SecurityOrigin(Self.app))
+        #expect(
+            HistoryTask.refusal(url: try #require(URL(string: "app://bundle/x")), sender: web)?.details?.string(
+                "reason") == "scheme_not_allowed")
+        for scheme in ["javascript", "data", "file", "blob", "about"] {
+            // Even a sender claiming such a scheme (no router admits one: they have no tuple origin).
+            let sender = SecurityOrigin(scheme: scheme, host: "bundle")
+            #expect(
+                HistoryTask.refusal(url: try #require(URL(string: "\(scheme)://bundle/x")), sender: sender)?.details?
+                    .string("reason") == "scheme_not_allowed", "\(scheme)")
+        }
+    }
+
     @Test("A sender other than the notice's origin (a subframe allowed by the task's policy) is refused too")
     func otherFrame() async throws {
         let history = HistoryTask(

@@ -59,6 +59,9 @@ public struct HistoryTask: BridgeTask {
         return NoResult()
     }
 
+    /// Schemes whose URLs have no tuple origin (HTML, "origin"): a notice never carries one.
+    static let schemesWithoutOrigin: Set<String> = ["javascript", "data", "file", "blob", "about"]
+
     /// Why a notice is refused for a sender, or `nil` when the sender can have made it: its
     /// ``HistoryNotice/href`` is at most ``maxURLLength`` bytes (else reason `"url_too_long"`)
     /// and its URL passes ``refusal(url:sender:)``. Pure; any thread.
@@ -77,18 +80,25 @@ public struct HistoryTask: BridgeTask {
     /// - Parameters:
     ///   - url: the URL the notice reports.
     ///   - sender: the sending document's origin; `nil` when it has none (opaque or unknown).
-    /// - Returns: `nil` for an `http` or `https` URL whose origin (scheme, host, port; default
-    ///   ports folded) equals `sender`; otherwise an `invalid_options` error whose details are
-    ///   `{"path": "url", "reason": …}` with reason `"scheme_not_allowed"` (not http or https,
-    ///   for example `javascript:`, `file:`, `data:`), `"credentials_not_allowed"` (a user name
+    /// - Returns: `nil` for a URL whose origin (scheme, host, port; default ports folded) equals
+    ///   `sender` and whose scheme is `http`, `https` or the sender's own (an app's asset scheme,
+    ///   such as BridgeKitGTK's `app://bundle` or a `WKURLSchemeHandler`'s); otherwise an
+    ///   `invalid_options` error whose details are `{"path": "url", "reason": …}` with reason
+    ///   `"scheme_not_allowed"` (another scheme, and always `javascript:`, `data:`, `file:`,
+    ///   `blob:`, `about:`, which have no tuple origin), `"credentials_not_allowed"` (a user name
     ///   or password: the sender's origin does not say which it has, `pushState` cannot change
     ///   them, and a host should never show or log them) or `"not_same_origin"` (another origin,
     ///   or a sender without one).
     public static func refusal(url: URL, sender: SecurityOrigin?) -> BridgeError? {
         let scheme = url.scheme?.lowercased()
-        guard scheme == "http" || scheme == "https" else {
+        let allowed =
+            scheme == "http" || scheme == "https"
+            || (scheme != nil && scheme == sender?.scheme.lowercased()
+                && !Self.schemesWithoutOrigin.contains(scheme ?? ""))
+        guard allowed else {
             return BridgeError(
-                code: "invalid_options", message: "A history notice's URL must be http or https.",
+                code: "invalid_options",
+                message: "A history notice's URL must be http, https or the page's own scheme.",
                 details: ["path": "url", "reason": "scheme_not_allowed"])
         }
         guard url.user(percentEncoded: true) == nil, url.password(percentEncoded: true) == nil else {
