@@ -113,8 +113,9 @@ enum GTKAssetSchemeHandler {
                 case .success(let file):
                     // Takes the descriptor: the stream closes it.
                     let stream = g_unix_input_stream_new(file.descriptor, 1)
-                    respond(
-                        request, status: 200, contentType: GTKAssetPath.contentType(forName: components.last ?? ""),
+                    GTKSchemeResponse.finish(
+                        request, status: 200,
+                        headers: headers(contentType: GTKAssetPath.contentType(forName: components.last ?? "")),
                         stream: stream, length: file.size)
                 case .failure(let refusal):
                     refuse(request, refusal)
@@ -132,33 +133,14 @@ enum GTKAssetSchemeHandler {
         case .methodNotAllowed: text = "Only GET is allowed\n"
         case .forbidden: text = "Forbidden\n"
         }
-        let bytes = Array(text.utf8)
-        let copy = bytes.withUnsafeBytes { g_memdup2($0.baseAddress, gsize($0.count)) }
-        let stream = g_memory_input_stream_new_from_data(copy, gssize(bytes.count), g_free)
-        respond(
-            request, status: refusal.status, contentType: "text/plain; charset=utf-8", stream: stream,
-            length: Int64(bytes.count))
+        GTKSchemeResponse.finish(
+            request, status: refusal.status, headers: headers(contentType: "text/plain; charset=utf-8"),
+            data: Data(text.utf8))
     }
 
-    /// Finishes `request` with `stream` as its body (GTK thread); takes the stream's reference.
-    ///
-    /// The type goes into the response's headers too: WebKitGTK builds the response from the
-    /// headers when there are any, so a type given only to `webkit_uri_scheme_response_set_content_type`
-    /// is lost, and with `nosniff` a script without a type does not run (WebKitGTK 2.50).
-    private static func respond(
-        _ request: GPointer<WebKitURISchemeRequest>, status: Int, contentType: String,
-        stream: UnsafeMutablePointer<GInputStream>?, length: Int64
-    ) {
-        let response = webkit_uri_scheme_response_new(stream, gint64(length))
-        webkit_uri_scheme_response_set_status(response, guint(status), nil)
-        webkit_uri_scheme_response_set_content_type(response, contentType)
-        let headers = soup_message_headers_new(SOUP_MESSAGE_HEADERS_RESPONSE)
-        soup_message_headers_append(headers, "Content-Type", contentType)
-        soup_message_headers_append(headers, "X-Content-Type-Options", "nosniff")
-        webkit_uri_scheme_response_set_http_headers(response, headers)
-        webkit_uri_scheme_request_finish_with_response(request.pointer, response)
-        if let response { g_object_unref(UnsafeMutableRawPointer(response)) }
-        if let stream { g_object_unref(UnsafeMutableRawPointer(stream)) }
+    /// The headers of every answer: its type, and no sniffing of another.
+    private static func headers(contentType: String) -> [String: String] {
+        ["Content-Type": contentType, "X-Content-Type-Options": "nosniff"]
     }
 }
 #endif

@@ -80,7 +80,7 @@ enum GTKBinaryScheme {
         }
         guard let transfers = transfers(for: webkit_uri_scheme_request_get_web_view(raw)) else {
             body?.cancel()
-            finish(
+            GTKSchemeResponse.finish(
                 request, status: 404, headers: ["Content-Type": "application/json"],
                 data: Data("{\"code\":\"unavailable\"}".utf8))
             return
@@ -99,38 +99,11 @@ enum GTKBinaryScheme {
                 while let chunk = try? await response.body.read(maxBytes: 64 * 1024) { data.append(chunk) }
                 let bytes = data
                 GTKThread.post {
-                    finish(request, status: response.status, headers: response.headers, data: bytes)
+                    GTKSchemeResponse.finish(request, status: response.status, headers: response.headers, data: bytes)
                     g_object_unref(request.raw)
                 }
             }
         }
-    }
-
-    /// Finishes `request` with a small in-memory body (GTK thread).
-    static func finish(_ request: GPointer<WebKitURISchemeRequest>, status: Int, headers: [String: String], data: Data)
-    {
-        let copy = data.withUnsafeBytes { g_memdup2($0.baseAddress, gsize(data.count)) }
-        let stream = g_memory_input_stream_new_from_data(copy, gssize(data.count), g_free)
-        respond(request, status: status, headers: headers, stream: stream, length: Int64(data.count))
-    }
-
-    /// Finishes `request` with `stream` as its body (GTK thread); takes the stream's reference.
-    static func respond(
-        _ request: GPointer<WebKitURISchemeRequest>, status: Int, headers: [String: String],
-        stream: UnsafeMutablePointer<GInputStream>?,
-        length: Int64
-    ) {
-        let response = webkit_uri_scheme_response_new(stream, gint64(length))
-        webkit_uri_scheme_response_set_status(response, guint(status), nil)
-        if let type = headers["Content-Type"] { webkit_uri_scheme_response_set_content_type(response, type) }
-        let soupHeaders = soup_message_headers_new(SOUP_MESSAGE_HEADERS_RESPONSE)
-        for (name, value) in headers where name != "Content-Type" {
-            soup_message_headers_append(soupHeaders, name, value)
-        }
-        webkit_uri_scheme_response_set_http_headers(response, soupHeaders)
-        webkit_uri_scheme_request_finish_with_response(request.pointer, response)
-        if let response { g_object_unref(UnsafeMutableRawPointer(response)) }
-        if let stream { g_object_unref(UnsafeMutableRawPointer(stream)) }
     }
 }
 #endif

@@ -17,7 +17,7 @@ enum GTKResponsePump {
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else {
             response.body.cancel()
-            GTKBinaryScheme.finish(
+            GTKSchemeResponse.finish(
                 request, status: 503, headers: response.headers, data: Data("{\"code\":\"unavailable\"}".utf8))
             return
         }
@@ -29,7 +29,7 @@ enum GTKResponsePump {
         var marker: UInt8 = 0
         _ = send(fds[0], &marker, 1, Int32(MSG_NOSIGNAL))
         let stream = g_unix_input_stream_new(fds[0], 1)
-        GTKBinaryScheme.respond(
+        GTKSchemeResponse.finish(
             request, status: response.status, headers: response.headers, stream: stream,
             length: Int64(response.contentLength ?? -1))
         let body = response.body

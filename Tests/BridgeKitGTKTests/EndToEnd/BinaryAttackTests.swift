@@ -194,14 +194,17 @@ extension GTKWrapperTests.EndToEnd {
             try await harness.run(
                 """
                 e2eCall('o1', 'Offer', 1000); e2eCall('o2', 'Offer', 1000); e2eCall('o3', 'Offer', 1000);
+                e2eCall('o4', 'Offer', 1000);
                 """)
-            try await harness.waitForSettled(["o1", "o2", "o3"])
+            try await harness.waitForSettled(["o1", "o2", "o3", "o4"])
             try await harness.run(
                 """
                 var U = 'webbridge-binary://transfer/';
                 st('range', fetch(U + __settled.o1.data, {headers: {Range: 'bytes=0-9'}}));
                 st('head', fetch(U + __settled.o2.data, {method: 'HEAD'}));
                 st('dbl1', fetch(U + __settled.o3.data)); st('dbl2', fetch(U + __settled.o3.data));
+                function type(key, p) { p.then(function (r) { window.__p[key] = r.status + ':' + r.headers.get('content-type'); }); }
+                type('type', fetch(U + __settled.o4.data)); type('type404', fetch(U + tok()));
                 var t4 = tok(); e2eCall('bigger', 'Save', {file: {'$bridgeBinary': {token: t4, size: 3}}});
                 st('biggerPost', sendBytes(U + t4, {method: 'POST', body: new Uint8Array(10)}));
                 var t5 = tok(); e2eCall('never', 'Save', {file: {'$bridgeBinary': {token: t5, size: 3}}});
@@ -216,7 +219,7 @@ extension GTKWrapperTests.EndToEnd {
                 """)
             try await harness.waitForSettled(["bigger", "never", "neg", "huge", "frac", "smaller", "xblob"])
             try await harness.waitFor(
-                "window.__frame.xblob !== undefined && window.__frame.redirect !== undefined && Object.keys(window.__p).length >= 6"
+                "window.__frame.xblob !== undefined && window.__frame.redirect !== undefined && Object.keys(window.__p).length >= 8"
             )
             // document.open() during an upload and during a download.
             try await harness.run(
@@ -247,6 +250,10 @@ extension GTKWrapperTests.EndToEnd {
             #expect(fetches["range"] == "200:1000", "a range is ignored: the whole body, once")
             #expect(fetches["head"]?.hasPrefix("405:") == true, "\(fetches)")
             #expect(fetches["dbl1"] == "200:1000")
+            // The response's type reaches the page (WebKitGTK builds the response from its headers
+            // when it has any: a type set only with set_content_type was lost).
+            #expect(fetches["type"] == "200:application/octet-stream", "\(fetches)")
+            #expect(fetches["type404"] == "404:application/json", "\(fetches)")
             let second = fetches["dbl2"] ?? ""
             #expect(
                 second.hasPrefix("409:") || second.hasPrefix("404:"),
