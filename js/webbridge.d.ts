@@ -42,10 +42,16 @@ export declare class WebBridgeError extends Error {
 
 /** Per-call settings (third argument of `call`); `P` is the type of the task's progress data. */
 export interface WebBridgeCallSettings<T = unknown, P = unknown> {
-  /** Milliseconds before the call settles with code "timeout" and a cancel is posted. Non-positive: none. */
-  timeout?: number;
-  /** Aborting settles the call with code "cancelled" and posts a cancel (an aborted signal posts nothing). */
-  signal?: AbortSignal;
+  /**
+   * Milliseconds before the call settles with code "timeout" and a cancel is posted; 0, Infinity
+   * or null: none. Anything else that is not a number of milliseconds fails the call "invalid_message".
+   */
+  timeout?: number | null;
+  /**
+   * Aborting settles the call with code "cancelled" ("timeout" when the signal timed out, as
+   * `AbortSignal.timeout(ms)` does) and posts a cancel (an aborted signal posts nothing).
+   */
+  signal?: AbortSignal | null;
   /** Runs for each non-final progress message of this call, in order. */
   onProgress?: (data: P) => void;
   /**
@@ -174,6 +180,21 @@ export interface WebBridge {
    * a value that is neither a function nor null.
    */
   mock(mocks: { [task: string]: WebBridgeMock | null }): boolean;
+  /**
+   * Mock mode, native's side: sends the page's `on(name, …)` listeners an event as the app's
+   * `emit` does (later; `data` as JSON gives it). Engages mock mode as `mock({})` would. Returns
+   * false, sending nothing, when a native channel exists. Throws TypeError for an empty name or
+   * data JSON cannot carry.
+   */
+  mockEmit(name: string, data?: unknown): boolean;
+  /**
+   * Mock mode, native's side: calls the page's `handle(handler, …)` handler as the app's
+   * `callPage` does. Resolves with its answer as JSON gives it; rejects with a WebBridgeError:
+   * the handler's code, "unknown_task" (no such handler), "timeout" after `settings.timeout` ms
+   * (default 30000; the handler's signal aborts, as native's cancel makes it), "unavailable" when
+   * a native channel exists. Engages mock mode as `mock({})` would.
+   */
+  mockCallPage<T = unknown>(handler: string, options?: unknown, settings?: { timeout?: number }): Promise<T>;
   /** Number of page calls waiting for their final reply (diagnostics and tests). */
   pendingCount(): number;
   /** The error class used by this bridge. */

@@ -530,6 +530,8 @@
     var controllerWindow = { AbortController: win && win.AbortController };
     var announced = new M();     // download tokens native announced (a reply's or progress's "binary" member, or the webbridge.binary event), until fetched
     var mockOffers = new M();    // mock mode: token -> bytes a mock answered with, until the page reads them
+    var mockPageCalls = new M(); // mock mode: mockCallPage id -> {resolve, reject, timer}
+    var mockPageCallNumber = 0;
     var partBytes = FIRST_PART_BYTES;  // upload part size: native's, from its last upload answer
     var winFetch = win && typeof win.fetch === 'function' ? win.fetch : hostFetch;
     var winReadableStream = (win && typeof win.ReadableStream === 'function' && win.ReadableStream) || hostReadableStream;
@@ -712,6 +714,17 @@
       settle(entry, failure(code, message, details));
       if (wasPosted) { enqueueOrSend({ text: stringify({ v: 1, kind: 'cancel', id: id }), entry: null }); }
     }
+    /**
+     * The failure of a call whose signal aborted: `timeout` when the signal timed out
+     * (`AbortSignal.timeout`, reason a "TimeoutError"), else `cancelled`.
+     */
+    function aborted(signal, message) {
+      var reason;
+      try { reason = signal.reason; } catch (e) { reason = undefined; }
+      var timedOut = false;
+      try { timedOut = !!reason && typeof reason === 'object' && reason.name === 'TimeoutError'; } catch (e) { /* a hostile reason */ }
+      return timedOut ? failure('timeout', 'The call\'s signal timed out', null) : failure('cancelled', message, null);
+    }
     function start(entry, task, options, settings) {
       if (typeof task !== 'string' || !task) {
         settle(entry, failure('invalid_message', 'task must be a non-empty string', null));
@@ -722,12 +735,23 @@
         settle(entry, failure('invalid_message', 'The call setting "binary" must be "bytes" or "stream"', null));
         return;
       }
-      var signal = settings.signal || null;
+      var signal = settings.signal === undefined ? null : settings.signal;
+      if (signal !== null && !(typeof signal === 'object' && typeof signal.addEventListener === 'function' &&
+          typeof signal.aborted === 'boolean')) {
+        // An AbortController given for its signal would otherwise be ignored without a word.
+        settle(entry, failure('invalid_message', 'The call setting "signal" must be an AbortSignal', null));
+        return;
+      }
+      var ms = settings.timeout;
+      if (ms !== undefined && ms !== null && !(typeof ms === 'number' && ms >= 0)) {
+        settle(entry, failure('invalid_message', 'The call setting "timeout" must be a number of milliseconds', null));
+        return;
+      }
       // Binary values read as streams (issue 26): each stream listens to the call's signal itself.
       entry.streams = binary === 'stream';
       entry.streamSignal = entry.streams ? signal : null;
       if (signal && signal.aborted) {
-        settle(entry, failure('cancelled', 'The call was aborted before it was sent', null));
+        settle(entry, aborted(signal, 'The call was aborted before it was sent'));
         return;
       }
       var id = prefix + '-' + (++counter);
@@ -742,7 +766,6 @@
       }
       entry.id = id;
       mapSet(pending, id, entry);
-      var ms = settings.timeout;
       if (typeof ms === 'number' && ms > 0 && ms < Infinity) {
         entry.timer = later(function () {
           entry.timer = null;
@@ -751,7 +774,10 @@
       }
       if (signal && typeof signal.addEventListener === 'function') {
         entry.signal = signal;
-        entry.onAbort = function () { stop(entry, 'cancelled', 'The call was cancelled', null); };
+        entry.onAbort = function () {
+          var reply = aborted(signal, 'The call was cancelled');
+          stop(entry, reply.error.code, reply.error.message, null);
+        };
         signal.addEventListener('abort', entry.onAbort);
       }
       enqueueOrSend({ text: text, entry: entry });
@@ -1492,6 +1518,10 @@
     }
     function mockPost(text, entry) {
       var m = parseJSON(text);
+      if (m.kind === 'reply') {
+        answerMockPageCall(m);
+        return;
+      }
       if (m.kind === 'cancel') {
         cancelMock(m.id);
         return;
@@ -1523,6 +1553,73 @@
         }
       }
       soon(function () { runMock(id, m.task, options, controller); });
+    }
+    /** Engages mock mode (no mocks yet: calls get "unknown_task"), unless a native channel exists. */
+    function engageMocks() {
+      if (nativeChannel()) { return false; }
+      if (!mocks) {
+        mocks = new M();
+        flush();
+      }
+      return true;
+    }
+    /**
+     * Mock mode, native's side: sends the page an event as the app's `emit` does (later, the data
+     * as JSON gives it). Returns false, sending nothing, when a native channel exists.
+     */
+    function mockEmit(name, data) {
+      if (typeof name !== 'string' || !name) { throw new TypeErrorCtor('mockEmit takes an event name'); }
+      var text;
+      try { text = stringify({ v: 1, kind: 'event', name: name, data: orNull(data) }); } catch (err) {
+        throw new TypeErrorCtor('mockEmit: the data is not JSON (' + reasonOf(err) + ')');
+      }
+      if (!engageMocks()) { return false; }
+      soon(function () { receive(text); });
+      return true;
+    }
+    /**
+     * Mock mode, native's side: calls the page's handler as the app's `callPage` does and resolves
+     * with its answer (as JSON gives it), or rejects with a WebBridgeError: the handler's code,
+     * "unknown_task", or "timeout" after `settings.timeout` ms (default 30,000; the handler's
+     * signal aborts, as native's cancel makes it). Rejects "unavailable" when a native channel exists.
+     */
+    function mockCallPage(handler, options, settings) {
+      if (typeof handler !== 'string' || !handler) { throw new TypeErrorCtor('mockCallPage takes a handler name'); }
+      var text;
+      mockPageCallNumber += 1;
+      var id = 'mock-n-' + mockPageCallNumber;
+      try { text = stringify({ v: 1, kind: 'call', id: id, task: handler, options: orNull(options) }); } catch (err) {
+        throw new TypeErrorCtor('mockCallPage: the options are not JSON (' + reasonOf(err) + ')');
+      }
+      var ms = isObject(settings) && typeof settings.timeout === 'number' && settings.timeout >= 0 ? settings.timeout : 30000;
+      return new P(function (resolve, reject) {
+        if (!engageMocks()) {
+          reject(new WebBridgeError('unavailable', 'A native channel exists: the app calls the page', null));
+          return;
+        }
+        var call = { resolve: resolve, reject: reject, timer: null };
+        mapSet(mockPageCalls, id, call);
+        call.timer = later(function () {
+          if (mapGet(mockPageCalls, id) !== call) { return; }
+          mapDelete(mockPageCalls, id);
+          receive({ v: 1, kind: 'cancel', id: id });
+          reject(new WebBridgeError('timeout', 'The page did not answer within ' + ms + ' ms', { timeout: ms }));
+        }, ms);
+        soon(function () { receive(text); });
+      });
+    }
+    /** Settles a mockCallPage call with the page's reply (posted to the mock channel). */
+    function answerMockPageCall(m) {
+      var call = typeof m.id === 'string' ? mapGet(mockPageCalls, m.id) : undefined;
+      if (!call) { return; }
+      mapDelete(mockPageCalls, m.id);
+      cancelLater(call.timer);
+      if (m.ok === true) {
+        call.resolve(orNull(m.data));
+      } else {
+        var error = wireError(m.error, 'task_failed').error;
+        call.reject(new WebBridgeError(error.code, error.message, error.details));
+      }
     }
     /**
      * Installs (or replaces; `null` removes) mock tasks and engages mock mode, unless a native
@@ -1662,7 +1759,7 @@
 
     var bridge = freeze({
       version: VERSION, call: call, notify: notify, on: on, off: off, handle: handle,
-      supports: supports, tasks: tasks, mock: mock,
+      supports: supports, tasks: tasks, mock: mock, mockEmit: mockEmit, mockCallPage: mockCallPage,
       pendingCount: function () { return mapSize(pending); },
       WebBridgeError: WebBridgeError,
       _receive: receive,
