@@ -106,6 +106,7 @@ export interface WebBridgeHandlerContext {
 
 /**
  * Handler for native->page calls. Throw or reject to fail: a string `code` on the thrown object is used, else "task_failed".
+ * The answer must be JSON: one holding binary values (Uint8Array, Blob, …) fails "invalid_result".
  * `O` is the type the page expects native's options to have (not checked at run time: they are JSON).
  */
 export type WebBridgeHandler<O = unknown> = (options: O, context: WebBridgeHandlerContext) => unknown | Promise<unknown>;

@@ -244,3 +244,24 @@ test('an unsubscribe function removes only its own registration, once', () => {
   bridge._receive(event('e'));
   assert.equal(n, 2);
 });
+
+// Kind of fault: binary values turned into JSON without a word (a Uint8Array as {"0":…}, a Blob
+// as {}): found for `notify`, and by the same trial for a page handler's answer. Binary values
+// travel only in a page's calls; an answer with one fails invalid_result, saying why.
+test('a handler answer holding binary values fails invalid_result instead of reaching native as {"0":…} or {}', async () => {
+  const { bridge, transport } = setup();
+  bridge.handle('bytes', () => new Uint8Array([1, 2, 3]));
+  bridge.handle('nested', async () => ({ file: new Blob(['x']), name: 'a.txt' }));
+  bridge.handle('plain', () => ({ n: 1 }));
+  bridge._receive(nativeCall('n-1', 'bytes'));
+  bridge._receive(nativeCall('n-2', 'nested'));
+  bridge._receive(nativeCall('n-3', 'plain'));
+  await settleMicrotasks();
+  const replies = new Map(transport.messages.filter((m) => m.kind === 'reply').map((m) => [m.id, m]));
+  for (const id of ['n-1', 'n-2']) {
+    assert.equal(replies.get(id).ok, false, id);
+    assert.equal(replies.get(id).error.code, 'invalid_result', id);
+    assert.deepEqual(replies.get(id).error.details, { reason: 'binary_value' }, id);
+  }
+  assert.deepEqual(replies.get('n-3'), { v: 1, kind: 'reply', id: 'n-3', ok: true, data: { n: 1 } });
+});

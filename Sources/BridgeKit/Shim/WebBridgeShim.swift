@@ -930,6 +930,13 @@ public enum WebBridgeShim {
     function finishNativeCall(id, controller, reply) {
       if (id === null || mapGet(nativeCalls, id) !== controller) { return; }
       mapDelete(nativeCalls, id);
+      // Binary values travel only in the page's own calls: in an answer JSON would carry a
+      // Uint8Array as {"0": …} and a Blob as {}.
+      var binary;
+      try { binary = reply.ok && containsBinary(reply.data, 0); } catch (err) { binary = false; }
+      if (binary) {
+        reply = failure('invalid_result', 'A page handler\'s answer cannot carry binary values', { reason: 'binary_value' });
+      }
       sendReply(id, reply);
     }
     function onNativeCall(m) {
