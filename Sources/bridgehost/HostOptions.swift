@@ -22,7 +22,8 @@ struct HostOptions {
                                 a mock has "reply" (any JSON) or "error" ({"code", "message"?,
                                 "details"?}), and optionally "delayMs" (0-600000, before the reply),
                                 "progress" (steps sent during the delay) and "events" ([{"name",
-                                "data"?}], sent just before the reply, as the app would emit them); a
+                                "data"?}], sent just before the reply, as the app would emit them)
+                                and "version" (a string such as "2.1", for WebBridge.supports); a
                                 mock replaces a stock task of the same name; the file is checked when
                                 it loads
           --list-tasks          print the tasks the page can call (stock, mocked, bridgehost's) and exit

@@ -21,6 +21,9 @@ struct MockFile {
         /// Events the app would send when the task runs (`WebBridge.on` listeners get them), sent
         /// after the progress, just before the reply.
         var events: [Event] = []
+        /// The version the page sees for feature detection (`WebBridge.supports(task, "2")`);
+        /// `nil` declares none.
+        var version: String? = nil
 
         /// One event of ``events``.
         struct Event: Sendable, Equatable {
@@ -40,7 +43,8 @@ struct MockFile {
         }
     }
 
-    static let keys: Set<String> = ["reply", "error", "delayMs", "progress", "events"]
+    static let keys: Set<String> = ["reply", "error", "delayMs", "progress", "events", "version"]
+    static let maxVersionLength = 64
     static let maxEvents = 1_000
     static let maxDelayMilliseconds = 600_000
     static let maxProgressSteps = 1_000
@@ -108,7 +112,7 @@ struct MockFile {
             throw fail("must be an object with \"reply\" or \"error\", e.g. {\"reply\": {\"ok\": true}}")
         }
         if let unknown = fields.keys.sorted().first(where: { !keys.contains($0) }) {
-            throw fail("unknown key \"\(unknown)\" (expected reply, error, delayMs, progress, events)")
+            throw fail("unknown key \"\(unknown)\" (expected reply, error, delayMs, progress, events, version)")
         }
         let outcome: Entry.Outcome
         switch (fields["reply"], fields["error"]) {
@@ -162,7 +166,16 @@ struct MockFile {
                 events.append(Entry.Event(name: name, data: event["data"] ?? .null))
             }
         }
-        return Entry(task: task, outcome: outcome, delayMilliseconds: delay, progress: progress, events: events)
+        var version: String?
+        if let value = fields["version"] {
+            guard let text = value.stringValue, !text.isEmpty, text.count <= maxVersionLength else {
+                throw fail("\"version\" must be a string of 1 to \(maxVersionLength) characters, e.g. \"2.1\"")
+            }
+            version = text
+        }
+        return Entry(
+            task: task, outcome: outcome, delayMilliseconds: delay, progress: progress, events: events, version: version
+        )
     }
 
     private static func describe(_ error: any Error) -> String {
@@ -184,6 +197,7 @@ struct MockTask: BridgeTask {
     /// The router the mock is registered on, for its ``MockFile/Entry/events``.
     let router: WeakRouter
     var name: String { entry.task }
+    var version: String? { entry.version }
 
     func run(_ options: JSONValue?, context: CallContext) async throws -> JSONValue {
         let pause = Double(entry.delayMilliseconds) / Double(entry.progress.count + 1)

@@ -14,7 +14,7 @@ extension GTKWrapperTests.EndToEnd {
             {
               "Cart.add": {"reply": {"count": 2}},
               "Cart.pay": {"error": {"code": "declined", "message": "Card declined"}},
-              "Sync": {"reply": "done", "delayMs": 200, "progress": [{"percent": 50}, {"percent": 100}]},
+              "Sync": {"reply": "done", "delayMs": 200, "progress": [{"percent": 50}, {"percent": 100}], "version": "2.1"},
               "Cart.clear": {"reply": null, "events": [{"name": "cart.updated", "data": {"count": 0}}, {"name": "cart.cleared"}]}
             }
             """
@@ -59,8 +59,9 @@ extension GTKWrapperTests.EndToEnd {
                   const styled = getComputedStyle(document.body).backgroundColor;
                   setTimeout(function () { notDefinedAnywhere(); }, 0);
                   await new Promise((resolve) => setTimeout(resolve, 100));
+                  const versions = [WebBridge.supports("Sync", "2"), WebBridge.supports("Sync", "3"), WebBridge.supports("Cart.add", "1")];
                   await WebBridge.call("bridgehost.done", { ok: cart.count === 2 && sync === "done" && steps.join() === "50,100" && code === "declined"
-                                                              && heard.join() === "updated 0,cleared null",
+                                                              && heard.join() === "updated 0,cleared null" && versions.join() === "true,false,false",
                                                             summary: ["styled " + styled] });
                 })();
                 """)
@@ -107,6 +108,7 @@ extension GTKWrapperTests.EndToEnd {
                 "typo.json": #"{"Sync": {"replay": "done"}}"#,
                 "broken.json": #"{"Sync": "#,
                 "event.json": #"{"Cart.clear": {"reply": null, "events": [{"nam": "cart.updated"}]}}"#,
+                "version.json": #"{"Scan": {"reply": null, "version": 2}}"#,
                 "index.html": "<title>x</title>",
             ])
             defer { folder.remove() }
@@ -124,6 +126,10 @@ extension GTKWrapperTests.EndToEnd {
             let event = try await ToolProcess.run("bridgehost", ["--list-tasks", "--mock", folder.path("event.json")])
             #expect(event.status == 2)
             #expect(event.stderr.contains("entry \"Cart.clear\": \"events\" must be"), "\(event.stderr)")
+            let version = try await ToolProcess.run(
+                "bridgehost", ["--list-tasks", "--mock", folder.path("version.json")])
+            #expect(version.status == 2)
+            #expect(version.stderr.contains("entry \"Scan\": \"version\" must be"), "\(version.stderr)")
         }
 
         @Test(
