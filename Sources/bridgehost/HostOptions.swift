@@ -43,6 +43,8 @@ struct HostOptions {
                                 bridgehost.expectError, if the page reported an uncaught error, or
                                 if the page did not finish
           --allow-origin O      also accept calls from origin O (repeatable)
+          --files DIR           the folder File.open reads and File.save writes (your own files;
+                                kept after the run); default: a folder of this run, removed at exit
           -h, --help            show this help
 
         Page-side control tasks (call them like any task):
@@ -71,6 +73,8 @@ struct HostOptions {
     var strict = false
     var extraOrigins: [String] = []
     var mockFile: String?
+    /// `--files`: the folder of the stock `File` tasks; `nil`, a temporary one of the run.
+    var filesDirectory: String?
     var listTasks = false
     var window = false
     var alertChoice: String?
@@ -126,6 +130,12 @@ struct HostOptions {
                     throw .invalid("--timeout needs a positive number of seconds")
                 }
                 options.timeout = seconds
+            case "--files":
+                let path = try value(for: argument, "a folder")
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue
+                else { throw .invalid("--files: \(path) is not a folder") }
+                options.filesDirectory = path
             case "--allow-origin":
                 let origin = try value(for: argument, "an origin")
                 // A mistyped origin ("app.example", no scheme) would deny every call it was meant to allow.

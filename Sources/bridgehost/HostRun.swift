@@ -56,12 +56,18 @@ struct HostRun {
             control.noteReply(record)
         }
         let history = HistoryTask()
-        // Binary values (issue 26): the byte transport and the File tasks, in a folder of this run.
+        // Binary values (issue 26): the byte transport and the File tasks, in the developer's
+        // folder (--files) or a folder of this run.
         let transfers = BinaryTransfers(router: router)
-        let files = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "bridgehost-files-\(ProcessInfo.processInfo.processIdentifier)")
-        try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: files) }
+        let files: URL
+        if let given = options.filesDirectory {
+            files = URL(fileURLWithPath: given, isDirectory: true)
+        } else {
+            files = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "bridgehost-files-\(ProcessInfo.processInfo.processIdentifier)")
+            try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
+        }
+        defer { if options.filesDirectory == nil { try? FileManager.default.removeItem(at: files) } }
         _ = try HostTasks.register(
             in: router, control: control, history: history,
             files: HostTasks.FileTasks(transfers: transfers, directory: files), mocks: mocks,

@@ -300,6 +300,34 @@ extension GTKWrapperTests.EndToEnd {
         }
 
         @Test(
+            "--files DIR: File.open reads the developer's own files there and File.save writes there, kept after the run",
+            .timeLimit(.minutes(1)))
+        func filesFolder() async throws {
+            let folder = try Self.shop(
+                """
+                (async function () {
+                  const opened = await WebBridge.call("File.open", { name: "fixture.txt" });
+                  const text = new TextDecoder().decode(opened.file);
+                  await WebBridge.call("File.save", { name: "out.txt", file: new Blob([text.toUpperCase()]) });
+                  await WebBridge.call("bridgehost.done", { ok: text === "from the developer", summary: ["read " + text] });
+                })();
+                """)
+            defer { folder.remove() }
+            let files = try TemporaryFolder(["fixture.txt": "from the developer"])
+            defer { files.remove() }
+            let run = try await ToolProcess.run(
+                "bridgehost", [folder.path("index.html"), "--files", files.path(""), "--json", "--strict"])
+            #expect(run.status == 0, "stderr: \(run.stderr)")
+            let written = try? String(contentsOfFile: files.path("out.txt"), encoding: .utf8)
+            #expect(written == "FROM THE DEVELOPER", "File.save wrote into --files and it stays")
+
+            let missing = try await ToolProcess.run(
+                "bridgehost", ["--list-tasks", "--files", files.path("not-there")])
+            #expect(missing.status == 2)
+            #expect(missing.stderr.contains("--files"), "\(missing.stderr)")
+        }
+
+        @Test(
             "--window shows the page in a visible window that ends the run when closed (SIGTERM)",
             .timeLimit(.minutes(1)))
         func window() async throws {
