@@ -18,12 +18,15 @@ public import AppKit
 /// - When something else ends the sheet without a button (`endSheet(_:)`), the call fails with
 ///   `cancelled` instead of waiting.
 /// - When there is no window, the call fails at once with `unavailable`.
+/// - One sheet at a time, in the order the calls came (``AlertQueue``): AppKit queues a second
+///   sheet on a window behind the first, and ending the first's call must not end another.
 ///
 /// The settling logic is ``AlertSession``'s, tested on Linux. Thread: main actor (AppKit); the
 /// router calls ``present(_:)`` from any task and hops here.
 @MainActor
 public final class AppKitAlertPresenter: AlertPresenter {
     private let window: @MainActor () -> NSWindow?
+    private let queue = AlertQueue()
 
     /// Creates a presenter that asks `window` for the window to attach the sheet to, each time an
     /// alert is shown.
@@ -44,6 +47,11 @@ public final class AppKitAlertPresenter: AlertPresenter {
     ///   ``BridgeError/unavailable(_:)`` when there is no window; ``BridgeError/cancelled(_:)``
     ///   when the sheet ended without a button.
     public func present(_ request: AlertRequest) async throws -> Int {
+        try await queue.run { try await show(request) }
+    }
+
+    /// Shows one sheet, once it is `request`'s turn (``present(_:)``).
+    private func show(_ request: AlertRequest) async throws -> Int {
         try Task.checkCancellation()
         guard let window = window() else {
             throw BridgeError.unavailable("No window can show the alert.")

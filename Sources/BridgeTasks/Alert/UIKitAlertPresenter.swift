@@ -20,11 +20,15 @@ public import UIKit
 ///   `cancelled` instead of waiting. The logic is ``AlertSession``'s, tested on Linux.
 /// - When nothing can present (the view controller is gone or not in a window, or UIKit
 ///   refuses the presentation), the call fails at once with `unavailable` instead of waiting.
+/// - One alert at a time, in the order the calls came (``AlertQueue``): a second alert waits
+///   for the first to be answered, as `window.alert` does; presented on top of the first, it was
+///   dismissed with it when the first's call was cancelled.
 ///
 /// Thread: main actor (UIKit); the router calls ``present(_:)`` from any task and hops here.
 @MainActor
 public final class UIKitAlertPresenter: AlertPresenter {
     private let presentingViewController: @MainActor () -> UIViewController?
+    private let queue = AlertQueue()
 
     /// Creates a presenter that asks `presentingViewController` for the controller to present
     /// from, each time an alert is shown.
@@ -46,6 +50,11 @@ public final class UIKitAlertPresenter: AlertPresenter {
     ///   view controller in a window can present it; ``BridgeError/cancelled(_:)`` when something
     ///   else dismissed the alert without a button.
     public func present(_ request: AlertRequest) async throws -> Int {
+        try await queue.run { try await show(request) }
+    }
+
+    /// Shows one alert, once it is `request`'s turn (``present(_:)``).
+    private func show(_ request: AlertRequest) async throws -> Int {
         try Task.checkCancellation()
         guard let host = topViewController(), host.viewIfLoaded?.window != nil else {
             throw BridgeError.unavailable("No view controller in a window can present the alert.")
