@@ -100,7 +100,7 @@ struct MemberNames {
             case UInt8(ascii: "u"):
                 var value: UInt16 = 0
                 for offset in 2..<6 {
-                    value = value << 4 | UInt16(hexValue(bytes[index + offset]))
+                    value = value << 4 | UInt16(HexDigit.value(bytes[index + offset]) ?? 0)
                 }
                 units.append(value)
                 index += 6
@@ -116,13 +116,5 @@ struct MemberNames {
         }
         flush()
         return units
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8 {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        default: byte - UInt8(ascii: "A") + 10
-        }
     }
 }

@@ -307,7 +307,7 @@ public enum JavaScriptEmbedding {
                 guard index + 5 < last, bytes[index + 1] == UInt8(ascii: "u") else { return false }
                 unit = 0
                 for offset in 2..<6 {
-                    guard let digit = hexValue(bytes[index + offset]) else { return false }
+                    guard let digit = HexDigit.value(bytes[index + offset]) else { return false }
                     unit = unit << 4 | UInt16(digit)
                 }
                 index += 6
@@ -325,16 +325,6 @@ public enum JavaScriptEmbedding {
             next += 1
         }
         return next < bytes.count && bytes[next] == UInt8(ascii: ":")
-    }
-
-    /// The value of one hexadecimal digit (either case), or `nil`.
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// The index after the JSON number token that starts at `start`.

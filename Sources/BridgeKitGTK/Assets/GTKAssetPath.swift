@@ -1,4 +1,5 @@
 #if WebKitGTK
+import BridgeKit
 /// Reads which file an asset scheme request names from its URI, without touching the file system
 /// (``GTKAssetURIScheme``; unit-tested in `AssetPathTests`). Pure and thread-safe.
 ///
@@ -127,21 +128,13 @@ enum GTKAssetPath {
                 index += 1
                 continue
             }
-            guard index + 2 < raw.endIndex, let high = hexValue(raw[index + 1]), let low = hexValue(raw[index + 2])
+            guard index + 2 < raw.endIndex, let high = HexDigit.value(raw[index + 1]),
+                let low = HexDigit.value(raw[index + 2])
             else { return nil }
             out.append(high << 4 | low)
             index += 3
         }
         return out
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 #endif

@@ -17,17 +17,6 @@ struct DocumentBindingTests {
     static let documentA = String(repeating: "a1", count: 16)
     static let documentB = String(repeating: "b2", count: 16)
 
-    /// A channel that records where each script was evaluated.
-    final class RecordingChannel: Sendable {
-        let page = Mutex<[String]>([])
-        let document = Mutex<[String]>([])
-        var channel: PageChannel {
-            PageChannel(
-                evaluate: { script in self.page.withLock { $0.append(script) } },
-                evaluateForDocument: { script in self.document.withLock { $0.append(script) } })
-        }
-    }
-
     /// A task that waits until the test opens it.
     final class GateTask: BridgeTask, @unchecked Sendable {
         let name = "gate"

@@ -17,14 +17,19 @@ struct DocumentWaitTests {
     static let documentA = String(repeating: "a1", count: 16)
     static let documentB = String(repeating: "b2", count: 16)
 
-    final class RecordingChannel: Sendable {
-        let page = Mutex<[String]>([])
-        let document = Mutex<[String]>([])
-        var channel: PageChannel {
-            PageChannel(
-                evaluate: { script in self.page.withLock { $0.append(script) } },
-                evaluateForDocument: { script in self.document.withLock { $0.append(script) } })
-        }
+    /// A router whose host has announced a document and that has just committed another: the
+    /// scripts it sends now wait for the next notice, at most `limit` after the commit (long by
+    /// default: tests of order must not race the limit on a loaded machine).
+    static func betweenCommitAndNotice(
+        _ tasks: [any BridgeTask] = [], limit: Duration = .seconds(60)
+    ) throws -> (BridgeRouter, RecordingChannel) {
+        let router = try makeRouter(tasks)
+        let recording = RecordingChannel()
+        router.connect(recording.channel)
+        router.documentWaitLimit = limit
+        router.pageDidAnnounceDocument(documentA)
+        router.pageDidCommitNavigation()
+        return (router, recording)
     }
 
     /// Finding 1: the wait is per script, not per generation. In a generation whose document
@@ -35,11 +40,8 @@ struct DocumentWaitTests {
         "After one full wait in a generation, later scripts of that generation do not wait another second each",
         .timeLimit(.minutes(1)))
     func everyScriptWaitsAgain() async throws {
-        let router = try makeRouter()
-        let recording = RecordingChannel()
-        router.connect(recording.channel)
-        router.pageDidAnnounceDocument(Self.documentA)
-        router.pageDidCommitNavigation()  // e.g. the web content process terminated
+        // One second, as in an app; e.g. the web content process terminated.
+        let (router, recording) = try Self.betweenCommitAndNotice(limit: .seconds(1))
         try await router.emit("status", data: 0)  // waits out the generation's limit (1 s)
         let clock = ContinuousClock()
         let start = clock.now
@@ -61,12 +63,7 @@ struct DocumentWaitTests {
         var reversed = 0
         let rounds = 40
         for _ in 0..<rounds {
-            let router = try makeRouter()
-            let recording = RecordingChannel()
-            router.connect(recording.channel)
-            router.documentWaitLimit = .seconds(60)  // these rounds test order, not the limit
-            router.pageDidAnnounceDocument(Self.documentA)
-            router.pageDidCommitNavigation()
+            let (router, recording) = try Self.betweenCommitAndNotice()
             let call = Task { () -> Bool in
                 do {
                     _ = try await router.callPage("save", options: ["item": 1], timeout: .milliseconds(50))
@@ -99,12 +96,7 @@ struct DocumentWaitTests {
         var reversed = 0
         let rounds = 12
         for _ in 0..<rounds {
-            let router = try makeRouter()
-            let recording = RecordingChannel()
-            router.connect(recording.channel)
-            router.documentWaitLimit = .seconds(60)  // these rounds test order, not the limit
-            router.pageDidAnnounceDocument(Self.documentA)
-            router.pageDidCommitNavigation()
+            let (router, recording) = try Self.betweenCommitAndNotice()
             var tasks: [Task<Void, any Error>] = []
             for n in 0..<4 {
                 tasks.append(Task { try await router.emit("step", data: n) })
@@ -148,12 +140,7 @@ struct DocumentWaitTests {
         "close() sends every waiting script at once, in order, through the channel that was connected",
         .timeLimit(.minutes(1)))
     func closeSendsInOrder() async throws {
-        let router = try makeRouter()
-        let recording = RecordingChannel()
-        router.connect(recording.channel)
-        router.documentWaitLimit = .seconds(60)
-        router.pageDidAnnounceDocument(Self.documentA)
-        router.pageDidCommitNavigation()
+        let (router, recording) = try Self.betweenCommitAndNotice()
         var tasks: [Task<Void, any Error>] = []
         for n in 0..<50 {
             tasks.append(Task { try await router.emit("e", data: n) })
@@ -172,12 +159,7 @@ struct DocumentWaitTests {
         "A script made between a commit and the new document's notice waits for the notice and is bound to that document; a commit meanwhile drops it; with no notice within the limit it goes unbound",
         .timeLimit(.minutes(1)))
     func waitsForTheNotice() async throws {
-        let router = try makeRouter()
-        let recording = RecordingChannel()
-        router.connect(recording.channel)
-        router.documentWaitLimit = .seconds(60)
-        router.pageDidAnnounceDocument(Self.documentA)
-        router.pageDidCommitNavigation()
+        let (router, recording) = try Self.betweenCommitAndNotice()
         async let early: Void = router.emit("early", data: 1)
         #expect(await eventually { router.heldScriptCount == 1 }, "the script waits for the notice")
         #expect(

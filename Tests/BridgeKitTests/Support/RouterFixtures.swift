@@ -17,6 +17,18 @@ func makeRouter(
     return router
 }
 
+/// A channel that records where each script was evaluated: in the page world, or bound to a
+/// document in the notice's world (``PageChannel/evaluateForDocument``).
+final class RecordingChannel: Sendable {
+    let page = Mutex<[String]>([])
+    let document = Mutex<[String]>([])
+    var channel: PageChannel {
+        PageChannel(
+            evaluate: { script in self.page.withLock { $0.append(script) } },
+            evaluateForDocument: { script in self.document.withLock { $0.append(script) } })
+    }
+}
+
 /// An echo task: replies with its options.
 let echoTask = ClosureTask(name: "echo") { (options: JSONValue, _: CallContext) in options }
 
