@@ -121,5 +121,16 @@ struct AssetPathAttackTests {
         let nested = GTKAssetPath.components(ofURI: "app://bundle/.%CC%81git/config", scheme: "app", host: "bundle")
         #expect(nested == .failure(.notFound), "\(nested)")
     }
+
+    /// The other side of comparing Characters: a file inside the folder whose name starts with a
+    /// combining mark makes `/` + mark one Character, so `hasPrefix(root + "/")` said "outside".
+    @Test("a file whose name starts with a combining mark is inside the folder", .timeLimit(.minutes(1)))
+    func nameStartingWithCombiningMark() throws {
+        let base = try Base()
+        try base.mkdirAt(Self.u("root"))
+        try base.write(Self.u("root/\u{301}x.txt"), "inside")
+        let assets = try GTKAssetURIScheme(directory: URL(fileURLWithPath: base.path + "/root"))
+        #expect(try Self.read(GTKAssetFile.open(["\u{301}x.txt"], root: assets.rootPath).get()) == "inside")
+    }
 }
 #endif
