@@ -171,6 +171,87 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
+        /// A reader script for a frame or worker: fetches `url` and posts `{step, status, text}` (or
+        /// `{step, status: -1, error}`) to `target`.
+        static func reader(_ step: String, _ url: String, post: String = "parent.postMessage(m, '*')") -> String {
+            """
+            fetch('\(url)').then(r => r.text().then(t => ({step: '\(step)', status: r.status, text: t})),
+              e => ({step: '\(step)', status: -1, error: String(e)})).then(m => { \(post); });
+            """
+        }
+
+        @Test(
+            "sandboxed, data:, http frames and a blob: worker of an app page cannot read app files unless same-origin",
+            .timeLimit(.minutes(1)))
+        func framesAndWorkers() async throws {
+            let site = try Site()
+            let server = try LoopbackServer()
+            defer { server.stop() }
+            server.routes["/reader"] = .init(
+                body: "<script>" + Self.reader("http-frame", "app://bundle/data.json") + "</script>")
+            let (harness, assets) = try AssetScheme.harness(site, policy: try .checkedOrigins(["app://bundle"]))
+            try await harness.load(assets.uri(for: "index.html"))
+            let readerScript = Self.reader("sandboxed", "app://bundle/data.json")
+            let dataScript = Self.reader("data-frame", "app://bundle/data.json")
+            let workerScript = Self.reader("worker", "app://bundle/data.json", post: "postMessage(m)")
+            let sandboxedSrc = Self.reader("sandboxed-src", "app://bundle/data.json")
+            try Data(("<script>" + sandboxedSrc + "</script>").utf8).write(
+                to: site.web.appendingPathComponent("reader.html"))
+            try await harness.run(
+                """
+                window.__x = {};
+                addEventListener('message', e => { if (e.data && e.data.step) window.__x[e.data.step] = e.data; });
+                const f1 = document.createElement('iframe'); f1.sandbox = 'allow-scripts';
+                f1.srcdoc = '<script>' + \(E2EPage.jsLiteral(readerScript)) + '<' + '/script>'; document.body.appendChild(f1);
+                const f2 = document.createElement('iframe');
+                f2.src = 'data:text/html,' + encodeURIComponent('<script>' + \(E2EPage.jsLiteral(dataScript)) + '<' + '/script>');
+                document.body.appendChild(f2);
+                const f3 = document.createElement('iframe'); f3.src = \(E2EPage.jsLiteral(server.origin + "/reader"));
+                document.body.appendChild(f3);
+                const f4 = document.createElement('iframe'); f4.sandbox = 'allow-scripts'; f4.src = 'reader.html';
+                document.body.appendChild(f4);
+                const w = new Worker(URL.createObjectURL(new Blob([\(E2EPage.jsLiteral(workerScript))], {type: 'text/javascript'})));
+                w.onmessage = e => { window.__x[e.data.step] = e.data; };
+                """)
+            try await harness.waitFor(
+                "['sandboxed', 'data-frame', 'http-frame', 'sandboxed-src', 'worker'].every(k => window.__x[k])",
+                timeout: .seconds(20))
+            struct Read: Decodable { var status: Int; var text: String?; var error: String? }
+            let reads = try await harness.value("window.__x", as: [String: Read].self)
+            print("FRAMES \(reads.mapValues { "\($0.status)" })")
+            for key in ["sandboxed", "data-frame", "http-frame", "sandboxed-src"] {
+                let text: String = reads[key]?.text ?? ""
+                #expect(!text.contains("answer"), "\(key): \(String(describing: reads[key]))")
+            }
+            #expect(reads["worker"]?.text == #"{"answer":42}"#, "a worker of the page is the page's origin")
+            await harness.close()
+        }
+
+        @Test(
+            "a link in the folder through a directory whose name is not UTF-8 cannot serve a file outside it",
+            .timeLimit(.minutes(1)))
+        func nonUTF8DirectoryLink() async throws {
+            let site = try Site()
+            func cPath(_ bytes: [UInt8]) -> [CChar] { (bytes + [0]).map { CChar(bitPattern: $0) } }
+            let web = Array(site.web.path.utf8)
+            let odd = web + Array("/a".utf8) + [0xFF]
+            #expect(mkdir(cPath(odd), 0o700) == 0)
+            try Data("decoy-inside".utf8).write(to: URL(fileURLWithPath: site.web.path + "/decoy.txt"))
+            #expect(rename(site.web.path + "/decoy.txt", cPath(odd + Array("/file.txt".utf8))) == 0)
+            // The name `String(cString:)` turns the odd one into: a link out of the folder.
+            #expect(symlink(site.base.appendingPathComponent("outside").path, site.web.path + "/a\u{FFFD}") == 0)
+            #expect(symlink(cPath(Array("a".utf8) + [0xFF] + Array("/file.txt".utf8)), site.web.path + "/p") == 0)
+            let (harness, assets) = try AssetScheme.harness(site, policy: .origins([]))
+            try await harness.load(assets.uri(for: "index.html"))
+            let fetched = try await AssetScheme.fetchAll(harness, [("p", "p"), ("direct", "a%EF%BF%BD/file.txt")])
+            print("NONUTF8 \(fetched)")
+            for (key, value) in fetched {
+                let text: String = value.text ?? ""
+                #expect(!text.contains(AssetScheme.secret), "\(key): \(value)")
+            }
+            await harness.close()
+        }
+
         @Test(
             "after an app://bundle page navigates to an http page, calls from the new document are attributed to http, not app://bundle",
             .timeLimit(.minutes(1)))
