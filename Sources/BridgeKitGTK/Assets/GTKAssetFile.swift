@@ -21,7 +21,8 @@ enum GTKAssetFile {
     static func resolveDirectory(_ path: String) -> String? {
         guard !path.utf8.contains(0), let resolved = realpath(path, nil) else { return nil }
         defer { free(resolved) }
-        let text = String(cString: resolved)
+        // Not `String(cString:)`: it would replace bytes that are not UTF-8, naming another path.
+        guard let text = String(validatingCString: resolved) else { return nil }
         var info = stat()
         guard stat(text, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR else { return nil }
         return text
@@ -35,11 +36,16 @@ enum GTKAssetFile {
             return .failure(.notFound)
         }
         let requested = root + "/" + components.joined(separator: "/")
-        guard let resolvedPointer = realpath(requested, nil) else { return .failure(.notFound) }
-        let resolved = String(cString: resolvedPointer)
-        free(resolvedPointer)
-        let inside = root == "/" ? resolved.hasPrefix("/") : resolved.hasPrefix(root + "/")
-        guard inside else { return .failure(.notFound) }
+        guard let resolved = realpath(requested, nil) else { return .failure(.notFound) }
+        defer { free(resolved) }
+        // Compared and opened as the bytes `realpath` gave: a Swift `String` would replace bytes that
+        // are not UTF-8 (opening another path than the one checked) and compares canonically
+        // equivalent spellings (`é` and `e` + U+0301, `K` and U+212A) as equal, which Linux does not.
+        let resolvedBytes = UnsafeRawBufferPointer(start: resolved, count: strlen(resolved))
+        let prefix = root == "/" ? [UInt8(ascii: "/")] : Array(root.utf8) + [UInt8(ascii: "/")]
+        guard resolvedBytes.count > prefix.count, resolvedBytes.starts(with: prefix) else {
+            return .failure(.notFound)
+        }
         let descriptor = Glibc.open(resolved, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else { return .failure(.notFound) }
         var info = stat()

@@ -62,6 +62,7 @@ enum GTKAssetPath {
         guard path.count <= maxPathBytes else { return .failure(.badPath) }
         guard !path.isEmpty, path.last != UInt8(ascii: "/") else { return .failure(.notFound) }  // a directory
         var components: [String] = []
+        var hidden = false
         for raw in path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false) {
             guard let decoded = percentDecoded(raw), !decoded.isEmpty, decoded.count <= maxComponentBytes else {
                 return .failure(.badPath)
@@ -71,10 +72,13 @@ enum GTKAssetPath {
                 decoded != [UInt8(ascii: "."), UInt8(ascii: ".")]
             else { return .failure(.badPath) }
             guard let name = String(validating: decoded, as: UTF8.self) else { return .failure(.badPath) }
+            if decoded.first == UInt8(ascii: ".") { hidden = true }
             components.append(name)
         }
-        // Hidden names (`.git`, `.env`) are not served, checked after the whole path is known to be plain.
-        if components.contains(where: { $0.hasPrefix(".") }) { return .failure(.notFound) }
+        // Hidden names (`.git`, `.env`) are not served, checked after the whole path is known to be
+        // plain. By the first byte: `String.hasPrefix(".")` compares Characters, and `.` followed by
+        // a combining mark is another Character.
+        if hidden { return .failure(.notFound) }
         return .success(components)
     }
 
