@@ -15,7 +15,8 @@ struct AssetPathAttackTests {
     private final class Base {
         let path: String
         init() throws {
-            path = FileManager.default.temporaryDirectory.appendingPathComponent("asset-attack-\(UUID().uuidString)").path
+            path =
+                FileManager.default.temporaryDirectory.appendingPathComponent("asset-attack-\(UUID().uuidString)").path
             try Self.check(mkdir(path, 0o700))
         }
         deinit { try? FileManager.default.removeItem(atPath: path) }

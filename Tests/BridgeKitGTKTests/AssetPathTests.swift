@@ -60,6 +60,15 @@ struct AssetPathTests {
         "requests without an Origin header or with the scheme's own are served, others refused", .timeLimit(.minutes(1))
     )
     func origins() {
+        for uri in ["app://bundle/index.html", "APP://Bundle/a/b?c#d", "app://bundle"] {
+            #expect(GTKAssetPath.servesView(at: uri, scheme: "app", host: "bundle"), "\(uri)")
+        }
+        for uri in [
+            nil, "", "about:blank", "http://127.0.0.1:8080/", "app://other/", "app://bundle:80/", "app://u@bundle/",
+            "data:text/html,x", "app:bundle",
+        ] {
+            #expect(!GTKAssetPath.servesView(at: uri, scheme: "app", host: "bundle"), "\(uri ?? "nil")")
+        }
         #expect(GTKAssetPath.accepts(origin: nil, scheme: "app", host: "bundle"))
         #expect(GTKAssetPath.accepts(origin: "app://bundle", scheme: "app", host: "bundle"))
         #expect(GTKAssetPath.accepts(origin: "APP://Bundle", scheme: "app", host: "bundle"))

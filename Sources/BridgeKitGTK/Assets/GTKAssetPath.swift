@@ -1,5 +1,6 @@
 #if WebKitGTK
 import BridgeKit
+import Foundation
 /// Reads which file an asset scheme request names from its URI, without touching the file system
 /// (``GTKAssetURIScheme``; unit-tested in `AssetPathTests`). Pure and thread-safe.
 ///
@@ -94,6 +95,21 @@ enum GTKAssetPath {
     static func accepts(origin: String?, scheme: String, host: String) -> Bool {
         guard let origin else { return true }
         return origin.lowercased() == "\(scheme)://\(host)"
+    }
+
+    /// Whether the view's main document, at `viewURI` (`webkit_web_view_get_uri`: the page shown
+    /// or being loaded), is of the scheme's origin: only then are the folder's files served. A
+    /// page of another origin in the view (one the app's page navigated to, or a link followed)
+    /// could otherwise embed them (`<img>` sends no `Origin`), a thousand at a time: an open file
+    /// and a stream each, a gigabyte of the app's memory in seconds (found by an outside attack).
+    /// - Parameters:
+    ///   - viewURI: the view's URI, or nil without one.
+    ///   - scheme: the scheme served, lowercase.
+    ///   - host: the host served, lowercase.
+    static func servesView(at viewURI: String?, scheme: String, host: String) -> Bool {
+        guard let viewURI, let parts = URLComponents(string: viewURI) else { return false }
+        return parts.scheme?.lowercased() == scheme && parts.host?.lowercased() == host && parts.port == nil
+            && parts.user == nil && parts.password == nil
     }
 
     /// The `Content-Type` of a file named `name`, by its extension (case-insensitive).

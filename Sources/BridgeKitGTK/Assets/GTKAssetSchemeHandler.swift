@@ -91,7 +91,10 @@ enum GTKAssetSchemeHandler {
         if let headers = webkit_uri_scheme_request_get_http_headers(raw) {
             origin = gString(soup_message_headers_get_one(headers, "Origin"))
         }
-        guard GTKAssetPath.accepts(origin: origin, scheme: assets.scheme, host: assets.host) else {
+        guard GTKAssetPath.accepts(origin: origin, scheme: assets.scheme, host: assets.host),
+            GTKAssetPath.servesView(
+                at: gString(webkit_web_view_get_uri(view)), scheme: assets.scheme, host: assets.host)
+        else {
             refuse(request, .forbidden)
             return
         }
@@ -124,7 +127,8 @@ enum GTKAssetSchemeHandler {
         }
     }
 
-    /// Answers `request` with `refusal`'s status and a one-line text (GTK thread).
+    /// Answers `request` with `refusal`'s status and a one-line text, in a later turn of the GTK
+    /// main loop (``GTKSchemeResponse/finishLater(_:status:headers:data:)``).
     private static func refuse(_ request: GPointer<WebKitURISchemeRequest>, _ refusal: GTKAssetPath.Refusal) {
         let text: String
         switch refusal {
@@ -133,7 +137,7 @@ enum GTKAssetSchemeHandler {
         case .methodNotAllowed: text = "Only GET is allowed\n"
         case .forbidden: text = "Forbidden\n"
         }
-        GTKSchemeResponse.finish(
+        GTKSchemeResponse.finishLater(
             request, status: refusal.status, headers: headers(contentType: "text/plain; charset=utf-8"),
             data: Data(text.utf8))
     }

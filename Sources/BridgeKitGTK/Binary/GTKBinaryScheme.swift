@@ -80,7 +80,7 @@ enum GTKBinaryScheme {
         }
         guard let transfers = transfers(for: webkit_uri_scheme_request_get_web_view(raw)) else {
             body?.cancel()
-            GTKSchemeResponse.finish(
+            GTKSchemeResponse.finishLater(
                 request, status: 404, headers: ["Content-Type": "application/json"],
                 data: Data("{\"code\":\"unavailable\"}".utf8))
             return

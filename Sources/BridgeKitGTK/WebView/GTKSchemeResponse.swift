@@ -31,6 +31,20 @@ enum GTKSchemeResponse {
         if let stream { g_object_unref(UnsafeMutableRawPointer(stream)) }
     }
 
+    /// Finishes `request` with a small in-memory body in a later turn of the GTK main loop: for
+    /// answers decided inside WebKit's request callback. Finished inside it, a flood of refusals
+    /// (a page's thousand `<img>` of another origin's view) left WebKitGTK 2.50 unable to load a
+    /// later view's navigation (found by an attack on the asset scheme, `AssetSchemeAttack`).
+    static func finishLater(
+        _ request: GPointer<WebKitURISchemeRequest>, status: Int, headers: [String: String], data: Data
+    ) {
+        g_object_ref(request.raw)
+        GTKThread.post {
+            finish(request, status: status, headers: headers, data: data)
+            g_object_unref(request.raw)
+        }
+    }
+
     /// Finishes `request` with a small in-memory body (copied).
     static func finish(_ request: GPointer<WebKitURISchemeRequest>, status: Int, headers: [String: String], data: Data)
     {

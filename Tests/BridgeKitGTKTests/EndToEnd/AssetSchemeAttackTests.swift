@@ -69,7 +69,9 @@ extension GTKWrapperTests.EndToEnd {
             let started = clock.now
             let mark = harness.loadEvents.count
             try harness.view.load(uri: "about:blank")
-            let loaded = await eventually(timeout: .seconds(10)) { harness.loadEvents.dropFirst(mark).contains(.finished) }
+            let loaded = await eventually(timeout: .seconds(10)) {
+                harness.loadEvents.dropFirst(mark).contains(.finished)
+            }
             print("EMBEDS navigation away took \(clock.now - started), finished=\(loaded)")
             await harness.close()
         }
@@ -101,18 +103,23 @@ extension GTKWrapperTests.EndToEnd {
             let afterAbort = await eventually(timeout: .seconds(15), interval: .milliseconds(50)) {
                 Self.descriptorCount(under: site.web) <= baseline
             }
-            #expect(afterAbort, "after aborting 48 streams: \(Self.descriptorCount(under: site.web)) descriptors of served files, baseline \(baseline)")
+            #expect(
+                afterAbort,
+                "after aborting 48 streams: \(Self.descriptorCount(under: site.web)) descriptors of served files, baseline \(baseline)"
+            )
 
             // 2. Many requests, then a navigation away before they are answered.
             try await harness.run(
-                "for (let i = 0; i < 400; i++) { fetch('data.json?n' + i); } for (let i = 0; i < 16; i++) { fetch('blob.bin?n' + i); }")
+                "for (let i = 0; i < 400; i++) { fetch('data.json?n' + i); } for (let i = 0; i < 16; i++) { fetch('blob.bin?n' + i); }"
+            )
             try await harness.load(assets.uri(for: "notes.txt"))
             let afterNavigation = await eventually(timeout: .seconds(15), interval: .milliseconds(50)) {
                 Self.descriptorCount(under: site.web) <= baseline
             }
             #expect(
                 afterNavigation,
-                "after navigating away from 416 requests: \(Self.descriptorCount(under: site.web)) descriptors of served files, baseline \(baseline)")
+                "after navigating away from 416 requests: \(Self.descriptorCount(under: site.web)) descriptors of served files, baseline \(baseline)"
+            )
 
             // 3. The view still serves.
             try await harness.load(assets.uri(for: "index.html"))
@@ -216,7 +223,11 @@ extension GTKWrapperTests.EndToEnd {
             try await harness.waitFor(
                 "['sandboxed', 'data-frame', 'http-frame', 'sandboxed-src', 'worker'].every(k => window.__x[k])",
                 timeout: .seconds(20))
-            struct Read: Decodable { var status: Int; var text: String?; var error: String? }
+            struct Read: Decodable {
+                var status: Int
+                var text: String?
+                var error: String?
+            }
             let reads = try await harness.value("window.__x", as: [String: Read].self)
             print("FRAMES \(reads.mapValues { "\($0.status)" })")
             for key in ["sandboxed", "data-frame", "http-frame", "sandboxed-src"] {
