@@ -1,0 +1,195 @@
+import BridgeKit
+import BridgeKitTesting
+import BridgeTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// Attack on 045a3ba (``DocumentWait``): interleavings of the wait with close() and with steady
+/// traffic that break the principles the wait is meant to keep.
+@Suite("Router: attacking the document wait")
+struct DocumentWaitAttackTests {
+    static let documentA = String(repeating: "a1", count: 16)
+    static let documentB = String(repeating: "b2", count: 16)
+
+    /// A channel that logs every script in the order the engine receives it (bound or not), and
+    /// holds the engine on the scripts that carry `gateMarker` until the test opens the gate.
+    final class GatedChannel: Sendable {
+        let log = Mutex<[String]>([])
+        let gateMarker: String
+        let gateOpen = Atomic<Bool>(false)
+        init(gateMarker: String) { self.gateMarker = gateMarker }
+        var channel: PageChannel {
+            PageChannel(
+                evaluate: { script in await self.evaluate(script) },
+                evaluateForDocument: { script in await self.evaluate(script) })
+        }
+        private func evaluate(_ script: String) async {
+            log.withLock { $0.append(script) }
+            guard script.contains(gateMarker) else { return }
+            // The engine is busy with this script (a page in a long synchronous handler, a slow
+            // web process) until the test lets it go.
+            while !gateOpen.load(ordering: .acquiring) { try? await Task.sleep(for: .milliseconds(1)) }
+        }
+        var scripts: [String] { log.withLock { $0 } }
+    }
+
+    /// Polls `condition` until `limit` of wall-clock time passed (for a condition that must *not*
+    /// become true on correct code: the limit bounds the test, not a synchronization).
+    static func within(_ limit: Duration, _ condition: () -> Bool) async -> Bool {
+        let clock = ContinuousClock()
+        let deadline = clock.now + limit
+        while clock.now < deadline {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return condition()
+    }
+
+    /// Finding 1 (close during a drain). `close()` drains held scripts only when it finds the
+    /// wait *holding*; when the notice already started a flusher (phase `draining`, one script on
+    /// its way to the engine, others queued behind it), `DocumentWait.closed` returns `.none`,
+    /// and close() neither waits for the flusher nor sends the queue: it settles the pending
+    /// calls and sends their final replies at once, then returns while scripts still wait. A
+    /// call's progress queued behind the flusher reaches the page *after* the call's final reply
+    /// (`unavailable`), and after close() returned (the flusher still uses the closing channel).
+    @Test(
+        "close() while the held scripts drain: it returns only after they went out, and a call's progress precedes its final reply",
+        .timeLimit(.minutes(1)))
+    func closeDuringDrain() async throws {
+        let progressing = ClosureTask(name: "progressing") { (_: NoOptions, context: CallContext) -> Int in
+            try await context.progress(41)
+            try await Task.sleep(for: .seconds(60))  // until close() cancels it
+            return 42
+        }
+        let router = try makeRouter([progressing])
+        let page = InMemoryPage(router: router)
+        let gated = GatedChannel(gateMarker: "\"name\":\"blocker\"")
+        router.connect(gated.channel)  // replaces the page's own channel: one ordered log
+        router.documentWaitLimit = .seconds(60)
+        router.pageDidAnnounceDocument(Self.documentA)
+        router.pageDidCommitNavigation()
+        let blocker = Task { try await router.emit("blocker", data: 0) }
+        #expect(await eventually { router.heldScriptCount == 1 })
+        router.pageDidAnnounceDocument(Self.documentB)  // the flusher starts: the blocker is on its way
+        #expect(await eventually { gated.scripts.contains { $0.contains("\"name\":\"blocker\"") } })
+
+        // The new document calls a task whose progress joins the queue behind the flusher.
+        let id = try #require(page.send("progressing"))
+        #expect(await eventually { router.heldScriptCount == 1 }, "the call's progress waits behind the flusher")
+
+        let closed = Locked(false)
+        let closing = Task {
+            await router.close()
+            closed.set(true)
+        }
+        // On correct code close() waits for the flusher, which waits for the gate: bounded poll.
+        let returnedEarly = await Self.within(.seconds(2)) { closed.value }
+        let stillHeld = router.heldScriptCount
+        gated.gateOpen.store(true, ordering: .releasing)
+        await closing.value
+        _ = try? await blocker.value
+        #expect(await eventually { router.heldScriptCount == 0 })
+        #expect(
+            await eventually { gated.scripts.contains { $0.contains("\"kind\":\"progress\"") } },
+            "the progress was never sent")
+
+        #expect(
+            !(returnedEarly && stillHeld > 0),
+            "close() returned while \(stillHeld) script(s) still waited; they went out after it returned")
+        let scripts = gated.scripts
+        let progressIndex = scripts.firstIndex { $0.contains("\"kind\":\"progress\"") && $0.contains(id) }
+        let replyIndex = scripts.firstIndex { $0.contains("\"kind\":\"reply\"") && $0.contains(id) }
+        #expect(replyIndex != nil, "no final reply for \(id)")
+        if let progressIndex, let replyIndex {
+            #expect(
+                progressIndex < replyIndex,
+                "the final reply of \(id) reached the page before its progress: \(scripts.map { $0.prefix(120) })")
+        }
+    }
+
+    /// A channel that behaves like an engine with a round trip: each evaluation takes `latency`,
+    /// and several may be in flight at once (WebKit pipelines `evaluate_javascript`). It counts
+    /// evaluations and the most that were in flight at once.
+    final class LatencyChannel: Sendable {
+        let latency: Duration
+        let inFlight = Atomic<Int>(0)
+        let maxInFlight = Atomic<Int>(0)
+        let evaluated = Atomic<Int>(0)
+        init(latency: Duration) { self.latency = latency }
+        var channel: PageChannel {
+            PageChannel(
+                evaluate: { _ in await self.evaluate() }, evaluateForDocument: { _ in await self.evaluate() })
+        }
+        private func evaluate() async {
+            let now = inFlight.add(1, ordering: .sequentiallyConsistent).newValue
+            var seen = maxInFlight.load(ordering: .sequentiallyConsistent)
+            while now > seen {
+                let (exchanged, original) = maxInFlight.compareExchange(
+                    expected: seen, desired: now, ordering: .sequentiallyConsistent)
+                if exchanged { break }
+                seen = original
+            }
+            try? await Task.sleep(for: latency)  // the engine's round trip, not a synchronization
+            inFlight.subtract(1, ordering: .sequentiallyConsistent)
+            evaluated.add(1, ordering: .sequentiallyConsistent)
+        }
+    }
+
+    /// Finding 2 (a drain that never ends). The flusher sends one script at a time, each after the
+    /// engine evaluated the one before, and every script sent while it drains joins the queue;
+    /// the queue opens again only once it is empty. Under steady traffic from several tasks
+    /// (a progress stream per call, events from several producers) each sender re-joins the
+    /// queue as soon as its previous script went out, so the queue never empties: after one
+    /// navigation, all traffic stays serialized to one script per engine round trip for as long
+    /// as the load lasts (here 8 producers: 8× less throughput), although the document was named
+    /// long ago and nothing is navigating.
+    @Test(
+        "After the notice, steady traffic from several tasks goes back to the engine unserialized",
+        .timeLimit(.minutes(1)))
+    func drainUnderSteadyLoadEnds() async throws {
+        let router = try makeRouter()
+        let engine = LatencyChannel(latency: .milliseconds(4))
+        router.connect(engine.channel)
+        router.documentWaitLimit = .seconds(60)
+        router.pageDidAnnounceDocument(Self.documentA)
+        let stop = Locked(false)
+        let producers = 8
+        var tasks: [Task<Void, Never>] = []
+        for producer in 0..<producers {
+            tasks.append(
+                Task {
+                    var n = 0
+                    while !stop.value {
+                        try? await router.emit("tick", data: [producer, n])
+                        n += 1
+                    }
+                })
+        }
+        defer {
+            stop.set(true)
+        }
+        #expect(await eventually { engine.maxInFlight.load(ordering: .sequentiallyConsistent) >= 2 }, "baseline")
+
+        router.pageDidCommitNavigation()
+        // Every producer's next event waits for the new document's notice.
+        #expect(await eventually { router.heldScriptCount == producers })
+        router.pageDidAnnounceDocument(Self.documentB)
+        engine.maxInFlight.store(0, ordering: .sequentiallyConsistent)
+        let before = engine.evaluated.load(ordering: .sequentiallyConsistent)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let reopened = await Self.within(.seconds(3)) {
+            engine.maxInFlight.load(ordering: .sequentiallyConsistent) >= 2
+        }
+        let elapsed = clock.now - start
+        let sent = engine.evaluated.load(ordering: .sequentiallyConsistent) - before
+        let held = router.heldScriptCount
+        stop.set(true)
+        for task in tasks { await task.value }
+        #expect(
+            reopened,
+            "\(elapsed) after the notice every script still waits for the one before (\(sent) sent, \(held) queued)")
+        await router.close()
+    }
+}
