@@ -193,3 +193,43 @@ struct DocumentWaitAttackTests {
         await router.close()
     }
 }
+
+extension DocumentWaitAttackTests {
+    /// Finding 3 (call and cancel sent from two tasks). The wait keeps the order in which
+    /// scripts *join the queue*, but a native-to-page call joins it from an unstructured task
+    /// (`callPageRaw`: `Task { await send(call) }`) and its cancel from another
+    /// (`failPageCall`: `Task { await send(cancel) }`), so when the call times out or its Swift
+    /// task is cancelled right after it was registered, the two tasks race for the queue and the
+    /// cancel can join first. The page then ignores the cancel (no such call yet) and runs the
+    /// handler of a call native already reported as timed out / cancelled; nothing aborts it.
+    /// (`callAndCancelOrder` in DocumentWaitTests uses a 50 ms timeout, long after the call joined.)
+    @Test(
+        "A native-to-page call that times out at once, while scripts wait, reaches the document before its cancel",
+        .timeLimit(.minutes(2)))
+    func immediateTimeoutOrder() async throws {
+        var reversed = 0
+        var cancelOnly = 0
+        let rounds = 1000
+        for _ in 0..<rounds {
+            let router = try makeRouter()
+            let recording = DocumentWaitTests.RecordingChannel()
+            router.connect(recording.channel)
+            router.documentWaitLimit = .seconds(60)
+            router.pageDidAnnounceDocument(Self.documentA)
+            router.pageDidCommitNavigation()
+            await #expect(throws: BridgeError.self) {
+                _ = try await router.callPage("save", options: ["item": 1], timeout: .zero)
+            }
+            #expect(await eventually { router.heldScriptCount == 2 }, "the call and its cancel wait")
+            router.pageDidAnnounceDocument(Self.documentB)
+            #expect(await eventually { recording.document.withLock { $0.count } == 2 })
+            let scripts = recording.document.withLock { $0 }
+            let callIndex = scripts.firstIndex { $0.contains("\"kind\":\"call\"") }
+            let cancelIndex = scripts.firstIndex { $0.contains("\"kind\":\"cancel\"") }
+            if let callIndex, let cancelIndex, cancelIndex < callIndex { reversed += 1 }
+            if callIndex == nil { cancelOnly += 1 }
+            await router.close()
+        }
+        #expect(reversed == 0, "the cancel reached the document before its call in \(reversed) of \(rounds) rounds")
+    }
+}
