@@ -233,3 +233,55 @@ extension DocumentWaitAttackTests {
         #expect(reversed == 0, "the cancel reached the document before its call in \(reversed) of \(rounds) rounds")
     }
 }
+
+extension DocumentWaitAttackTests {
+    /// Finding 4 (a reply-handler reply overtakes queued progress). Progress waits in the queue
+    /// while a flusher drains (or while the generation holds), but a final reply through the
+    /// message's reply handler (`carriesFinalReplies`: WebKitGTK's relay, `WKScriptMessageHandlerWithReply`)
+    /// never joins the queue. When the call settles while its progress waits (its timeout, the
+    /// page's cancel, a navigation-free `close()`), the final reply reaches the page first and
+    /// the progress of an already settled call follows it (reaching the same id again: a page
+    /// that reuses ids gets it in its *next* call). Before the wait, the progress was already in
+    /// the engine's queue when the reply was written. `sendProgress` promises it "stops with the
+    /// call".
+    @Test(
+        "A call that times out while its progress waits in the queue: the progress does not follow its final reply",
+        .timeLimit(.minutes(1)))
+    func timeoutReplyOvertakesQueuedProgress() async throws {
+        let progressing = ClosureTask(name: "progressing") { (_: NoOptions, context: CallContext) -> Int in
+            try await context.progress(41)
+            try await Task.sleep(for: .seconds(60))  // until the timeout cancels it
+            return 42
+        }
+        let router = try makeRouter([progressing], defaultTimeout: .milliseconds(100))
+        let gated = GatedChannel(gateMarker: "\"name\":\"blocker\"")
+        router.connect(gated.channel)
+        router.documentWaitLimit = .seconds(60)
+        router.pageDidAnnounceDocument(Self.documentA)
+        router.pageDidCommitNavigation()
+        let blocker = Task { try await router.emit("blocker", data: 0) }
+        #expect(await eventually { router.heldScriptCount == 1 })
+        router.pageDidAnnounceDocument(Self.documentB)  // the flusher starts: the blocker is on its way
+        #expect(await eventually { gated.scripts.contains { $0.contains("\"name\":\"blocker\"") } })
+
+        // Document B calls, with a reply handler that carries final replies (WebKitGTK).
+        router.receive(
+            .string(#"{"v":1,"kind":"call","id":"c-1","task":"progressing"}"#), from: .mainFrame(appOrigin),
+            replyHandler: ReplyHandler(carriesFinalReplies: true) { json in
+                gated.log.withLock { $0.append("replyHandler: \(json ?? "nil")") }
+            })
+        #expect(await eventually { router.heldScriptCount == 1 }, "its progress waits behind the flusher")
+        #expect(
+            await eventually { gated.scripts.contains { $0.hasPrefix("replyHandler:") } }, "the call times out")
+        gated.gateOpen.store(true, ordering: .releasing)
+        _ = try? await blocker.value
+        #expect(await eventually { router.heldScriptCount == 0 })
+        let scripts = gated.scripts
+        let replyIndex = try #require(scripts.firstIndex { $0.hasPrefix("replyHandler:") })
+        let lateProgress = scripts[replyIndex...].filter { $0.contains("\"kind\":\"progress\"") }
+        #expect(
+            lateProgress.isEmpty,
+            "the progress of c-1 reached the page after its final reply \(scripts[replyIndex].prefix(100))")
+        await router.close()
+    }
+}
