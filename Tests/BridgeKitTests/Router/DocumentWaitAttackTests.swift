@@ -285,3 +285,42 @@ extension DocumentWaitAttackTests {
         await router.close()
     }
 }
+
+extension DocumentWaitAttackTests {
+    /// Finding 5 (a script that cannot be bound skips the queue). While the generation holds,
+    /// `mustHold` holds only scripts whose channel can bind (`evaluateForDocument`); others go out
+    /// at once, ahead of every script already waiting. When the host connects a channel that
+    /// cannot bind while scripts wait (a re-attached bridge, a host that connects its own
+    /// channel), a cancel made after its call overtakes it: the page ignores the cancel and then
+    /// runs the handler of a call native already reported as timed out.
+    @Test(
+        "A channel without evaluateForDocument connected while scripts wait: a cancel does not overtake its waiting call",
+        .timeLimit(.minutes(1)))
+    func unbindableChannelSkipsQueue() async throws {
+        let router = try makeRouter()
+        let log = Mutex<[String]>([])
+        router.connect(
+            PageChannel(
+                evaluate: { script in log.withLock { $0.append(script) } },
+                evaluateForDocument: { script in log.withLock { $0.append(script) } }))
+        router.documentWaitLimit = .seconds(60)
+        router.pageDidAnnounceDocument(Self.documentA)
+        router.pageDidCommitNavigation()
+        let call = Task { try await router.callPage("save", options: ["item": 1], timeout: .milliseconds(200)) }
+        #expect(await eventually { router.heldScriptCount == 1 }, "the call waits for the notice")
+        // The host connects a channel that evaluates in the page world only.
+        router.connect(PageChannel(evaluate: { script in log.withLock { $0.append(script) } }))
+        await #expect(throws: BridgeError.self) { _ = try await call.value }  // timeout: a cancel is sent
+        #expect(await eventually { log.withLock { $0.count } >= 1 || router.heldScriptCount == 2 })
+        router.pageDidAnnounceDocument(Self.documentB)
+        #expect(await eventually { log.withLock { $0.count } == 2 && router.heldScriptCount == 0 })
+        let scripts = log.withLock { $0 }
+        let callIndex = scripts.firstIndex { $0.contains("\"kind\":\"call\"") }
+        let cancelIndex = scripts.firstIndex { $0.contains("\"kind\":\"cancel\"") }
+        #expect(callIndex != nil && cancelIndex != nil)
+        if let callIndex, let cancelIndex {
+            #expect(callIndex < cancelIndex, "the cancel reached the page before its call")
+        }
+        await router.close()
+    }
+}
