@@ -90,9 +90,8 @@ struct DocumentWaitAttackTests {
         await closing.value
         _ = try? await blocker.value
         #expect(await eventually { router.heldScriptCount == 0 })
-        #expect(
-            await eventually { gated.scripts.contains { $0.contains("\"kind\":\"progress\"") } },
-            "the progress was never sent")
+        // (The progress of the call close() settled may go out before its final reply, or not at
+        // all; never after it.)
 
         #expect(
             !(returnedEarly && stillHeld > 0),
