@@ -293,10 +293,11 @@ public final class BridgeRouter: Sendable {
     /// start), the channel is dropped, and later messages are answered with `unavailable`.
     /// Idempotent.
     public func close() async {
-        let (calls, pageCalls, channel, action) = state.withLock { state in
+        let (calls, pageCalls, channel, action, draining) = state.withLock { state in
+            let draining: UInt64? = state.documentWait.phase == .draining ? state.documentWait.epoch : nil
             let result = (
                 state.settleAllCalls(.routerClosed), state.takeAllPageCalls(), state.channel,
-                state.documentWait.closed(channel: state.channel)
+                state.documentWait.closed(channel: state.channel), draining
             )
             state.isClosed = true
             state.channel = nil
@@ -304,6 +305,13 @@ public final class BridgeRouter: Sendable {
         }
         // Scripts that waited for the document go out first, through the channel that was connected.
         if case .drain(let epoch) = action { await drainHeldScripts(epoch: epoch) }
+        // A flusher the notice started is still sending them: they go out before the final replies.
+        if let draining {
+            await withCheckedContinuation { waiter in
+                let registered = state.withLock { $0.documentWait.waitForDrainEnd(epoch: draining, waiter) }
+                if !registered { waiter.resume() }
+            }
+        }
         fireAndForget.finish()
         for call in pageCalls {
             call.timer?.cancel()

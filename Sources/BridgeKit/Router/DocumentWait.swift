@@ -57,6 +57,8 @@ struct DocumentWait<Held: Sendable>: Sendable {
     private var timer: Task<Void, Never>?
     /// The channel connected when the router closed, for the scripts held then.
     private(set) var closingChannel: PageChannel?
+    /// Who waits for the drain of an epoch to end (``BridgeRouter/close()`` while a flusher runs).
+    private var drainWaiters: [(epoch: UInt64, waiter: CheckedContinuation<Void, Never>)] = []
 
     /// How many scripts are held.
     var count: Int { queue.count - head }
@@ -66,7 +68,9 @@ struct DocumentWait<Held: Sendable>: Sendable {
     func mustHold(canBind: Bool) -> Bool {
         switch phase {
         case .open: false
-        case .holding: canBind
+        // A script that cannot be bound still joins a queue that holds scripts: it must not
+        // overtake them.
+        case .holding: canBind || count > 0
         case .draining: true
         }
     }
@@ -138,6 +142,22 @@ struct DocumentWait<Held: Sendable>: Sendable {
             head = 0
         }
         return (held, closingChannel)
+    }
+
+    /// Registers `waiter` to be resumed when the drain of `epoch` ends.
+    /// - Returns: `false` when that drain is not running (the caller resumes it).
+    mutating func waitForDrainEnd(epoch: UInt64, _ waiter: CheckedContinuation<Void, Never>) -> Bool {
+        guard epoch == self.epoch, phase == .draining else { return false }
+        drainWaiters.append((epoch, waiter))
+        return true
+    }
+
+    /// The flusher of `epoch` stopped.
+    /// - Returns: the waiters of that drain, to be resumed.
+    mutating func drainEnded(epoch: UInt64) -> [CheckedContinuation<Void, Never>] {
+        let ended = drainWaiters.filter { $0.epoch == epoch }.map(\.waiter)
+        drainWaiters.removeAll { $0.epoch == epoch }
+        return ended
     }
 
     /// Ends the holding of the current generation: its scripts go out.

@@ -417,6 +417,8 @@ extension BridgeRouter {
         let generation: UInt64
         /// The channel to evaluate it in; `nil`: the one connected when it is sent.
         var channel: PageChannel? = nil
+        /// For progress: its call, so that progress waiting for the document stops with the call.
+        var call: PendingCall? = nil
     }
 
     /// A script waiting for its document (``DocumentWait``) and its sender, who waits for the
@@ -464,10 +466,19 @@ extension BridgeRouter {
     /// with those sent meanwhile, until none is left (``DocumentWait``).
     func drainHeldScripts(epoch: UInt64) async {
         while let (held, closingChannel) = state.withLock({ $0.documentWait.next(epoch: epoch) }) {
+            // The progress of a call that settled while it waited (its timeout, a cancel, close())
+            // would follow the call's final reply, which the reply handler may have carried
+            // already: it stops with the call.
+            if let call = held.script.call, state.withLock({ _ in call.isSettled }) {
+                record(held.script, reason: .notDelivered, bytes: 0)
+                held.sender.resume(returning: false)
+                continue
+            }
             var target = state.withLock { $0.scriptTarget }
             if target.channel == nil { target.channel = closingChannel }
             held.sender.resume(returning: await deliver(held.script, to: target))
         }
+        for waiter in state.withLock({ $0.documentWait.drainEnded(epoch: epoch) }) { waiter.resume() }
     }
 
     /// Ends the wait of generation `epoch` for its document: its held scripts go out unbound.
@@ -712,7 +723,7 @@ extension BridgeRouter {
             await send(
                 OutgoingScript(
                     script: ReplyPipeline.script(json), bytes: json.count, kind: .progress, id: id,
-                    task: call.taskName, generation: call.generation))
+                    task: call.taskName, generation: call.generation, call: call))
         }
     }
 }
