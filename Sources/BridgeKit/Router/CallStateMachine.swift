@@ -305,6 +305,8 @@ struct UnansweredPageCall: Sendable {
     let generation: UInt64
     let continuation: CheckedContinuation<JSONValue, any Error>
     var timer: Task<Void, Never>?
+    /// Sends the call's script; its cancel waits for it, so that it never overtakes the call.
+    var delivery: Task<Void, Never>?
 }
 
 /// Everything a router mutates, guarded by its one lock (``BridgeRouter/state``, a `Locked`):

@@ -67,6 +67,9 @@ extension BridgeRouter {
         let json = try encodeForPage(.call(id: id, handler: handler, options: options))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
+                let outgoing = OutgoingScript(
+                    script: ReplyPipeline.script(json), bytes: json.count, kind: .call, id: id, task: handler,
+                    generation: generation)
                 let refusal = state.withLock { state -> BridgeError? in
                     guard state.generation == generation, !state.isClosed else { return .navigated() }
                     // Checked under the lock the cancellation handler takes too: a cancel that came
@@ -79,21 +82,19 @@ extension BridgeRouter {
                             self?.failPageCall(id, .timeout(seconds: timeout.seconds), notifyPage: true)
                         }
                     }
+                    // Made under the lock with the entry: a cancel finds it (failPageCall).
+                    entry.delivery = Task { [self] in
+                        if await !send(outgoing) {
+                            failPageCall(
+                                id, .unavailable("The call could not be delivered to the page."), notifyPage: false)
+                        }
+                    }
                     state.pageCalls[id] = entry
                     return nil
                 }
                 if let refusal {
                     continuation.resume(throwing: refusal)
                     return
-                }
-                let outgoing = OutgoingScript(
-                    script: ReplyPipeline.script(json), bytes: json.count, kind: .call, id: id, task: handler,
-                    generation: generation)
-                Task { [self] in
-                    if await !send(outgoing) {
-                        failPageCall(
-                            id, .unavailable("The call could not be delivered to the page."), notifyPage: false)
-                    }
                 }
             }
         } onCancel: {
@@ -133,6 +134,10 @@ extension BridgeRouter {
         let outgoing = OutgoingScript(
             script: ReplyPipeline.script(json), bytes: json.count, kind: .cancel, id: id, task: entry.handler,
             generation: entry.generation)
-        Task { [self] in await send(outgoing) }
+        Task { [self] in
+            // After the call's own script: a cancel that reaches the page first is ignored there.
+            await entry.delivery?.value
+            await send(outgoing)
+        }
     }
 }
