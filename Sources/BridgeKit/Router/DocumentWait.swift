@@ -13,10 +13,14 @@
 ///   runs no user scripts never announces itself); the generation holds nothing after that;
 /// - the router closes: unbound, through the channel that was connected.
 ///
-/// One flusher sends them (``BridgeRouter/drainHeldScripts(epoch:)``), and a script sent while
-/// it drains joins the queue behind them: a native-to-page call and its cancel, or events emitted
-/// in order, reach the page in the order they were sent. The flusher sends one script at a time,
-/// each after the engine evaluated the one before; the queue is open again once it is empty.
+/// One flusher sends them in the order they were held (``BridgeRouter/drainHeldScripts(epoch:)``),
+/// one at a time, each after the engine evaluated the one before, so events emitted one after
+/// another reach the page in that order. A script sent while it drains goes to the engine at once:
+/// its sender did not wait for a held one (a sender awaits its own script; a native-to-page call's
+/// cancel waits for the call's delivery, ``UnansweredPageCall/delivery``), and making it queue too
+/// kept steady traffic from several tasks one script per engine round trip for as long as it
+/// lasted (an outside attack, `DocumentWaitAttackTests`). ``BridgeRouter/close()`` waits for a
+/// running flusher, so the queue is empty before the final replies of close go out.
 ///
 /// A value-type state machine guarded by the router's lock (``RouterState/documentWait``); its
 /// events return what to do outside the lock. Generic over what it holds (the router's
@@ -32,7 +36,7 @@ struct DocumentWait<Held: Sendable>: Sendable {
         case open
         /// The generation's document is not named yet: scripts are held.
         case holding
-        /// The held scripts are going out in order; scripts sent meanwhile join the queue.
+        /// The held scripts are going out in order; scripts sent meanwhile go to the engine at once.
         case draining
     }
 
@@ -71,7 +75,7 @@ struct DocumentWait<Held: Sendable>: Sendable {
         // A script that cannot be bound still joins a queue that holds scripts: it must not
         // overtake them.
         case .holding: canBind || count > 0
-        case .draining: true
+        case .draining: false
         }
     }
 

@@ -463,7 +463,7 @@ extension BridgeRouter {
     }
 
     /// Sends the held scripts of generation `epoch` in the order they were held, one at a time,
-    /// with those sent meanwhile, until none is left (``DocumentWait``).
+    /// until none is left (``DocumentWait``); tells ``BridgeRouter/close()`` when it is done.
     func drainHeldScripts(epoch: UInt64) async {
         while let (held, closingChannel) = state.withLock({ $0.documentWait.next(epoch: epoch) }) {
             // The progress of a call that settled while it waited (its timeout, a cancel, close())

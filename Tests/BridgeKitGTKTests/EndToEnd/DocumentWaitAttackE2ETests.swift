@@ -21,7 +21,8 @@ extension GTKWrapperTests.EndToEnd {
             let before = tally.count.value
             try await Task.sleep(for: window)  // a measuring window, not a synchronization
             let after = tally.count.value
-            return Double(after - before) / (Double(window.components.seconds) + Double(window.components.attoseconds) / 1e18)
+            return Double(after - before)
+                / (Double(window.components.seconds) + Double(window.components.attoseconds) / 1e18)
         }
 
         /// Finding 2 in the real engine: after one navigation, under steady event traffic from
