@@ -39,22 +39,27 @@ package enum CompletionWait {
                     settle(.failure(CancellationError()))
                     return
                 }
-                let timer: Task<Void, Never>? = seconds.flatMap(Self.nanoseconds).map { nanoseconds in
-                    Task {
-                        try? await Task.sleep(nanoseconds: nanoseconds)
-                        guard !Task.isCancelled else { return }
-                        settle(
-                            .failure(
-                                BridgeError(
-                                    code: "timeout",
-                                    message: "\(operation) did not complete within \(Double(nanoseconds) / 1e9) s.",
-                                    details: ["seconds": .double(Double(nanoseconds) / 1e9)])))
-                    }
-                }
+                let timer = Locked<Task<Void, Never>?>(nil)
                 start { value in
-                    timer?.cancel()
+                    timer.withLock { $0 }?.cancel()
                     settle(.success(value))
                 }
+                // Started after `start`, so that a completion that came at once wins over a limit of
+                // 0 (a timer started first could fire before it: seen under the thread sanitizer).
+                guard let nanoseconds = seconds.flatMap(Self.nanoseconds), slot.withLock({ $0 != nil }) else { return }
+                let started = Task {
+                    try? await Task.sleep(nanoseconds: nanoseconds)
+                    guard !Task.isCancelled else { return }
+                    settle(
+                        .failure(
+                            BridgeError(
+                                code: "timeout",
+                                message: "\(operation) did not complete within \(Double(nanoseconds) / 1e9) s.",
+                                details: ["seconds": .double(Double(nanoseconds) / 1e9)])))
+                }
+                timer.withLock { $0 = started }
+                // A completion between the check and here found no timer to cancel.
+                if slot.withLock({ $0 == nil }) { started.cancel() }
             }
         } onCancel: {
             settle(.failure(CancellationError()))
