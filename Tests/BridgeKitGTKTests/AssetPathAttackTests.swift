@@ -46,12 +46,7 @@ struct AssetPathAttackTests {
 
     private static func u(_ text: String) -> [UInt8] { Array(text.utf8) }
 
-    private static func read(_ opened: GTKAssetFile.Opened) -> String {
-        defer { close(opened.descriptor) }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let count = Glibc.read(opened.descriptor, &buffer, buffer.count)
-        return String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)
-    }
+    private static func read(_ opened: GTKAssetFile.Opened) -> String { AssetPathTests.read(opened) }
 
     /// `realpath`'s answer is turned into a `String` with `String(cString:)`, which replaces bytes
     /// that are not UTF-8 with U+FFFD; the file then opened is the one at the *repaired* path, not

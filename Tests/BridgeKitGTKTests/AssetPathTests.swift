@@ -133,7 +133,8 @@ struct AssetPathTests {
         deinit { try? FileManager.default.removeItem(at: base) }
     }
 
-    private static func read(_ opened: GTKAssetFile.Opened) -> String {
+    /// The first 64 bytes of an opened file, as text; closes it.
+    static func read(_ opened: GTKAssetFile.Opened) -> String {
         defer { close(opened.descriptor) }
         var buffer = [UInt8](repeating: 0, count: 64)
         let count = Glibc.read(opened.descriptor, &buffer, buffer.count)

@@ -294,21 +294,10 @@ extension GTKWrapperTests.EndToEnd {
             "the byte transport refuses an app://bundle page the policy does not allow",
             .timeLimit(.minutes(1)))
         func binaryTransportRefusesDisallowedSchemePage() async throws {
-            struct SaveOptions: Decodable, Sendable { var file: BridgeBinary }
             let site = try Site()
-            let assets = try GTKAssetURIScheme(directory: site.web)
-            let harness = try E2EHarness(
-                policy: .origins([OriginPattern("https://app.example")]),
-                configuration: GTKWebViewConfiguration(assetScheme: assets), binaryLimits: BinaryLimits())
-            let transfers = try #require(harness.transfers)
-            try harness.router.register(
-                ClosureTask(name: "Save") { (options: SaveOptions, context: CallContext) -> Int in
-                    try await transfers.data(of: options.file, context: context).count
-                })
-            try harness.router.register(
-                ClosureTask(name: "Make") { (count: Int, context: CallContext) -> BridgeBinary in
-                    try await transfers.send(Data(repeating: 7, count: count), context: context)
-                })
+            let (harness, assets) = try AssetScheme.binaryHarness(site) { _ in
+                .origins([OriginPattern("https://app.example")])
+            }
             try await harness.load(assets.uri(for: "index.html"))
             try await harness.run(
                 "e2eCall('save', 'Save', {file: new Uint8Array([1, 2, 3, 4])}); e2eCall('make', 'Make', 5)")

@@ -157,6 +157,28 @@ extension GTKWrapperTests.EndToEnd {
             return (harness, assets)
         }
 
+        /// A view of `site` with the byte transport and two tasks: `Save` (the length of the
+        /// page's binary value `file`) and `Make` (that many bytes back).
+        static func binaryHarness(_ site: Site, policy: (GTKAssetURIScheme) -> AccessPolicy) throws -> (
+            E2EHarness, GTKAssetURIScheme
+        ) {
+            struct SaveOptions: Decodable, Sendable { var file: BridgeBinary }
+            let assets = try GTKAssetURIScheme(directory: site.web)
+            let harness = try E2EHarness(
+                policy: policy(assets), configuration: GTKWebViewConfiguration(assetScheme: assets),
+                binaryLimits: BinaryLimits())
+            let transfers = try #require(harness.transfers)
+            try harness.router.register(
+                ClosureTask(name: "Save") { (options: SaveOptions, context: CallContext) -> Int in
+                    try await transfers.data(of: options.file, context: context).count
+                })
+            try harness.router.register(
+                ClosureTask(name: "Make") { (count: Int, context: CallContext) -> BridgeBinary in
+                    try await transfers.send(Data(repeating: 7, count: count), context: context)
+                })
+            return (harness, assets)
+        }
+
         @Test(
             "a page of several files loads from app://bundle: its script, module script, stylesheet and image apply, with their content types",
             .timeLimit(.minutes(1)))
@@ -362,21 +384,8 @@ extension GTKWrapperTests.EndToEnd {
             "binary values cross between a page of the scheme and native (the byte transport sees the Origin app://bundle)",
             .timeLimit(.minutes(1)))
         func binaryValues() async throws {
-            struct SaveOptions: Decodable, Sendable { var file: BridgeBinary }
             let site = try Site()
-            let assets = try GTKAssetURIScheme(directory: site.web)
-            let harness = try E2EHarness(
-                policy: .origins([OriginPattern(origin: assets.origin)]),
-                configuration: GTKWebViewConfiguration(assetScheme: assets), binaryLimits: BinaryLimits())
-            let transfers = try #require(harness.transfers)
-            try harness.router.register(
-                ClosureTask(name: "Save") { (options: SaveOptions, context: CallContext) -> Int in
-                    try await transfers.data(of: options.file, context: context).count
-                })
-            try harness.router.register(
-                ClosureTask(name: "Make") { (count: Int, context: CallContext) -> BridgeBinary in
-                    try await transfers.send(Data(repeating: 7, count: count), context: context)
-                })
+            let (harness, assets) = try Self.binaryHarness(site) { .origins([OriginPattern(origin: $0.origin)]) }
             try await harness.load(assets.uri(for: "index.html"))
             try await harness.run(
                 "e2eCall('save', 'Save', {file: new Uint8Array([1, 2, 3, 4])}); e2eCall('make', 'Make', 5)")
