@@ -5,9 +5,10 @@ import Foundation
 /// in `AssetPathTests`). Blocking file system calls: used off WebKitGTK's thread.
 ///
 /// The path is resolved with `realpath` (every symbolic link followed) and must then still be
-/// inside the directory's own resolved path; the resolved path is opened with `O_NOFOLLOW` (a link
-/// put in its place since is refused) and `O_NONBLOCK` (a FIFO cannot hold the thread), and the
-/// open file must be a regular file (`fstat`), so what was checked is what is read. The directory
+/// inside the directory's own resolved path and a regular file (`lstat`: a device node is never
+/// opened); it is opened with `O_NOFOLLOW` (a link put in its place since is refused) and
+/// `O_NONBLOCK` (a FIFO put in its place cannot hold the thread), and the open file must be that
+/// same regular file (`fstat`: device and inode), so what was checked is what is read. The directory
 /// is the app's: someone who can change it while requests run can make the check and the open see
 /// different directories above the file, which a page cannot.
 enum GTKAssetFile {
@@ -46,10 +47,18 @@ enum GTKAssetFile {
         guard resolvedBytes.count > prefix.count, resolvedBytes.starts(with: prefix) else {
             return .failure(.notFound)
         }
+        // Only a regular file is opened: opening a device node can act on the device (found by
+        // an outside attack). Checked again on the open file, which must be the same one.
+        var checked = stat()
+        guard lstat(resolved, &checked) == 0, (checked.st_mode & S_IFMT) == S_IFREG else {
+            return .failure(.notFound)
+        }
         let descriptor = Glibc.open(resolved, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
         guard descriptor >= 0 else { return .failure(.notFound) }
         var info = stat()
-        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+        guard fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_dev == checked.st_dev,
+            info.st_ino == checked.st_ino
+        else {
             close(descriptor)
             return .failure(.notFound)
         }
