@@ -52,9 +52,41 @@ final class TrafficPrinter: Sendable {
 
     // MARK: - Bridge messages
 
+    /// `json` with every `\uD800`–`\uDFFF` escape written `\uFFFD`, for a message Foundation's
+    /// decoder refuses because it holds a lone surrogate (JavaScript strings may; the router reads
+    /// them): the log still shows the message, with U+FFFD where a half was. Escaped backslashes
+    /// are kept as they are (`\\ud83d` is a backslash and text).
+    static func replacingSurrogateEscapes(_ json: String) -> Data {
+        let bytes = Array(json.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            guard bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.count else {
+                out.append(bytes[index])
+                index += 1
+                continue
+            }
+            if bytes[index + 1] == UInt8(ascii: "u"), index + 5 < bytes.count,
+                let first = HexDigit.value(bytes[index + 2]), first == 0xD,
+                let second = HexDigit.value(bytes[index + 3]), second >= 0x8,
+                HexDigit.value(bytes[index + 4]) != nil, HexDigit.value(bytes[index + 5]) != nil
+            {
+                out.append(contentsOf: Array("\\ufffd".utf8))
+                index += 6
+            } else {
+                out.append(contentsOf: bytes[index...index + 1])
+                index += 2
+            }
+        }
+        return Data(out)
+    }
+
     /// Logs one protocol message (`json` as it crossed the bridge).
     func message(inbound: Bool, json: String) {
-        let parsed = try? BridgeJSON.decode(JSONValue.self, from: Data(json.utf8))
+        let parsed =
+            (try? BridgeJSON.decode(JSONValue.self, from: Data(json.utf8)))
+            ?? (try? BridgeJSON.decode(JSONValue.self, from: Self.replacingSurrogateEscapes(json)))
         let kind = parsed?["kind"]?.stringValue ?? "?"
         let id = parsed?["id"]?.stringValue
         var outcome: String?

@@ -45,6 +45,29 @@ extension GTKWrapperTests.EndToEnd {
             #expect(forged.isEmpty, "lines the page forged: \(forged)")
         }
 
+        /// Kind of fault: a log line that loses the message when its payload is JSON Foundation
+        /// refuses: a lone surrogate (a string cut in the middle of an emoji, which JavaScript's
+        /// `JSON.stringify` writes as `\ud83d`) turned the call and its reply into `→ ? ?` (found
+        /// by the front-end developer's trial). The line names the task and id, the payload shows
+        /// U+FFFD where the lone half was.
+        @Test("a message with a lone surrogate is logged with its kind, task and id", .timeLimit(.minutes(1)))
+        func loneSurrogate() async throws {
+            let folder = try Self.folder(
+                #"""
+                (async function () {
+                  const r = await WebBridge.call("Echo", { s: "cut \ud83d" });
+                  await WebBridge.call("bridgehost.done", { ok: r.s === "cut \ud83d" });
+                })();
+                """#)
+            defer { folder.remove() }
+            let run = try await ToolProcess.run("bridgehost", [folder.path("index.html"), "--json", "--strict"])
+            #expect(run.status == 0, "\(run.stderr)")
+            let echo = run.jsonLines.filter { $0["task"] == "Echo" }
+            #expect(echo.map { $0["kind"] } == ["call", "reply"], "\(echo)")
+            #expect(echo.allSatisfy { $0["id"]?.stringValue != nil })
+            #expect(echo.first?["payload"] == ["s": "cut \u{FFFD}"], "\(echo)")
+        }
+
         @Test(
             "a mocked error whose code is \"ok\" is refused when the mock file loads (it would read as a success in the log and pass --strict)",
             .timeLimit(.minutes(1)))
