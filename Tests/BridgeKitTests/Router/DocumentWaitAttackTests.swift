@@ -215,12 +215,7 @@ extension DocumentWaitAttackTests {
         var cancelOnly = 0
         let rounds = 1000
         for _ in 0..<rounds {
-            let router = try makeRouter()
-            let recording = RecordingChannel()
-            router.connect(recording.channel)
-            router.documentWaitLimit = .seconds(60)
-            router.pageDidAnnounceDocument(Self.documentA)
-            router.pageDidCommitNavigation()
+            let (router, recording) = try DocumentWaitTests.betweenCommitAndNotice()
             await #expect(throws: BridgeError.self) {
                 _ = try await router.callPage("save", options: ["item": 1], timeout: .zero)
             }
