@@ -1,0 +1,83 @@
+import BridgeKit
+import BridgeKitTesting
+import BridgeTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+/// Attack 10 on the drain design (``DocumentWait``: scripts sent while the held ones drain go to
+/// the engine at once; a native-to-page call's cancel waits for the call's delivery). The cancel
+/// is not sent when the call settles but when the call's held script finally went out, so it
+/// loses its place among the scripts the program sent after the cancel, and it can outlive the
+/// router's channel.
+@Suite("Router: attacking the drain (attack 10)")
+struct DocumentWaitAttack10Tests {
+    static let documentB = String(repeating: "b2", count: 16)
+
+    /// Finding A (a cancel made before close() is lost, its call is not). The app cancels a
+    /// native-to-page call whose script waits for the notice (callPage throws `cancelled` at
+    /// once), then closes the router. close() sends the held scripts through the channel that
+    /// was connected, the *cancelled* call among them; the cancel, which waited for that
+    /// delivery in its own task, is sent after close() dropped the channel: `no_channel`. The
+    /// page runs the handler of a call native cancelled before close(), and nothing ever
+    /// aborts it. Without the wait, the cancel went out when the call was cancelled.
+    @Test(
+        "A call cancelled while its script waits, then close(): the page gets the call's cancel, or not the call",
+        .timeLimit(.minutes(1)))
+    func cancelThenCloseLosesCancel() async throws {
+        let (router, recording) = try DocumentWaitTests.betweenCommitAndNotice()
+        let cancels = Mutex<[TrafficRecord]>([])
+        router.setTrafficObserver { record in
+            if record.kind == .cancel { cancels.withLock { $0.append(record) } }
+        }
+        let call = Task { try await router.callPage("save", options: ["item": 1], timeout: nil) }
+        #expect(await eventually { router.heldScriptCount == 1 }, "the call waits for the notice")
+        call.cancel()
+        let error = await #expect(throws: BridgeError.self) { _ = try await call.value }
+        #expect(error?.code == "cancelled")
+        await router.close()
+        #expect(await eventually { !cancels.withLock { $0.isEmpty } }, "the cancel is sent (or dropped)")
+        let scripts = recording.page.withLock { $0 } + recording.document.withLock { $0 }
+        let callSent = scripts.contains { $0.contains("\"kind\":\"call\"") }
+        let cancelSent = scripts.contains { $0.contains("\"kind\":\"cancel\"") }
+        let records = cancels.withLock { $0 }
+        #expect(
+            !callSent || cancelSent,
+            "the cancelled call reached the page in close(), its cancel did not: \(records.map { "\($0.reason.map { "\($0)" } ?? "sent")" })"
+        )
+    }
+
+    /// Finding B (an event sent after a cancel overtakes the cancel). A task's call times out
+    /// while its script waits for the notice; the task then emits an event, which joins the queue
+    /// behind the call. The cancel is not in the queue: it waits for the call's delivery in its
+    /// own task and is sent once that delivery ended, by which time the flusher (which does not
+    /// wait for anyone between two held scripts) has sent the event already. The page sees
+    /// call, event, cancel: the event the app sent after it gave up on the call reaches a page
+    /// whose handler still runs the call (e.g. `reset` processed before `save` is aborted).
+    @Test(
+        "A call times out while it waits, then its task emits: the cancel reaches the page before the event",
+        .timeLimit(.minutes(2)))
+    func eventAfterTimeoutOvertakesCancel() async throws {
+        var reversed = 0
+        let rounds = 20
+        for _ in 0..<rounds {
+            let (router, recording) = try DocumentWaitTests.betweenCommitAndNotice()
+            let sender = Task {
+                do {
+                    _ = try await router.callPage("save", options: ["item": 1], timeout: .milliseconds(20))
+                } catch {}
+                try await router.emit("reset", data: 0)
+            }
+            #expect(await eventually { router.heldScriptCount == 2 }, "the call and the event wait")
+            router.pageDidAnnounceDocument(Self.documentB)
+            try await sender.value
+            #expect(await eventually { recording.document.withLock { $0.count } == 3 })
+            let scripts = recording.document.withLock { $0 }
+            let cancelIndex = scripts.firstIndex { $0.contains("\"kind\":\"cancel\"") }
+            let eventIndex = scripts.firstIndex { $0.contains("\"name\":\"reset\"") }
+            if let cancelIndex, let eventIndex, eventIndex < cancelIndex { reversed += 1 }
+            await router.close()
+        }
+        #expect(reversed == 0, "the event sent after the timeout overtook the call's cancel in \(reversed) of \(rounds) rounds")
+    }
+}
