@@ -81,3 +81,74 @@ struct DocumentWaitAttack10Tests {
         #expect(reversed == 0, "the event sent after the timeout overtook the call's cancel in \(reversed) of \(rounds) rounds")
     }
 }
+
+extension DocumentWaitAttack10Tests {
+    /// Finding C (a call native gave up on still starts on the page). A native-to-page call
+    /// times out (or is cancelled) while its script waits for the notice: the app has its error,
+    /// nothing on the page knows of the call yet. When the notice comes the flusher sends the call
+    /// all the same (it drops only the progress of settled calls), and the page runs the handler,
+    /// with its side effects, for a call whose answer is dropped; the cancel that follows aborts
+    /// only a handler that listens to its signal. A settled call's held script need not go out
+    /// at all (and then needs no cancel).
+    @Test(
+        "A call that times out while its script waits for the notice never reaches the page",
+        .timeLimit(.minutes(1)))
+    func settledHeldCallIsNotSent() async throws {
+        let (router, recording) = try DocumentWaitTests.betweenCommitAndNotice()
+        let error = await #expect(throws: BridgeError.self) {
+            _ = try await router.callPage("save", options: ["item": 1], timeout: .milliseconds(20))
+        }
+        #expect(error?.code == "timeout")
+        #expect(router.heldScriptCount == 1, "the call's script still waits")
+        router.pageDidAnnounceDocument(Self.documentB)
+        #expect(await eventually { router.heldScriptCount == 0 })
+        // Let the flusher and the cancel's task finish (bounded: on correct code nothing comes).
+        _ = await DocumentWaitAttackTests.within(.milliseconds(300)) {
+            recording.document.withLock { $0.count } >= 2
+        }
+        let scripts = recording.document.withLock { $0 } + recording.page.withLock { $0 }
+        #expect(
+            !scripts.contains { $0.contains("\"kind\":\"call\"") },
+            "the timed-out call reached the page after the app had its error: \(scripts.map { $0.contains("\"kind\":\"call\"") ? "call" : $0.contains("\"kind\":\"cancel\"") ? "cancel" : "other" })")
+        await router.close()
+    }
+}
+
+extension DocumentWaitAttack10Tests {
+    /// Finding E (the cancel waits for the call's evaluation to *end*, not for it to reach the
+    /// engine). No notice is awaited here: the document is named and nothing is held. The engine
+    /// is busy with the call's script (a slow web process); the app cancels the call (callPage
+    /// throws `cancelled` at once) and its task emits an event, which goes to the engine at once
+    /// and is queued there behind the call. The cancel waits in its task until the engine
+    /// *returns* from the call's evaluation, so it reaches the engine after the event: the page
+    /// sees call, event, cancel. Ordering the cancel behind the call needs only the call to have
+    /// been handed to the engine (its `evaluate` entered), not evaluated.
+    @Test(
+        "The engine busy with a call's script: the call's cancel reaches it before the event its task sends next",
+        .timeLimit(.minutes(1)))
+    func eventOvertakesCancelWhileCallEvaluates() async throws {
+        let router = try makeRouter()
+        let gated = DocumentWaitAttackTests.GatedChannel(gateMarker: "\"kind\":\"call\"")
+        router.connect(gated.channel)
+        router.pageDidAnnounceDocument(Self.documentB)
+        let sender = Task {
+            do { _ = try await router.callPage("save", options: ["item": 1], timeout: nil) } catch {}
+            try await router.emit("reset", data: 0)
+        }
+        #expect(await eventually { gated.scripts.contains { $0.contains("\"kind\":\"call\"") } })
+        sender.cancel()  // callPage throws cancelled; the task emits
+        // Bounded: on correct code the cancel comes before the event, whatever the gate.
+        _ = await DocumentWaitAttackTests.within(.milliseconds(500)) { gated.scripts.count >= 2 }
+        gated.gateOpen.store(true, ordering: .releasing)
+        try await sender.value
+        #expect(await eventually { gated.scripts.count == 3 })
+        let scripts = gated.scripts
+        let cancelIndex = scripts.firstIndex { $0.contains("\"kind\":\"cancel\"") }
+        let eventIndex = scripts.firstIndex { $0.contains("\"name\":\"reset\"") }
+        #expect(cancelIndex != nil && eventIndex != nil)
+        if let cancelIndex, let eventIndex {
+            #expect(cancelIndex < eventIndex, "the event sent after the cancel reached the engine before it")
+        }
+        await router.close()
+    }
+}
