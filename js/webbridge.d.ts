@@ -208,7 +208,7 @@ export interface WebBridge {
    */
   _listen(): void;
   /** Sizes of internal tables (tests and diagnostics only). */
-  _sizes(): { pending: number; queued: number; listeners: number; handlers: number; nativeCalls: number; mockCalls: number };
+  _sizes(): { pending: number; queued: number; listeners: number; handlers: number; nativeCalls: number; earlyCancels: number; mockCalls: number };
 }
 
 /** Transport for custom hosts and tests. A returned Promise may resolve to a native->page message. */

@@ -316,7 +316,7 @@ test('a stream the page never reads holds no call and fetches nothing (native fr
   assert.ok(data.a.stream && data.b.stream);
   await flushAll();
   assert.equal(t.requests.length, 0);
-  assert.deepEqual(t.bridge._sizes(), { pending: 0, queued: 0, listeners: 0, handlers: 0, nativeCalls: 0, mockCalls: 0 });
+  assert.deepEqual(t.bridge._sizes(), { pending: 0, queued: 0, listeners: 0, handlers: 0, nativeCalls: 0, earlyCancels: 0, mockCalls: 0 });
 });
 
 test('mock mode gives the same shape: a stream over the mock\'s bytes, in copies, with progress and cancel', async () => {

@@ -197,6 +197,41 @@ test('native cancel aborts the handler signal and no reply is sent afterwards', 
   assert.equal(bridge._sizes().nativeCalls, 0);
 });
 
+test('a cancel that arrives before its call: the call never runs its handler and gets no reply', async () => {
+  // Native sends a call's cancel as soon as the call was handed to the engine, not after its
+  // evaluation ended, so the two may reach the page in either order (docs/protocol.md, "cancel").
+  const { bridge, transport } = setup();
+  let runs = 0;
+  bridge.handle('save', () => { runs++; return 'saved'; });
+  bridge._receive({ v: 1, kind: 'cancel', id: 'n-3' });
+  bridge._receive(nativeCall('n-3', 'save', {}));
+  bridge._receive(nativeCall('n-4', 'save', {}));
+  await settleMicrotasks();
+  assert.equal(runs, 1, 'only the call that was not cancelled ran');
+  assert.deepEqual(transport.messages, [{ v: 1, kind: 'reply', id: 'n-4', ok: true, data: 'saved' }]);
+  // The early cancel is used once: a later call that reuses the id runs.
+  bridge._receive(nativeCall('n-3', 'save', {}));
+  await settleMicrotasks();
+  assert.equal(runs, 2);
+  assert.equal(bridge._sizes().earlyCancels, 0);
+});
+
+test('early cancels are bounded: the oldest are forgotten first', async () => {
+  const { bridge } = setup();
+  let runs = 0;
+  bridge.handle('t', () => { runs++; return null; });
+  for (let i = 0; i < 300; i++) { bridge._receive({ v: 1, kind: 'cancel', id: 'n-' + i }); }
+  assert.equal(bridge._sizes().earlyCancels, 256);
+  bridge._receive(nativeCall('n-0', 't'));     // forgotten: runs
+  bridge._receive(nativeCall('n-299', 't'));   // remembered: does not run
+  await settleMicrotasks();
+  assert.equal(runs, 1);
+  // Ids that are not strings are not remembered.
+  bridge._receive({ v: 1, kind: 'cancel', id: 7 });
+  bridge._receive({ v: 1, kind: 'cancel' });
+  assert.equal(bridge._sizes().earlyCancels, 255);
+});
+
 test('a native call without id runs the handler and sends no reply; a duplicate pending id is ignored', async () => {
   const { bridge, transport } = setup();
   let runs = 0;

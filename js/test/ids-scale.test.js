@@ -93,7 +93,7 @@ test('100,000 calls settled by replies, timeouts and aborts leave pendingCount()
   }
   assert.equal(settled, 100000);
   assert.equal(bridge.pendingCount(), 0);
-  assert.deepEqual(bridge._sizes(), { pending: 0, queued: 0, listeners: 0, handlers: 0, nativeCalls: 0, mockCalls: 0 });
+  assert.deepEqual(bridge._sizes(), { pending: 0, queued: 0, listeners: 0, handlers: 0, nativeCalls: 0, earlyCancels: 0, mockCalls: 0 });
   assert.equal(win.clock.size, 0, 'no timer left behind');
 });
 

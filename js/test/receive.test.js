@@ -107,7 +107,7 @@ test('R20 progress before the final reply: callback form gets each progress in o
   assert.deepEqual(progress, [{ pct: 10 }, { pct: 60 }]);
   assert.deepEqual(finals, [{ ok: true, data: { pct: 100 } }]);
   assert.equal(bridge.pendingCount(), 0);
-  assert.deepEqual(bridge._sizes(), { pending: 0, queued: 0, listeners: 0, handlers: 0, nativeCalls: 0, mockCalls: 0 });
+  assert.deepEqual(bridge._sizes(), { pending: 0, queued: 0, listeners: 0, handlers: 0, nativeCalls: 0, earlyCancels: 0, mockCalls: 0 });
 });
 
 test('R20 a reply is final by default: promise form settles on the first reply even after progress', async () => {

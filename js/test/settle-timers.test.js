@@ -39,6 +39,6 @@ test('a settled call leaves no no_room resend timer armed', async () => {
   });
   assert.deepEqual(await Promise.all(calls), new Array(20).fill('task_failed'));
   assert.equal(bridge.pendingCount(), 0);
-  assert.deepEqual(bridge._sizes(), { pending: 0, queued: 0, listeners: 0, handlers: 0, nativeCalls: 0, mockCalls: 0 });
+  assert.deepEqual(bridge._sizes(), { pending: 0, queued: 0, listeners: 0, handlers: 0, nativeCalls: 0, earlyCancels: 0, mockCalls: 0 });
   assert.equal(clock.size, 0, 'no timer of a settled call stays armed');
 });

@@ -127,7 +127,7 @@ test('abort of a queued call removes it from the queue', async () => {
   const p = bridge.call('t', 1, { signal: controller.signal });
   controller.abort();
   await assert.rejects(p, (err) => err.code === 'cancelled');
-  assert.deepEqual(bridge._sizes(), { pending: 0, queued: 0, listeners: 0, handlers: 0, nativeCalls: 0, mockCalls: 0 });
+  assert.deepEqual(bridge._sizes(), { pending: 0, queued: 0, listeners: 0, handlers: 0, nativeCalls: 0, earlyCancels: 0, mockCalls: 0 });
 });
 
 test('onProgress receives progress for its call only, in order, and stops after settle', () => {

@@ -110,7 +110,7 @@ test('unavailable after load: queued and new calls settle "unavailable" instead 
   await assert.rejects(bridge.call('late-promise', 4), (err) => err.code === 'unavailable');
   await settleMicrotasks();
   assert.deepEqual(seen, ['unavailable', 'unavailable']);
-  assert.deepEqual(bridge._sizes(), { pending: 0, queued: 0, listeners: 0, handlers: 0, nativeCalls: 0, mockCalls: 0 });
+  assert.deepEqual(bridge._sizes(), { pending: 0, queued: 0, listeners: 0, handlers: 0, nativeCalls: 0, earlyCancels: 0, mockCalls: 0 });
 });
 
 test('installing after the document finished loading with no channel settles calls unavailable', async () => {

@@ -305,8 +305,9 @@ struct UnansweredPageCall: Sendable {
     let generation: UInt64
     let continuation: CheckedContinuation<JSONValue, any Error>
     var timer: Task<Void, Never>?
-    /// Sends the call's script; its cancel waits for it, so that it never overtakes the call.
-    var delivery: Task<Void, Never>?
+    /// Whether the call's script left the router for the engine (``RouterState/handOver(_:)``):
+    /// only then does the page need a cancel when native gives up on the call.
+    var submitted = false
 }
 
 /// Everything a router mutates, guarded by its one lock (``BridgeRouter/state``, a `Locked`):
@@ -329,6 +330,12 @@ struct RouterState: Sendable {
     /// The unanswered native-to-page calls by id.
     var pageCalls: [String: UnansweredPageCall] = [:]
     var nextPageCallNumber: UInt64 = 0
+    /// The cancels of native-to-page calls on their way to the engine
+    /// (``BridgeRouter/failPageCall(_:_:notifyPage:)``): a script sent after one of them waits
+    /// until none is left, so that it reaches the page after the cancel.
+    var cancelsInFlight = 0
+    /// The senders waiting for ``cancelsInFlight`` to reach 0.
+    var cancelWaiters: [CheckedContinuation<Void, Never>] = []
     var isClosed = false
     var observer: (@Sendable (TrafficRecord) -> Void)?
     /// The registered tasks by name.
@@ -381,6 +388,41 @@ struct RouterState: Sendable {
     func mustHold(_ outgoing: BridgeRouter.OutgoingScript) -> Bool {
         guard outgoing.generation == generation, !isClosed else { return false }
         return documentWait.mustHold(canBind: (outgoing.channel ?? channel)?.evaluateForDocument != nil)
+    }
+
+    /// What ``BridgeRouter/send(_:)`` does with `outgoing` now.
+    mutating func route(_ outgoing: BridgeRouter.OutgoingScript) -> BridgeRouter.SendRoute {
+        if cancelsInFlight > 0, outgoing.kind != .cancel { return .waitForCancels }
+        if mustHold(outgoing) { return .hold }
+        return handOver(outgoing) ? .deliver(scriptTarget) : .drop
+    }
+
+    /// Lets `outgoing` leave the router for the engine, unless it is no longer wanted: a
+    /// native-to-page call that settled (its timeout, a cancel, `close()`) while it waited, which
+    /// then never reaches the page and needs no cancel, or progress of a call that settled, which
+    /// would follow the call's final reply. A call that leaves is marked submitted. A script of an
+    /// earlier generation leaves (its delivery reports `navigated`).
+    /// - Returns: whether `outgoing` goes to the engine.
+    mutating func handOver(_ outgoing: BridgeRouter.OutgoingScript) -> Bool {
+        guard outgoing.generation == generation else { return true }
+        switch outgoing.kind {
+        case .call:
+            guard let id = outgoing.id, let index = pageCalls.index(forKey: id) else { return false }
+            pageCalls.values[index].submitted = true
+            return true
+        case .progress:
+            return !(outgoing.call?.isSettled ?? false)
+        default:
+            return true
+        }
+    }
+
+    /// The senders that waited for the cancels in flight, once the last one was evaluated.
+    mutating func cancelDelivered() -> [CheckedContinuation<Void, Never>] {
+        cancelsInFlight -= 1
+        guard cancelsInFlight == 0 else { return [] }
+        defer { cancelWaiters = [] }
+        return cancelWaiters
     }
 
     /// Starts a new page generation: its documents' calling origins start empty.

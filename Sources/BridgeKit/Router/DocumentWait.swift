@@ -16,8 +16,7 @@
 /// One flusher sends them in the order they were held (``BridgeRouter/drainHeldScripts(epoch:)``),
 /// one at a time, each after the engine evaluated the one before, so events emitted one after
 /// another reach the page in that order. A script sent while it drains goes to the engine at once:
-/// its sender did not wait for a held one (a sender awaits its own script; a native-to-page call's
-/// cancel waits for the call's delivery, ``UnansweredPageCall/delivery``), and making it queue too
+/// its sender did not wait for a held one (a sender awaits its own script), and making it queue too
 /// kept steady traffic from several tasks one script per engine round trip for as long as it
 /// lasted (an outside attack, `DocumentWaitAttackTests`). ``BridgeRouter/close()`` waits for a
 /// running flusher, so the queue is empty before the final replies of close go out.

@@ -82,19 +82,19 @@ extension BridgeRouter {
                             self?.failPageCall(id, .timeout(seconds: timeout.seconds), notifyPage: true)
                         }
                     }
-                    // Made under the lock with the entry: a cancel finds it (failPageCall).
-                    entry.delivery = Task { [self] in
-                        if await !send(outgoing) {
-                            failPageCall(
-                                id, .unavailable("The call could not be delivered to the page."), notifyPage: false)
-                        }
-                    }
                     state.pageCalls[id] = entry
                     return nil
                 }
                 if let refusal {
                     continuation.resume(throwing: refusal)
                     return
+                }
+                Task { [self] in
+                    // `false` also when the call settled before its script left (nothing to fail then).
+                    if await !send(outgoing) {
+                        failPageCall(
+                            id, .unavailable("The call could not be delivered to the page."), notifyPage: false)
+                    }
                 }
             }
         } onCancel: {
@@ -123,21 +123,33 @@ extension BridgeRouter {
         entry.continuation.resume(with: result.mapError { $0 as any Error })
     }
 
+    /// Settles native-to-page call `id` with `error`, if it is unanswered, and tells the page when
+    /// `notifyPage` is set and the call's script left the router (``RouterState/handOver(_:)``; a
+    /// call still in the router is never sent). The cancel goes out at once, without waiting for
+    /// the call's evaluation to end (the shim takes a cancel that comes before its call as that
+    /// call's); it is counted in flight before the caller's `callPage` throws, so every script
+    /// sent after that reaches the page after the cancel (``RouterState/cancelsInFlight``).
     func failPageCall(_ id: String, _ error: BridgeError, notifyPage: Bool) {
-        let entry: UnansweredPageCall? = state.withLock { state in
-            state.pageCalls.removeValue(forKey: id)
+        let json = notifyPage ? try? encodeForPage(.cancel(id: id)) : nil
+        let (entry, channel, notifies) = state.withLock {
+            state -> (UnansweredPageCall?, PageChannel?, Bool) in
+            guard let entry = state.pageCalls.removeValue(forKey: id) else { return (nil, nil, false) }
+            guard entry.submitted, json != nil else { return (entry, nil, false) }
+            state.cancelsInFlight += 1
+            // The channel of now: a close() that follows does not strand the cancel.
+            return (entry, state.channel, true)
         }
         guard let entry else { return }
         entry.timer?.cancel()
         entry.continuation.resume(throwing: error)
-        guard notifyPage, let json = try? encodeForPage(.cancel(id: id)) else { return }
-        let outgoing = OutgoingScript(
+        guard notifies, let json else { return }
+        var outgoing = OutgoingScript(
             script: ReplyPipeline.script(json), bytes: json.count, kind: .cancel, id: id, task: entry.handler,
             generation: entry.generation)
+        outgoing.channel = channel
         Task { [self] in
-            // After the call's own script: a cancel that reaches the page first is ignored there.
-            await entry.delivery?.value
-            await send(outgoing)
+            _ = await deliver(outgoing, to: state.withLock { $0.scriptTarget })
+            for waiter in state.withLock({ $0.cancelDelivered() }) { waiter.resume() }
         }
     }
 }

@@ -441,14 +441,42 @@ extension BridgeRouter {
     /// reaches the page. A script of a generation whose document has not named itself yet waits
     /// for it, in order with the others (``DocumentWait``).
     /// - Returns: whether the engine evaluated the script without error.
+    /// What ``send(_:)`` does with a script (``RouterState/route(_:)``).
+    enum SendRoute {
+        /// Evaluate it in the page as `target` finds it.
+        case deliver(ScriptTarget)
+        /// Hold it until its document names itself (``DocumentWait``).
+        case hold
+        /// Wait until the cancels on their way to the engine were evaluated, then route it again.
+        case waitForCancels
+        /// Drop it: no longer wanted (``RouterState/handOver(_:)``).
+        case drop
+    }
+
     @discardableResult
     func send(_ outgoing: OutgoingScript) async -> Bool {
-        if let target = state.withLock({ $0.mustHold(outgoing) ? nil : $0.scriptTarget }) {
-            return await deliver(outgoing, to: target)
+        while true {
+            switch state.withLock({ $0.route(outgoing) }) {
+            case .deliver(let target):
+                return await deliver(outgoing, to: target)
+            case .drop:
+                record(outgoing, reason: .notDelivered, bytes: 0)
+                return false
+            case .waitForCancels:
+                await waitForCancels()
+            case .hold:
+                // `nil`: let go (its generation ended, or it was not held after all): routed again.
+                if let result = await hold(outgoing) { return result }
+            }
         }
-        let result: Bool? = await withCheckedContinuation { sender in
+    }
+
+    /// Holds `outgoing` until its document names itself (``DocumentWait``).
+    /// - Returns: whether the flusher delivered it; `nil` when it was let go or not held.
+    private func hold(_ outgoing: OutgoingScript) async -> Bool? {
+        await withCheckedContinuation { sender in
             let held = state.withLock { state -> Bool in
-                // The notice, a commit or the close may have come since the check.
+                // The notice, a commit or the close may have come since the route was chosen.
                 guard state.mustHold(outgoing) else { return false }
                 state.documentWait.hold(.init(script: outgoing, sender: sender)) { [weak self] epoch in
                     self?.documentWaitDeadlinePassed(epoch: epoch)
@@ -457,24 +485,36 @@ extension BridgeRouter {
             }
             if !held { sender.resume(returning: nil) }
         }
-        if let result { return result }
-        // Let go: its generation ended (or it was never held), so it is not held again.
-        return await deliver(outgoing, to: state.withLock { $0.scriptTarget })
+    }
+
+    /// Returns once no cancel is on its way to the engine (``RouterState/cancelsInFlight``).
+    private func waitForCancels() async {
+        await withCheckedContinuation { waiter in
+            let registered = state.withLock { state -> Bool in
+                guard state.cancelsInFlight > 0 else { return false }
+                state.cancelWaiters.append(waiter)
+                return true
+            }
+            if !registered { waiter.resume() }
+        }
     }
 
     /// Sends the held scripts of generation `epoch` in the order they were held, one at a time,
     /// until none is left (``DocumentWait``); tells ``BridgeRouter/close()`` when it is done.
     func drainHeldScripts(epoch: UInt64) async {
-        while let (held, closingChannel) = state.withLock({ $0.documentWait.next(epoch: epoch) }) {
-            // The progress of a call that settled while it waited (its timeout, a cancel, close())
-            // would follow the call's final reply, which the reply handler may have carried
-            // already: it stops with the call.
-            if let call = held.script.call, state.withLock({ _ in call.isSettled }) {
+        while let (held, closingChannel, wanted, current) = state.withLock({ state in
+            state.documentWait.next(epoch: epoch).map { held, closingChannel in
+                (held, closingChannel, state.handOver(held.script), state.scriptTarget)
+            }
+        }) {
+            // A call or progress whose call settled while it waited (its timeout, a cancel,
+            // close()) is not sent (``RouterState/handOver(_:)``).
+            guard wanted else {
                 record(held.script, reason: .notDelivered, bytes: 0)
                 held.sender.resume(returning: false)
                 continue
             }
-            var target = state.withLock { $0.scriptTarget }
+            var target = current
             if target.channel == nil { target.channel = closingChannel }
             held.sender.resume(returning: await deliver(held.script, to: target))
         }
@@ -494,7 +534,7 @@ extension BridgeRouter {
     }
 
     /// Evaluates `outgoing` in `target`, bound to its document where the host can.
-    private func deliver(_ outgoing: OutgoingScript, to target: ScriptTarget) async -> Bool {
+    func deliver(_ outgoing: OutgoingScript, to target: ScriptTarget) async -> Bool {
         let reason: TrafficReason
         if outgoing.generation != target.generation {
             reason = .navigated

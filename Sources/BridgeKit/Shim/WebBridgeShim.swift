@@ -91,6 +91,8 @@ public enum WebBridgeShim {
   var BINARY_URL = 'webbridge-binary://transfer/';
   var BINARY_ANNOUNCEMENT = 'webbridge.binary';
   var MAX_ANNOUNCED = 4096;
+  /** The most cancels of native calls not seen yet that the page remembers (the oldest are forgotten first). */
+  var MAX_EARLY_CANCELS = 256;
   var MAX_BINARY_DEPTH = 64;
   // A larger binary value uploads in parts, one request after the other, so the app's process
   // holds one part at a time. Their size is the app's (BinaryLimits.partBytes), told in every
@@ -517,6 +519,7 @@ public enum WebBridgeShim {
     var subscriptions = new M(); // event name -> Map(function -> {count}): the unsubscribe functions `on` returned and not yet called
     var handlers = new M();      // task name -> handler for native->page calls
     var nativeCalls = new M();   // native call id -> AbortController
+    var earlyCancels = new M();  // native call id -> true: cancelled before the call arrived
     var mocks = null;            // task name -> mock function, once WebBridge.mock engaged mock mode
     var mockCalls = new M();     // page call id -> AbortController of a running mock
     var nativeTasks = null;      // task name -> version or null, from the last `tasks` message
@@ -942,6 +945,8 @@ public enum WebBridgeShim {
     function onNativeCall(m) {
       var id = typeof m.id === 'string' && m.id ? m.id : null;
       if (id !== null && mapHas(nativeCalls, id)) { return; }
+      // Native gave up on the call before it arrived: it runs nothing and is answered by nobody.
+      if (id !== null && mapHas(earlyCancels, id)) { mapDelete(earlyCancels, id); return; }
       if (typeof m.task !== 'string') {
         if (id !== null) { sendReply(id, failure('invalid_message', 'The call has no task name', null)); }
         return;
@@ -963,9 +968,23 @@ public enum WebBridgeShim {
         function (value) { finishNativeCall(id, controller, { ok: true, data: orNull(value) }); },
         function (err) { finishNativeCall(id, controller, thrownFailure(err)); });
     }
+    /**
+     * Native's cancel of call `m.id`. Native sends it once the call was handed to the engine, not
+     * after the call's evaluation ended (so that scripts native sends later do not overtake it),
+     * so it may arrive first: then the call is remembered as cancelled and never runs.
+     */
     function onNativeCancel(m) {
-      var controller = typeof m.id === 'string' ? mapGet(nativeCalls, m.id) : undefined;
-      if (!controller) { return; }
+      if (typeof m.id !== 'string' || !m.id) { return; }
+      var controller = mapGet(nativeCalls, m.id);
+      if (!controller) {
+        mapSet(earlyCancels, m.id, true);
+        while (mapSize(earlyCancels) > MAX_EARLY_CANCELS) {
+          var oldest = null;
+          mapForEach(earlyCancels, function (v, id) { if (oldest === null) { oldest = id; } });
+          mapDelete(earlyCancels, oldest);
+        }
+        return;
+      }
       mapDelete(nativeCalls, m.id);
       try { controller.abort(); } catch (err) { report(err); }
     }
@@ -1783,7 +1802,7 @@ public enum WebBridgeShim {
       _listen: function () { if (win && winAddEventListener) { listen(); } },
       _sizes: function () {
         return { pending: mapSize(pending), queued: queue.length, listeners: mapSize(listeners),
-          handlers: mapSize(handlers), nativeCalls: mapSize(nativeCalls), mockCalls: mapSize(mockCalls) };
+          handlers: mapSize(handlers), nativeCalls: mapSize(nativeCalls), earlyCancels: mapSize(earlyCancels), mockCalls: mapSize(mockCalls) };
       }
     });
 
