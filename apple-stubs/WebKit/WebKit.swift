@@ -376,6 +376,10 @@ open class WKWebView: WKPlatformView {
     /// SDK: `open var isInspectable: Bool` (iOS 16.4, macOS 13.3): newer than BridgeKit's minimum.
     @available(iOS 16.4, macOS 13.3, *)
     open var isInspectable: Bool { get { false } set {} }
+    /// SDK: `open class func handlesURLScheme(_ urlScheme: String) -> Bool` (iOS 11, macOS 10.13):
+    /// whether WebKit handles the scheme itself (`setURLSchemeHandler` raises an exception for one).
+    @available(iOS 11.0, macOS 10.13, *)
+    open class func handlesURLScheme(_ urlScheme: String) -> Bool { false }
     /// SDK: `@discardableResult open func load(_ request: URLRequest) -> WKNavigation?`.
     @discardableResult
     open func load(_ request: URLRequest) -> WKNavigation? { nil }

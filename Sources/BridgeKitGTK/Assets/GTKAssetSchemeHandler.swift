@@ -1,12 +1,13 @@
 #if WebKitGTK
+import BridgeKit
 import CWebKitGTK
 import Foundation
 import Synchronization
 
 /// The WebKitGTK side of ``GTKAssetURIScheme``: registers the scheme on a web context and answers
 /// its requests with the files of the view's directory. What is served is decided by
-/// ``GTKAssetPath`` (the URI) and ``GTKAssetFile`` (the file system); this only moves requests and
-/// bytes between WebKit and them.
+/// `AssetPath` (the URI) and `AssetFile` (the file system), BridgeKit's rules shared with the
+/// Apple handler; this only moves requests and bytes between WebKit and them.
 ///
 /// A scheme is registered once per web context (a context may be shared by views), and each view
 /// carries its own ``GTKAssetURIScheme`` as GObject data, released with the view: a request is
@@ -38,7 +39,7 @@ enum GTKAssetSchemeHandler {
     /// the context loads it): a handler, and secure. A handler alone gives the scheme's documents
     /// a tuple origin and makes them secure contexts, and WebKitGTK 2.50 treats the scheme as CORS
     /// enabled (another origin's `fetch` reaches the handler with an `Origin` header, which
-    /// ``GTKAssetPath/accepts(origin:scheme:host:)`` refuses); the secure registration is what
+    /// `AssetPath.accepts(origin:scheme:host:)` refuses); the secure registration is what
     /// WebKitGTK documents for a scheme whose pages must count as secure (mixed content).
     static func register(_ assets: GTKAssetURIScheme, on context: UnsafeMutablePointer<WebKitWebContext>) {
         let object: UnsafeMutablePointer<GObject> = gCast(gRaw(context))
@@ -91,15 +92,15 @@ enum GTKAssetSchemeHandler {
         if let headers = webkit_uri_scheme_request_get_http_headers(raw) {
             origin = gString(soup_message_headers_get_one(headers, "Origin"))
         }
-        guard GTKAssetPath.accepts(origin: origin, scheme: assets.scheme, host: assets.host),
-            GTKAssetPath.servesView(
+        guard AssetPath.accepts(origin: origin, scheme: assets.scheme, host: assets.host),
+            AssetPath.servesView(
                 at: gString(webkit_web_view_get_uri(view)), scheme: assets.scheme, host: assets.host)
         else {
             refuse(request, .forbidden)
             return
         }
         let components: [String]
-        switch GTKAssetPath.components(ofURI: uri, scheme: assets.scheme, host: assets.host) {
+        switch AssetPath.components(ofURI: uri, scheme: assets.scheme, host: assets.host) {
         case .success(let found): components = found
         case .failure(let refusal):
             refuse(request, refusal)
@@ -108,7 +109,7 @@ enum GTKAssetSchemeHandler {
         g_object_ref(request.raw)
         let root = assets.rootPath
         files.async {
-            let opened = GTKAssetFile.open(components, root: root)
+            let opened = AssetFile.open(components, root: root)
             if case .success = opened { filesOpened.add(1, ordering: .relaxed) }
             GTKThread.post {
                 defer { g_object_unref(request.raw) }
@@ -118,7 +119,7 @@ enum GTKAssetSchemeHandler {
                     let stream = g_unix_input_stream_new(file.descriptor, 1)
                     GTKSchemeResponse.finish(
                         request, status: 200,
-                        headers: headers(contentType: GTKAssetPath.contentType(forName: components.last ?? "")),
+                        headers: AssetPath.headers(contentType: AssetPath.contentType(forName: components.last ?? "")),
                         stream: stream, length: file.size)
                 case .failure(let refusal):
                     refuse(request, refusal)
@@ -129,22 +130,10 @@ enum GTKAssetSchemeHandler {
 
     /// Answers `request` with `refusal`'s status and a one-line text, in a later turn of the GTK
     /// main loop (``GTKSchemeResponse/finishLater(_:status:headers:data:)``).
-    private static func refuse(_ request: GPointer<WebKitURISchemeRequest>, _ refusal: GTKAssetPath.Refusal) {
-        let text: String
-        switch refusal {
-        case .notFound: text = "Not found\n"
-        case .badPath: text = "Bad path\n"
-        case .methodNotAllowed: text = "Only GET is allowed\n"
-        case .forbidden: text = "Forbidden\n"
-        }
+    private static func refuse(_ request: GPointer<WebKitURISchemeRequest>, _ refusal: AssetPath.Refusal) {
         GTKSchemeResponse.finishLater(
-            request, status: refusal.status, headers: headers(contentType: "text/plain; charset=utf-8"),
-            data: Data(text.utf8))
-    }
-
-    /// The headers of every answer: its type, and no sniffing of another.
-    private static func headers(contentType: String) -> [String: String] {
-        ["Content-Type": contentType, "X-Content-Type-Options": "nosniff"]
+            request, status: refusal.status, headers: AssetPath.headers(contentType: "text/plain; charset=utf-8"),
+            data: Data(refusal.text.utf8))
     }
 }
 #endif

@@ -1,19 +1,19 @@
-#if WebKitGTK
-import BridgeKit
 import Foundation
-/// Reads which file an asset scheme request names from its URI, without touching the file system
-/// (``GTKAssetURIScheme``; unit-tested in `AssetPathTests`). Pure and thread-safe.
+
+/// Reads which file an asset scheme request names from its URL, without touching the file system:
+/// the path rules shared by WebKitGTK's `GTKAssetURIScheme` and Apple's `WebKitAssetSchemeHandler`
+/// (unit-tested in `AssetPathTests`). Pure and thread-safe.
 ///
-/// WebKit hands the handler the URI it parsed: the URL standard has already removed `.` and `..`
-/// segments, also `%2e`-spelled ones, so those reach here only from code that builds URIs itself.
-/// This reads the URI again byte by byte, decodes each component once, and accepts only plain
-/// names: a decoded component may not be `.`, `..` or empty, and may not contain `/`, `\` or NUL,
-/// so no spelling of a separator or a parent survives into a file system path.
-enum GTKAssetPath {
+/// WebKit hands a scheme handler the URL it parsed: the URL standard has already removed `.` and
+/// `..` segments, also `%2e`-spelled ones, so those reach here only from code that builds URLs
+/// itself. This reads the URL again byte by byte, decodes each component once, and accepts only
+/// plain names: a decoded component may not be `.`, `..` or empty, and may not contain `/`, `\` or
+/// NUL, so no spelling of a separator or a parent survives into a file system path.
+package enum AssetPath {
     /// Why a request is not served.
-    enum Refusal: Error, Equatable, Sendable {
+    package enum Refusal: Error, Equatable, Sendable {
         /// Not a file of this scheme and host (404): another scheme, host, a port or user name, a
-        /// directory, a hidden name, or (from ``GTKAssetFile``) a name that is not a regular file
+        /// directory, a hidden name, or (from ``AssetFile``) a name that is not a regular file
         /// inside the directory.
         case notFound
         /// The path is not a plain relative file name (400).
@@ -21,11 +21,12 @@ enum GTKAssetPath {
         /// Any method but GET (405).
         case methodNotAllowed
         /// A request that names another origin in its `Origin` header (403): a cross-origin `fetch`
-        /// or module script, refused before any file is opened.
+        /// or module script, refused before any file is opened; or a request of a view whose main
+        /// document is of another origin.
         case forbidden
 
         /// The HTTP status the request is answered with.
-        var status: Int {
+        package var status: Int {
             switch self {
             case .notFound: 404
             case .badPath: 400
@@ -33,20 +34,30 @@ enum GTKAssetPath {
             case .forbidden: 403
             }
         }
+
+        /// The one-line text body of the refusal.
+        package var text: String {
+            switch self {
+            case .notFound: "Not found\n"
+            case .badPath: "Bad path\n"
+            case .methodNotAllowed: "Only GET is allowed\n"
+            case .forbidden: "Forbidden\n"
+            }
+        }
     }
 
     /// The longest path accepted, in bytes as sent (Linux's `PATH_MAX`).
-    static let maxPathBytes = 4096
+    package static let maxPathBytes = 4096
     /// The longest component accepted, in bytes once decoded (Linux's `NAME_MAX`).
-    static let maxComponentBytes = 255
+    package static let maxComponentBytes = 255
 
     /// The path components (decoded, non-empty, none hidden) that `uri` names under `scheme://host/`.
     /// - Parameters:
-    ///   - uri: the request's URI as WebKit reports it.
+    ///   - uri: the request's URL as the engine reports it.
     ///   - scheme: the scheme served, lowercase.
     ///   - host: the host served, lowercase.
     /// - Returns: the components, or why the request is refused (``Refusal/notFound`` or ``Refusal/badPath``).
-    static func components(ofURI uri: String, scheme: String, host: String) -> Result<[String], Refusal> {
+    package static func components(ofURI uri: String, scheme: String, host: String) -> Result<[String], Refusal> {
         let bytes = Array(uri.utf8)
         let prefix = Array("\(scheme)://\(host)".utf8)
         guard bytes.count > prefix.count, zip(bytes, prefix).allSatisfy({ lowercased($0) == $1 }) else {
@@ -92,28 +103,29 @@ enum GTKAssetPath {
     ///   - origin: the header's value, or nil without one.
     ///   - scheme: the scheme served, lowercase.
     ///   - host: the host served, lowercase.
-    static func accepts(origin: String?, scheme: String, host: String) -> Bool {
+    package static func accepts(origin: String?, scheme: String, host: String) -> Bool {
         guard let origin else { return true }
         return origin.lowercased() == "\(scheme)://\(host)"
     }
 
-    /// Whether the view's main document, at `viewURI` (`webkit_web_view_get_uri`: the page shown
-    /// or being loaded), is of the scheme's origin: only then are the folder's files served. A
-    /// page of another origin in the view (one the app's page navigated to, or a link followed)
-    /// could otherwise embed them (`<img>` sends no `Origin`), a thousand at a time: an open file
-    /// and a stream each, a gigabyte of the app's memory in seconds (found by an outside attack).
+    /// Whether the view's main document, at `viewURI` (the page shown or being loaded:
+    /// `webkit_web_view_get_uri`, `WKWebView.url`), is of the scheme's origin: only then are the
+    /// folder's files served. A page of another origin in the view (one the app's page navigated
+    /// to, or a link followed) could otherwise embed them (`<img>` sends no `Origin`), a thousand
+    /// at a time: an open file and a stream each, a gigabyte of the app's memory in seconds (found
+    /// by an outside attack).
     /// - Parameters:
-    ///   - viewURI: the view's URI, or nil without one.
+    ///   - viewURI: the view's URL, or nil without one.
     ///   - scheme: the scheme served, lowercase.
     ///   - host: the host served, lowercase.
-    static func servesView(at viewURI: String?, scheme: String, host: String) -> Bool {
+    package static func servesView(at viewURI: String?, scheme: String, host: String) -> Bool {
         guard let viewURI, let parts = URLComponents(string: viewURI) else { return false }
         return parts.scheme?.lowercased() == scheme && parts.host?.lowercased() == host && parts.port == nil
             && parts.user == nil && parts.password == nil
     }
 
     /// The `Content-Type` of a file named `name`, by its extension (case-insensitive).
-    static func contentType(forName name: String) -> String {
+    package static func contentType(forName name: String) -> String {
         guard let dot = name.lastIndex(of: ".") else { return "application/octet-stream" }
         switch name[name.index(after: dot)...].lowercased() {
         case "html", "htm": return "text/html; charset=utf-8"
@@ -129,6 +141,51 @@ enum GTKAssetPath {
         case "wasm": return "application/wasm"
         case "woff2": return "font/woff2"
         default: return "application/octet-stream"
+        }
+    }
+
+    /// The headers of every answer: its type, its length when known, and no sniffing of another.
+    /// - Parameters:
+    ///   - contentType: the `Content-Type`.
+    ///   - length: the body's length in bytes, or nil to send no `Content-Length`.
+    package static func headers(contentType: String, length: Int64? = nil) -> [String: String] {
+        var headers = ["Content-Type": contentType, "X-Content-Type-Options": "nosniff"]
+        if let length { headers["Content-Length"] = String(length) }
+        return headers
+    }
+
+    /// Schemes that already mean something to WebKit, the web platform or BridgeKit.
+    package static let reservedSchemes: Set<String> = [
+        "http", "https", "file", "data", "blob", "about", "javascript", "ws", "wss", "ftp", "resource",
+        "view-source", "filesystem", "webkit", "webkit-pdfjs-viewer", "mailto", "tel", "sms", "urn",
+        "webbridge-binary",
+    ]
+
+    /// Whether `text` is a lowercase URI scheme name (`[a-z][a-z0-9+.-]*`, at most 32 bytes) that
+    /// is not one of ``reservedSchemes``.
+    package static func isValidScheme(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first, bytes.count <= 32, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first)
+        else { return false }
+        let allowed = bytes.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
+        }
+        return allowed && !reservedSchemes.contains(text)
+    }
+
+    /// Whether `text` is a lowercase host name: `a`–`z`, digits, `-` and `.`, not starting or
+    /// ending with `.` or `-`, at most 253 bytes.
+    package static func isValidHost(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard let first = bytes.first, let last = bytes.last, bytes.count <= 253 else { return false }
+        let edges: Set<UInt8> = [UInt8(ascii: "."), UInt8(ascii: "-")]
+        guard !edges.contains(first), !edges.contains(last) else { return false }
+        return bytes.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+                || edges.contains(byte)
         }
     }
 
@@ -157,4 +214,3 @@ enum GTKAssetPath {
         return out
     }
 }
-#endif

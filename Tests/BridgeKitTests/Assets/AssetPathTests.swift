@@ -1,17 +1,16 @@
-#if WebKitGTK
-@testable import BridgeKitGTK
 import BridgeKit
 import Foundation
 import Testing
 
-/// The asset scheme's decisions without a web view: which file a request URI names
-/// (`GTKAssetPath`), how it is opened inside the directory (`GTKAssetFile`), its content type, and
-/// the checks of `GTKAssetURIScheme`'s initializer. The end-to-end suite `AssetScheme` sends the
-/// same kinds of requests through WebKit.
+/// The asset scheme's decisions without a web view, shared by WebKitGTK and Apple: which file a
+/// request URI names (`AssetPath`), how it is opened inside the directory (`AssetFile`), its
+/// content type, and the checks of `AssetFolder`'s initializer. The GTK end-to-end suite
+/// `AssetScheme` sends the same kinds of requests through WebKit; `AssetSchemeDriverTests` through
+/// the Apple handler's logic.
 @Suite("Asset scheme paths")
 struct AssetPathTests {
-    private static func components(_ uri: String) -> Result<[String], GTKAssetPath.Refusal> {
-        GTKAssetPath.components(ofURI: uri, scheme: "app", host: "bundle")
+    private static func components(_ uri: String) -> Result<[String], AssetPath.Refusal> {
+        AssetPath.components(ofURI: uri, scheme: "app", host: "bundle")
     }
 
     @Test("plain file paths resolve to their components, query and fragment ignored", .timeLimit(.minutes(1)))
@@ -61,26 +60,26 @@ struct AssetPathTests {
     )
     func origins() {
         for uri in ["app://bundle/index.html", "APP://Bundle/a/b?c#d", "app://bundle"] {
-            #expect(GTKAssetPath.servesView(at: uri, scheme: "app", host: "bundle"), "\(uri)")
+            #expect(AssetPath.servesView(at: uri, scheme: "app", host: "bundle"), "\(uri)")
         }
         for uri in [
             nil, "", "about:blank", "http://127.0.0.1:8080/", "app://other/", "app://bundle:80/", "app://u@bundle/",
             "data:text/html,x", "app:bundle",
         ] {
-            #expect(!GTKAssetPath.servesView(at: uri, scheme: "app", host: "bundle"), "\(uri ?? "nil")")
+            #expect(!AssetPath.servesView(at: uri, scheme: "app", host: "bundle"), "\(uri ?? "nil")")
         }
-        #expect(GTKAssetPath.accepts(origin: nil, scheme: "app", host: "bundle"))
-        #expect(GTKAssetPath.accepts(origin: "app://bundle", scheme: "app", host: "bundle"))
-        #expect(GTKAssetPath.accepts(origin: "APP://Bundle", scheme: "app", host: "bundle"))
+        #expect(AssetPath.accepts(origin: nil, scheme: "app", host: "bundle"))
+        #expect(AssetPath.accepts(origin: "app://bundle", scheme: "app", host: "bundle"))
+        #expect(AssetPath.accepts(origin: "APP://Bundle", scheme: "app", host: "bundle"))
         for origin in [
             "null", "", "http://127.0.0.1:8080", "https://bundle", "app://bundle:1", "app://other", "app://bundle/",
         ] {
-            #expect(!GTKAssetPath.accepts(origin: origin, scheme: "app", host: "bundle"), "\(origin)")
+            #expect(!AssetPath.accepts(origin: origin, scheme: "app", host: "bundle"), "\(origin)")
         }
-        #expect(GTKAssetPath.Refusal.forbidden.status == 403)
-        #expect(GTKAssetPath.Refusal.notFound.status == 404)
-        #expect(GTKAssetPath.Refusal.badPath.status == 400)
-        #expect(GTKAssetPath.Refusal.methodNotAllowed.status == 405)
+        #expect(AssetPath.Refusal.forbidden.status == 403)
+        #expect(AssetPath.Refusal.notFound.status == 404)
+        #expect(AssetPath.Refusal.badPath.status == 400)
+        #expect(AssetPath.Refusal.methodNotAllowed.status == 405)
     }
 
     @Test("content types come from the extension, case-insensitively", .timeLimit(.minutes(1)))
@@ -96,13 +95,13 @@ struct AssetPathTests {
             "archive.tar.gz": "application/octet-stream", "trailing.": "application/octet-stream",
         ]
         for (name, type) in expected {
-            #expect(GTKAssetPath.contentType(forName: name) == type, "\(name)")
+            #expect(AssetPath.contentType(forName: name) == type, "\(name)")
         }
     }
 
     /// A temporary tree: `root/` with files, a directory, hidden file, links in and out, a FIFO;
     /// `secret.txt` and `outside/` beside it.
-    private final class Tree {
+    final class Tree {
         let base: URL
         let root: URL
         init() throws {
@@ -134,11 +133,10 @@ struct AssetPathTests {
     }
 
     /// The first 64 bytes of an opened file, as text; closes it.
-    static func read(_ opened: GTKAssetFile.Opened) -> String {
-        defer { close(opened.descriptor) }
-        var buffer = [UInt8](repeating: 0, count: 64)
-        let count = Glibc.read(opened.descriptor, &buffer, buffer.count)
-        return String(decoding: buffer.prefix(max(0, count)), as: UTF8.self)
+    static func read(_ opened: AssetFile.Opened) -> String {
+        defer { AssetFile.close(opened) }
+        let data = (try? AssetFile.read(opened, maxBytes: 64).get()) ?? Data()
+        return String(decoding: data, as: UTF8.self)
     }
 
     @Test(
@@ -146,29 +144,29 @@ struct AssetPathTests {
         .timeLimit(.minutes(1)))
     func opening() throws {
         let tree = try Tree()
-        let root = try #require(GTKAssetFile.resolveDirectory(tree.root.path))
-        let index = try GTKAssetFile.open(["index.html"], root: root).get()
+        let root = try #require(AssetFile.resolveDirectory(tree.root.path))
+        let index = try AssetFile.open(["index.html"], root: root).get()
         #expect(index.size == 5)
         #expect(Self.read(index) == "hello")
-        #expect(try Self.read(GTKAssetFile.open(["sub", "n.txt"], root: root).get()) == "nested")
+        #expect(try Self.read(AssetFile.open(["sub", "n.txt"], root: root).get()) == "nested")
         #expect(
-            try Self.read(GTKAssetFile.open(["in.txt"], root: root).get()) == "nested", "a link inside the directory")
+            try Self.read(AssetFile.open(["in.txt"], root: root).get()) == "nested", "a link inside the directory")
         for path in [
             ["out.txt"], ["abs.txt"], ["outdir", "file.txt"], ["outdir"], ["sub"], ["fifo"], ["loop"], ["missing"],
             ["sub", "missing"], ["index.html", "x"],
         ] {
-            #expect(GTKAssetFile.open(path, root: root) == .failure(.notFound), "\(path)")
+            #expect(AssetFile.open(path, root: root) == .failure(.notFound), "\(path)")
         }
     }
 
     @Test("the scheme's initializer checks its scheme, host and directory", .timeLimit(.minutes(1)))
     func initializerChecks() throws {
         let tree = try Tree()
-        let assets = try GTKAssetURIScheme(directory: tree.root)
+        let assets = try AssetFolder(directory: tree.root)
         #expect(assets.origin == SecurityOrigin("app://bundle"))
         #expect(assets.uri(for: "index.html") == "app://bundle/index.html")
         #expect(assets.uri(for: "/a b/c#?.txt") == "app://bundle/a%20b/c%23%3F.txt")
-        let custom = try GTKAssetURIScheme(directory: tree.root, scheme: "my-app.v2", host: "ui.local")
+        let custom = try AssetFolder(directory: tree.root, scheme: "my-app.v2", host: "ui.local")
         #expect(custom.origin.description == "my-app.v2://ui.local")
         #expect(
             try AccessPolicy.checkedOrigins(["my-app.v2://ui.local"]).refusal(
@@ -177,25 +175,24 @@ struct AssetPathTests {
             "", "App", "1app", "http", "https", "file", "data", "blob", "about", "javascript",
             "webbridge-binary", "a b", "app:", "ä",
         ] {
-            #expect(throws: GTKAssetURISchemeError.invalidScheme(scheme)) {
-                try GTKAssetURIScheme(directory: tree.root, scheme: scheme)
+            #expect(throws: AssetFolderError.invalidScheme(scheme)) {
+                try AssetFolder(directory: tree.root, scheme: scheme)
             }
         }
         for host in ["", "Bundle", "a/b", "a:1", ".a", "a.", "-a", "a b", "u@h", "[::1]"] {
-            #expect(throws: GTKAssetURISchemeError.invalidHost(host)) {
-                try GTKAssetURIScheme(directory: tree.root, host: host)
+            #expect(throws: AssetFolderError.invalidHost(host)) {
+                try AssetFolder(directory: tree.root, host: host)
             }
         }
         let file = tree.root.appendingPathComponent("index.html")
-        #expect(throws: GTKAssetURISchemeError.notADirectory(file.path)) { try GTKAssetURIScheme(directory: file) }
+        #expect(throws: AssetFolderError.notADirectory(file.path)) { try AssetFolder(directory: file) }
         let missing = tree.base.appendingPathComponent("missing")
-        #expect(throws: GTKAssetURISchemeError.notADirectory(missing.path)) {
-            try GTKAssetURIScheme(directory: missing)
+        #expect(throws: AssetFolderError.notADirectory(missing.path)) {
+            try AssetFolder(directory: missing)
         }
         let viaLink = tree.base.appendingPathComponent("link-to-root")
         try FileManager.default.createSymbolicLink(atPath: viaLink.path, withDestinationPath: "root")
         #expect(
-            try GTKAssetURIScheme(directory: viaLink).directory.path == GTKAssetFile.resolveDirectory(tree.root.path))
+            try AssetFolder(directory: viaLink).directory.path == AssetFile.resolveDirectory(tree.root.path))
     }
 }
-#endif

@@ -1,10 +1,8 @@
-#if WebKitGTK
-@testable import BridgeKitGTK
 import BridgeKit
 import Foundation
 import Testing
 
-/// Attacks on the asset scheme's path and file checks (`GTKAssetPath`, `GTKAssetFile`) that need
+/// Attacks on the asset scheme's path and file checks (`AssetPath`, `AssetFile`) that need
 /// no web view: file names that are not valid UTF-8, and names or directories that are spelled
 /// differently in bytes but are canonically equivalent Unicode. Each test plants a tree the way an
 /// extracted archive or a user-writable folder could, and requests a file the documented checks
@@ -40,13 +38,13 @@ struct AssetPathAttackTests {
             guard fd >= 0 else { throw POSIXError(.EIO) }
             defer { close(fd) }
             let data = Array(text.utf8)
-            _ = data.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+            _ = data.withUnsafeBytes { writeBytes(fd, $0.baseAddress, $0.count) }
         }
     }
 
     private static func u(_ text: String) -> [UInt8] { Array(text.utf8) }
 
-    private static func read(_ opened: GTKAssetFile.Opened) -> String { AssetPathTests.read(opened) }
+    private static func read(_ opened: AssetFile.Opened) -> String { AssetPathTests.read(opened) }
 
     /// `realpath`'s answer is turned into a `String` with `String(cString:)`, which replaces bytes
     /// that are not UTF-8 with U+FFFD; the file then opened is the one at the *repaired* path, not
@@ -68,10 +66,10 @@ struct AssetPathAttackTests {
         // A link inside the folder to the real (non-UTF-8) directory's file: it resolves inside.
         try base.symlinkAt(Self.u("root/p"), to: Self.u("a") + [0xFF] + Self.u("/passwd"))
 
-        let assets = try GTKAssetURIScheme(directory: URL(fileURLWithPath: base.path + "/root"))
+        let assets = try AssetFolder(directory: URL(fileURLWithPath: base.path + "/root"))
         // Sanity: the link out itself is refused.
-        #expect(GTKAssetFile.open(["a\u{FFFD}", "passwd"], root: assets.rootPath) == .failure(.notFound))
-        switch GTKAssetFile.open(["p"], root: assets.rootPath) {
+        #expect(AssetFile.open(["a\u{FFFD}", "passwd"], root: assets.rootPath) == .failure(.notFound))
+        switch AssetFile.open(["p"], root: assets.rootPath) {
         case .success(let opened):
             let text = Self.read(opened)
             #expect(text != "SECRET-OUTSIDE", "served a file outside the folder through an unchecked link")
@@ -97,9 +95,9 @@ struct AssetPathAttackTests {
         try base.write(Self.u(nfc + "/index.html"), "hello")
         try base.symlinkAt(Self.u(nfc + "/link.txt"), to: Self.u("../" + nfd + "/secret.txt"))
 
-        let assets = try GTKAssetURIScheme(directory: URL(fileURLWithPath: base.path + "/" + nfc))
-        #expect(try Self.read(GTKAssetFile.open(["index.html"], root: assets.rootPath).get()) == "hello")
-        let opened = GTKAssetFile.open(["link.txt"], root: assets.rootPath)
+        let assets = try AssetFolder(directory: URL(fileURLWithPath: base.path + "/" + nfc))
+        #expect(try Self.read(AssetFile.open(["index.html"], root: assets.rootPath).get()) == "hello")
+        let opened = AssetFile.open(["link.txt"], root: assets.rootPath)
         if case .success(let file) = opened {
             Issue.record("served \(Self.read(file)) from outside the folder")
         }
@@ -112,9 +110,9 @@ struct AssetPathAttackTests {
     /// `.`" — is served.
     @Test("a hidden name whose dot carries a combining mark is still hidden", .timeLimit(.minutes(1)))
     func hiddenNameWithCombiningMark() {
-        let result = GTKAssetPath.components(ofURI: "app://bundle/.%CC%81env", scheme: "app", host: "bundle")
+        let result = AssetPath.components(ofURI: "app://bundle/.%CC%81env", scheme: "app", host: "bundle")
         #expect(result == .failure(.notFound), "\(result)")
-        let nested = GTKAssetPath.components(ofURI: "app://bundle/.%CC%81git/config", scheme: "app", host: "bundle")
+        let nested = AssetPath.components(ofURI: "app://bundle/.%CC%81git/config", scheme: "app", host: "bundle")
         #expect(nested == .failure(.notFound), "\(nested)")
     }
 
@@ -125,8 +123,12 @@ struct AssetPathAttackTests {
         let base = try Base()
         try base.mkdirAt(Self.u("root"))
         try base.write(Self.u("root/\u{301}x.txt"), "inside")
-        let assets = try GTKAssetURIScheme(directory: URL(fileURLWithPath: base.path + "/root"))
-        #expect(try Self.read(GTKAssetFile.open(["\u{301}x.txt"], root: assets.rootPath).get()) == "inside")
+        let assets = try AssetFolder(directory: URL(fileURLWithPath: base.path + "/root"))
+        #expect(try Self.read(AssetFile.open(["\u{301}x.txt"], root: assets.rootPath).get()) == "inside")
     }
 }
-#endif
+
+/// The C `write`, under a name that no method hides.
+private func writeBytes(_ descriptor: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
+}

@@ -1,0 +1,107 @@
+#if canImport(WebKit)
+public import Foundation
+public import WebKit
+
+/// Serves an ``AssetFolder`` to WebKit on Apple platforms: a `WKURLSchemeHandler` for the
+/// folder's scheme, so a page of several files that the app ships (`index.html`, scripts, styles,
+/// images) loads with the origin `app://bundle` instead of `file://`, whose origin is opaque and
+/// refused by the bridge. The Apple counterpart of WebKitGTK's `GTKAssetURIScheme`, with the same
+/// rules (``AssetFolder``: what is served, and what is refused with 400, 403, 404 or 405).
+///
+/// ```swift
+/// let folder = Bundle.main.resourceURL?.appendingPathComponent("web") ?? URL(fileURLWithPath: "/")
+/// let assets = try AssetFolder(directory: folder)
+/// let configuration = WKWebViewConfiguration()
+/// try WebKitAssetSchemeHandler(folder: assets).install(in: configuration)
+/// let webView = WKWebView(frame: .zero, configuration: configuration)
+/// let policy = AccessPolicy.origins([OriginPattern(origin: assets.origin)])
+/// let router = BridgeRouter(configuration: BridgeConfiguration(policy: policy))
+/// let bridge = try WebViewBridge.attach(router: router, to: webView)
+/// if let start = URL(string: assets.uri(for: "index.html")) { webView.load(URLRequest(url: start)) }
+/// ```
+///
+/// Install it before the web view is created (``install(in:)``: WebKit copies the configuration).
+/// The answer logic is ``AssetSchemeDriver`` (tested on Linux): `GET` only; a file is streamed in
+/// chunks of 64 KiB read off the main thread, with `Content-Type`, `Content-Length` and
+/// `X-Content-Type-Options: nosniff`; refusals get their status and a one-line text. Files are
+/// served only while the web view's main document (`WKWebView.url`) is of the folder's origin;
+/// a request whose `Origin` header names another origin is 403.
+///
+/// `WKURLSchemeHandler` is main-actor (`WK_SWIFT_UI_ACTOR`), so this handler is too;
+/// `WKURLSchemeTask` is not isolated and not `Sendable`, and is answered only from the main actor,
+/// where WebKit handed it over. WebKit raises an exception when a task is answered after
+/// `webView(_:stop:)`, which the driver never does: after a stop nothing more is sent, and the
+/// file is closed.
+public final class WebKitAssetSchemeHandler: NSObject, WKURLSchemeHandler {
+    /// The folder served.
+    public let folder: AssetFolder
+    private let driver: AssetSchemeDriver
+    /// The tasks being answered, by the identity of WebKit's task.
+    private var tasks: [ObjectIdentifier: SchemeTask] = [:]
+
+    /// Creates the handler for `folder`.
+    /// - Parameter folder: the folder, scheme and host to serve.
+    public init(folder: AssetFolder) {
+        self.folder = folder
+        driver = AssetSchemeDriver(folder: folder)
+    }
+
+    /// Registers this handler for the folder's scheme on `configuration`
+    /// (`setURLSchemeHandler(_:forURLScheme:)`); call it before the web view is created with it.
+    /// The configuration retains the handler.
+    /// - Parameter configuration: the configuration of the web view to create.
+    /// - Throws: ``AssetFolderError/schemeInUse(_:)`` when the configuration already has a handler
+    ///   for the scheme or WebKit handles it itself, where WebKit would raise an exception.
+    public func install(in configuration: WKWebViewConfiguration) throws(AssetFolderError) {
+        guard configuration.urlSchemeHandler(forURLScheme: folder.scheme) == nil,
+            !WKWebView.handlesURLScheme(folder.scheme)
+        else { throw .schemeInUse(folder.scheme) }
+        configuration.setURLSchemeHandler(self, forURLScheme: folder.scheme)
+    }
+
+    /// Starts a request.
+    public func webView(_ webView: WKWebView, start urlSchemeTask: any WKURLSchemeTask) {
+        let key = ObjectIdentifier(urlSchemeTask)
+        let task = SchemeTask(urlSchemeTask) { [weak self] in self?.tasks[key] = nil }
+        tasks[key] = task
+        driver.start(task, viewURL: webView.url?.absoluteString)
+    }
+
+    /// Stops a request: nothing more is sent to it.
+    public func webView(_ webView: WKWebView, stop urlSchemeTask: any WKURLSchemeTask) {
+        guard let task = tasks.removeValue(forKey: ObjectIdentifier(urlSchemeTask)) else { return }
+        driver.stop(task)
+    }
+
+    /// A `WKURLSchemeTask` as an ``AssetSchemeTask``; `ended` runs once it is finished or failed.
+    private final class SchemeTask: AssetSchemeTask {
+        let task: any WKURLSchemeTask
+        let ended: () -> Void
+        init(_ task: any WKURLSchemeTask, ended: @escaping () -> Void) {
+            self.task = task
+            self.ended = ended
+        }
+        var method: String { task.request.httpMethod ?? "GET" }
+        var url: String { task.request.url?.absoluteString ?? "" }
+        var origin: String? { task.request.value(forHTTPHeaderField: "Origin") }
+        func respond(status: Int, headers: [String: String]) {
+            // A head is always sent (WebKit refuses a body without one); a task has a URL.
+            let url = task.request.url ?? URL(fileURLWithPath: "/")
+            let response =
+                HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+                ?? URLResponse(
+                    url: url, mimeType: headers["Content-Type"], expectedContentLength: -1, textEncodingName: nil)
+            task.didReceive(response)
+        }
+        func send(_ data: Data) { task.didReceive(data) }
+        func finish() {
+            task.didFinish()
+            ended()
+        }
+        func fail(_ error: any Error) {
+            task.didFailWithError(error)
+            ended()
+        }
+    }
+}
+#endif
