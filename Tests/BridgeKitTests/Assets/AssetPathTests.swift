@@ -82,6 +82,23 @@ struct AssetPathTests {
         #expect(AssetPath.Refusal.methodNotAllowed.status == 405)
     }
 
+    @Test("refusals and folder errors say what went wrong, naming the text given", .timeLimit(.minutes(1)))
+    func descriptions() {
+        #expect(AssetPath.Refusal.notFound.text == "Not found\n")
+        #expect(AssetPath.Refusal.badPath.text == "Bad path\n")
+        #expect(AssetPath.Refusal.methodNotAllowed.text == "Only GET is allowed\n")
+        #expect(AssetPath.Refusal.forbidden.text == "Forbidden\n")
+        #expect(AssetFolderError.invalidScheme("http").description.contains("\"http\""))
+        #expect(AssetFolderError.invalidHost("Bundle").description.contains("\"Bundle\""))
+        #expect(AssetFolderError.notADirectory("/nope").description.hasPrefix("/nope "))
+        #expect(AssetFolderError.schemeInUse("app").description.contains("\"app\""))
+        #expect(
+            AssetPath.headers(contentType: "image/png", length: 3) == [
+                "Content-Type": "image/png", "Content-Length": "3", "X-Content-Type-Options": "nosniff",
+            ])
+        #expect(AssetPath.headers(contentType: "image/png")["Content-Length"] == nil)
+    }
+
     @Test("content types come from the extension, case-insensitively", .timeLimit(.minutes(1)))
     func contentTypes() {
         let expected: [String: String] = [
