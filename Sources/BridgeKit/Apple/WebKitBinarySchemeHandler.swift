@@ -15,6 +15,10 @@ public import WebKit
 /// The request body is `URLRequest.httpBody` (the shim sends an `ArrayBuffer`, never a `Blob`).
 public final class WebKitBinarySchemeHandler: NSObject, WKURLSchemeHandler {
     private let driver: BinarySchemeDriver
+    /// The tasks being answered, by the identity of WebKit's task; a task leaves when it is
+    /// finished, failed or stopped (WebKit calls `webView(_:stop:)` only for a task it stops, so
+    /// a finished task kept here would keep its request, an upload part's body, for the life of
+    /// the handler).
     private var tasks: [ObjectIdentifier: SchemeTask] = [:]
 
     /// Creates the handler for `transfers`.
@@ -24,8 +28,9 @@ public final class WebKitBinarySchemeHandler: NSObject, WKURLSchemeHandler {
 
     /// Starts a request.
     public func webView(_ webView: WKWebView, start urlSchemeTask: any WKURLSchemeTask) {
-        let task = SchemeTask(urlSchemeTask)
-        tasks[ObjectIdentifier(urlSchemeTask)] = task
+        let key = ObjectIdentifier(urlSchemeTask)
+        let task = SchemeTask(urlSchemeTask) { [weak self] in self?.tasks[key] = nil }
+        tasks[key] = task
         driver.start(task)
     }
 
@@ -35,10 +40,14 @@ public final class WebKitBinarySchemeHandler: NSObject, WKURLSchemeHandler {
         driver.stop(task)
     }
 
-    /// A `WKURLSchemeTask` as a ``BinarySchemeTask``.
+    /// A `WKURLSchemeTask` as a ``BinarySchemeTask``; `ended` runs once it is finished or failed.
     private final class SchemeTask: BinarySchemeTask {
         let task: any WKURLSchemeTask
-        init(_ task: any WKURLSchemeTask) { self.task = task }
+        let ended: () -> Void
+        init(_ task: any WKURLSchemeTask, ended: @escaping () -> Void) {
+            self.task = task
+            self.ended = ended
+        }
         var method: String { task.request.httpMethod ?? "GET" }
         var url: String { task.request.url?.absoluteString ?? "" }
         var origin: String? { task.request.value(forHTTPHeaderField: "Origin") }
@@ -51,8 +60,14 @@ public final class WebKitBinarySchemeHandler: NSObject, WKURLSchemeHandler {
             task.didReceive(response)
         }
         func send(_ data: Data) { task.didReceive(data) }
-        func finish() { task.didFinish() }
-        func fail(_ error: any Error) { task.didFailWithError(error) }
+        func finish() {
+            task.didFinish()
+            ended()
+        }
+        func fail(_ error: any Error) {
+            task.didFailWithError(error)
+            ended()
+        }
     }
 }
 #endif
