@@ -37,7 +37,7 @@ public final class WebKitAssetSchemeHandler: NSObject, WKURLSchemeHandler {
     public let folder: AssetFolder
     private let driver: AssetSchemeDriver
     /// The tasks being answered, by the identity of WebKit's task.
-    private var tasks: [ObjectIdentifier: SchemeTask] = [:]
+    private var tasks: [ObjectIdentifier: WebKitSchemeTask] = [:]
 
     /// Creates the handler for `folder`.
     /// - Parameter folder: the folder, scheme and host to serve.
@@ -62,7 +62,7 @@ public final class WebKitAssetSchemeHandler: NSObject, WKURLSchemeHandler {
     /// Starts a request.
     public func webView(_ webView: WKWebView, start urlSchemeTask: any WKURLSchemeTask) {
         let key = ObjectIdentifier(urlSchemeTask)
-        let task = SchemeTask(urlSchemeTask) { [weak self] in self?.tasks[key] = nil }
+        let task = WebKitSchemeTask(urlSchemeTask) { [weak self] in self?.tasks[key] = nil }
         tasks[key] = task
         driver.start(task, viewURL: webView.url?.absoluteString)
     }
@@ -71,37 +71,6 @@ public final class WebKitAssetSchemeHandler: NSObject, WKURLSchemeHandler {
     public func webView(_ webView: WKWebView, stop urlSchemeTask: any WKURLSchemeTask) {
         guard let task = tasks.removeValue(forKey: ObjectIdentifier(urlSchemeTask)) else { return }
         driver.stop(task)
-    }
-
-    /// A `WKURLSchemeTask` as an ``AssetSchemeTask``; `ended` runs once it is finished or failed.
-    private final class SchemeTask: AssetSchemeTask {
-        let task: any WKURLSchemeTask
-        let ended: () -> Void
-        init(_ task: any WKURLSchemeTask, ended: @escaping () -> Void) {
-            self.task = task
-            self.ended = ended
-        }
-        var method: String { task.request.httpMethod ?? "GET" }
-        var url: String { task.request.url?.absoluteString ?? "" }
-        var origin: String? { task.request.value(forHTTPHeaderField: "Origin") }
-        func respond(status: Int, headers: [String: String]) {
-            // A head is always sent (WebKit refuses a body without one); a task has a URL.
-            let url = task.request.url ?? URL(fileURLWithPath: "/")
-            let response =
-                HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
-                ?? URLResponse(
-                    url: url, mimeType: headers["Content-Type"], expectedContentLength: -1, textEncodingName: nil)
-            task.didReceive(response)
-        }
-        func send(_ data: Data) { task.didReceive(data) }
-        func finish() {
-            task.didFinish()
-            ended()
-        }
-        func fail(_ error: any Error) {
-            task.didFailWithError(error)
-            ended()
-        }
     }
 }
 #endif

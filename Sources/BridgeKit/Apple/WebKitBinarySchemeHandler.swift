@@ -19,7 +19,7 @@ public final class WebKitBinarySchemeHandler: NSObject, WKURLSchemeHandler {
     /// finished, failed or stopped (WebKit calls `webView(_:stop:)` only for a task it stops, so
     /// a finished task kept here would keep its request, an upload part's body, for the life of
     /// the handler).
-    private var tasks: [ObjectIdentifier: SchemeTask] = [:]
+    private var tasks: [ObjectIdentifier: WebKitSchemeTask] = [:]
 
     /// Creates the handler for `transfers`.
     public init(transfers: BinaryTransfers) {
@@ -29,7 +29,7 @@ public final class WebKitBinarySchemeHandler: NSObject, WKURLSchemeHandler {
     /// Starts a request.
     public func webView(_ webView: WKWebView, start urlSchemeTask: any WKURLSchemeTask) {
         let key = ObjectIdentifier(urlSchemeTask)
-        let task = SchemeTask(urlSchemeTask) { [weak self] in self?.tasks[key] = nil }
+        let task = WebKitSchemeTask(urlSchemeTask) { [weak self] in self?.tasks[key] = nil }
         tasks[key] = task
         driver.start(task)
     }
@@ -38,36 +38,6 @@ public final class WebKitBinarySchemeHandler: NSObject, WKURLSchemeHandler {
     public func webView(_ webView: WKWebView, stop urlSchemeTask: any WKURLSchemeTask) {
         guard let task = tasks.removeValue(forKey: ObjectIdentifier(urlSchemeTask)) else { return }
         driver.stop(task)
-    }
-
-    /// A `WKURLSchemeTask` as a ``BinarySchemeTask``; `ended` runs once it is finished or failed.
-    private final class SchemeTask: BinarySchemeTask {
-        let task: any WKURLSchemeTask
-        let ended: () -> Void
-        init(_ task: any WKURLSchemeTask, ended: @escaping () -> Void) {
-            self.task = task
-            self.ended = ended
-        }
-        var method: String { task.request.httpMethod ?? "GET" }
-        var url: String { task.request.url?.absoluteString ?? "" }
-        var origin: String? { task.request.value(forHTTPHeaderField: "Origin") }
-        var body: Data? { task.request.httpBody }
-        func respond(status: Int, headers: [String: String]) {
-            guard let url = task.request.url,
-                let response = HTTPURLResponse(
-                    url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
-            else { return }
-            task.didReceive(response)
-        }
-        func send(_ data: Data) { task.didReceive(data) }
-        func finish() {
-            task.didFinish()
-            ended()
-        }
-        func fail(_ error: any Error) {
-            task.didFailWithError(error)
-            ended()
-        }
     }
 }
 #endif
