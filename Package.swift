@@ -74,7 +74,7 @@ let package = Package(
         .target(
             name: "BridgeKitGTK",
             dependencies: [
-                "BridgeKit", "BridgeCookies",
+                "BridgeKit", "BridgeCookies", "BridgeTasks",
                 .target(name: "CWebKitGTK", condition: .when(platforms: [.linux], traits: ["WebKitGTK"])),
             ],
             swiftSettings: strictSettings

@@ -1,19 +1,25 @@
 #if WebKitGTK
 import BridgeKit
+import BridgeKitGTK
 import BridgeTasks
 
-/// Answers the `Alert` task at once with the button `--alert-choice` names (a title, or else an
-/// index from 0, so a button titled "5" is found by its title; default the last button), and
-/// logs what it showed.
+/// Answers the `Alert` task with the button `--alert-choice` names (a title, or else an index
+/// from 0, so a button titled "5" is found by its title; default the last button), or, with
+/// `--window` and no `--alert-choice`, with the button the person clicks in a GTK dialog
+/// (``GTKAlertPresenter``), and logs what it showed.
 struct HostAlertPresenter: AlertPresenter {
     let choice: String?
     let printer: TrafficPrinter
+    /// The dialog that asks the person, when the run shows a window and names no choice.
+    var dialog: GTKAlertPresenter? = nil
 
     func present(_ request: AlertRequest) async throws -> Int {
         let last = max(request.buttons.count - 1, 0)
         var index = last
         var note: String?
-        if let choice {
+        if let dialog {
+            index = try await dialog.present(request)
+        } else if let choice {
             if let found = request.buttons.firstIndex(of: choice) {
                 index = found
             } else if let number = Int(choice) {

@@ -31,7 +31,7 @@ struct HostOptions {
                                 (right-click > Inspect Element); the run ends when you close the
                                 window, press Ctrl-C or --timeout passes (bridgehost.done is logged)
           --alert-choice C      which Alert button to choose: a button title, else an index from 0
-                                (default: the last button)
+                                (default: the last button; with --window, a dialog asks you)
           --payload-limit N     show at most N bytes of each payload in the log (default 200;
                                 0 shows sizes only)
           --json                JSON lines (the default when standard output is not a terminal)

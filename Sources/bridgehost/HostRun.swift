@@ -68,10 +68,15 @@ struct HostRun {
             try FileManager.default.createDirectory(at: files, withIntermediateDirectories: true)
         }
         defer { if options.filesDirectory == nil { try? FileManager.default.removeItem(at: files) } }
+        // With --window and no --alert-choice, the Alert task asks the person in a dialog on the
+        // window (made below).
+        let shownWindow = ShownWindow()
+        let alertDialog =
+            options.window && options.alertChoice == nil ? GTKAlertPresenter(window: { shownWindow.window }) : nil
         _ = try HostTasks.register(
             in: router, control: control, history: history,
             files: HostTasks.FileTasks(transfers: transfers, directory: files), mocks: mocks,
-            alertChoice: options.alertChoice, printer: printer)
+            alertChoice: options.alertChoice, alertDialog: alertDialog, printer: printer)
         let historyLog = Task { [printer] in
             for await notice in history.notices {
                 printer.event(
@@ -144,6 +149,7 @@ struct HostRun {
             shown.onCloseRequest = { control.end(.windowClosed) }
             shown.present()
             window = shown
+            shownWindow.window = shown
         }
 
         let shownURL = pageURL?.absoluteString ?? Self.demoOrigin + "/ (bundled demo)"
@@ -299,5 +305,11 @@ enum HostRunError: Error, CustomStringConvertible, Equatable {
         case .cannotServe(let path): "cannot serve \(path) from its folder"
         }
     }
+}
+
+/// The window of a `--window` run, once it is made (the Alert dialog's parent).
+@MainActor
+final class ShownWindow {
+    weak var window: GTKWindow?
 }
 #endif

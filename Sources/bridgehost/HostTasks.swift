@@ -1,5 +1,6 @@
 #if WebKitGTK
 import BridgeKit
+import BridgeKitGTK
 import BridgeTasks
 import Foundation
 import Synchronization
@@ -125,10 +126,11 @@ enum HostTasks {
     @discardableResult
     static func register(
         in router: BridgeRouter, control: HostControl, history: HistoryTask, files: FileTasks, mocks: MockFile?,
-        alertChoice: String?, printer: TrafficPrinter
+        alertChoice: String?, alertDialog: GTKAlertPresenter? = nil, printer: TrafficPrinter
     ) throws -> [(name: String, origin: Origin, mock: MockFile.Entry?)] {
         var origins: [String: (Origin, MockFile.Entry?)] = [:]
-        let alert = AlertTask(presenter: HostAlertPresenter(choice: alertChoice, printer: printer))
+        let alert = AlertTask(
+            presenter: HostAlertPresenter(choice: alertChoice, printer: printer, dialog: alertDialog))
         let save = FileSaveTask(transfers: files.transfers, directory: files.directory)
         let open = FileOpenTask(transfers: files.transfers, directory: files.directory)
         try router.register(alert)
