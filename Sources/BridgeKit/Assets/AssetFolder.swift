@@ -73,7 +73,7 @@ public struct AssetFolder: Sendable, Hashable {
 
     /// The origin of the pages served, `scheme://host` (for example `app://bundle`): allow it in
     /// the router's ``AccessPolicy`` (`OriginPattern(origin: assets.origin)`, or the text
-    /// `"app://bundle"` in ``AccessPolicy/checkedOrigins(_:)``).
+    /// `"app://bundle"` in ``AccessPolicy/checkedOrigins(_:allowsSubframes:allowsOpaqueOrigins:)``).
     public var origin: SecurityOrigin { SecurityOrigin(scheme: scheme, host: host) }
 
     /// The URL of the file at `path` inside ``directory``, as text, to load or link to: for

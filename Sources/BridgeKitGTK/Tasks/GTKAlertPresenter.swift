@@ -3,7 +3,7 @@ import BridgeKit
 public import BridgeTasks
 import CWebKitGTK
 
-/// An ``AlertPresenter`` that shows the page's alert as a GTK dialog (`GtkDialog`, GTK 3) on
+/// An `AlertPresenter` that shows the page's alert as a GTK dialog (`GtkDialog`, GTK 3) on
 /// Linux: the counterpart of the UIKit and AppKit presenters for the stock `Alert` task.
 ///
 /// ```swift
@@ -19,10 +19,10 @@ import CWebKitGTK
 ///   dialog is destroyed and `CancellationError` is thrown.
 /// - When the dialog is closed without a button (its close button, Escape), the call fails with
 ///   `cancelled` instead of waiting.
-/// - One dialog at a time, in the order the calls came (``AlertQueue``), as the page's
+/// - One dialog at a time, in the order the calls came (`AlertQueue`), as the page's
 ///   `window.alert` is modal.
 ///
-/// The settling logic is ``AlertSession``'s, tested on Linux without a display; the dialog itself
+/// The settling logic is `AlertSession`'s, tested on Linux without a display; the dialog itself
 /// is tested under Xvfb. Thread: main actor; the dialog lives on the GTK thread
 /// (``GLibMainLoop``).
 @MainActor
