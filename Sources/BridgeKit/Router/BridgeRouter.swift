@@ -692,7 +692,12 @@ extension BridgeRouter {
         }
         record(.inbound, .cancel, id: id, task: nil, outcome: matching == nil ? "dropped" : nil)
         guard let matching else { return }
-        Task { await finish(matching, .failure(.cancelled("The page cancelled the call.")), by: .pageCancelled) }
+        // Settled now, in the order of the page's messages: a message after the cancel (one that
+        // ends the run and closes the router, say) finds the call settled `cancelled`. Only a
+        // reply that goes by script is sent from a task.
+        if let outgoing = settle(matching, .failure(.cancelled("The page cancelled the call.")), by: .pageCancelled) {
+            Task { await send(outgoing) }
+        }
     }
 
     /// Attaches the work of `call` (``CallStateMachine/Event/workAttached``) and cancels it when
