@@ -83,37 +83,46 @@ struct PageCallCancelAttack11Tests {
         await router.close()
     }
 
-    /// Finding 2 (close() hangs behind a hung cancel). close() settles the pending page-to-native
-    /// calls and sends their final replies through `send`, which waits for the cancels in flight
-    /// (`RouterState.route` does not look at `isClosed`). With a cancel whose evaluation does not
-    /// return, close() never returns, and the call's task is never told. close() must return
-    /// promptly whatever the engine does (the final replies of close are best effort).
-    @Test("close() returns while a cancel's evaluation hangs", .timeLimit(.minutes(2)))
+    /// Finding 2 (close() hangs behind a hung cancel of a document that is gone). close() settles
+    /// the pending page-to-native calls and sends their final replies through `send`, which waits
+    /// for the cancels in flight (`RouterState.route` looks neither at `isClosed` nor at the
+    /// cancel's generation). A call to document A times out and its cancel's evaluation does not
+    /// return (A's web process hangs); the app navigates to document B on a fresh channel, and B
+    /// has a call pending (a reply by script). close() never returns: its final reply for B waits
+    /// for A's cancel. Before d31ccb6 the reply went to B's channel at once. close() must return
+    /// whatever an old document's engine does.
+    @Test("close() returns while a cancel of a previous document hangs", .timeLimit(.minutes(2)))
     func closeHangsBehindHungCancel() async throws {
         let slow = ClosureTask(name: "slow") { (_: NoOptions, _: CallContext) -> Int in
             try await Task.sleep(for: .seconds(60))  // until close() cancels it
             return 1
         }
         let router = try makeRouter([slow])
-        let page = InMemoryPage(router: router)
         let hanging = HangingChannel(hanging: ["n-1"])
-        router.connect(hanging.channel)  // replaces the page's own channel
+        router.connect(hanging.channel)
         router.pageDidAnnounceDocument(Self.documentA)
-        _ = try #require(page.send("slow"))
         let error = await #expect(throws: BridgeError.self) {
             _ = try await router.callPage("save", timeout: .milliseconds(50))
         }
         #expect(error?.code == "timeout")
         #expect(await eventually { hanging.hasCancel("n-1") })
 
+        router.pageDidCommitNavigation()
+        router.pageDidAnnounceDocument(Self.documentB)
+        let fresh = RecordingChannel()
+        router.connect(fresh.channel)
+        // Document B calls a task (no reply handler: its final reply is a script).
+        router.receive(.string(#"{"v":1,"kind":"call","id":"p-1","task":"slow"}"#), from: .mainFrame(appOrigin))
         let closed = Locked(false)
         let closing = Task {
             await router.close()
             closed.set(true)
         }
-        #expect(await eventually { closed.value }, "close() waits for the hung cancel's evaluation")
+        #expect(await eventually { closed.value }, "close() waits for the old document's hung cancel")
         hanging.releaseAll()
         await closing.value
+        let scripts = fresh.page.withLock { $0 } + fresh.document.withLock { $0 }
+        #expect(scripts.contains { $0.contains("\"p-1\"") }, "B's final reply went out")
     }
 
     /// Finding 3 (a script waits for cancels that came after it). `waitForCancels` waits until
@@ -164,3 +173,48 @@ struct PageCallCancelAttack11Tests {
         await router.close()
     }
 }
+
+extension PageCallCancelAttack11Tests {
+    /// Finding 4 (a task's final reply through the reply handler overtakes the cancel). A
+    /// page-to-native task calls the page (`callPage`), gives up on it (here its timeout; a
+    /// cancel, too) and then returns. Its final reply goes through the message's reply handler
+    /// (the route of WebKitGTK's relay and `WKScriptMessageHandlerWithReply`, the shipped
+    /// adapters), which `writeFinalReply` answers at once: it never passes `send`, so it does not
+    /// wait for `cancelsInFlight`. The page has the task's answer ("sync done") while the native
+    /// call's handler still runs, not yet aborted: the ordering d31ccb6 gives scripts (an event or
+    /// progress sent instead would wait for the cancel) does not hold for the reply. The reply
+    /// handler's answer should wait for the cancels in flight as a script does.
+    @Test(
+        "A task that gave up on a native-to-page call: its reply-handler reply reaches the page after the call's cancel",
+        .timeLimit(.minutes(1)))
+    func replyHandlerReplyOvertakesCancel() async throws {
+        let sync = ClosureTask(name: "sync") { (_: NoOptions, _: CallContext) -> String in
+            // The page does not answer: it times out and its cancel goes to the engine.
+            _ = try? await router11.value?.callPage("save", options: ["item": 1], timeout: .milliseconds(50))
+            return "done"
+        }
+        let router = try makeRouter([sync])
+        router11.set(router)
+        defer { router11.set(nil) }
+        let hanging = HangingChannel(hanging: ["n-1"])
+        router.connect(hanging.channel)
+        router.pageDidAnnounceDocument(Self.documentA)
+        // As WebKitGTK's relay posts a call: with a reply path that carries final replies.
+        let replies = Mutex<[String?]>([])
+        router.receive(
+            .string(#"{"v":1,"kind":"call","id":"p-1","task":"sync"}"#), from: .mainFrame(appOrigin),
+            replyHandler: ReplyHandler(carriesFinalReplies: true) { json in replies.withLock { $0.append(json) } })
+        #expect(await eventually { hanging.hasCancel("n-1") }, "the cancel is on its way (the engine is slow)")
+        // Bounded: on correct code the reply waits for the cancel, which the engine holds.
+        let overtook = await DocumentWaitAttackTests.within(.milliseconds(500)) { replies.withLock { !$0.isEmpty } }
+        #expect(
+            !overtook,
+            "the task's reply reached the page before the cancel of the call it gave up on: \(replies.withLock { $0 })")
+        hanging.releaseAll()
+        #expect(await eventually { replies.withLock { !$0.isEmpty } })
+        await router.close()
+    }
+}
+
+/// The router of ``PageCallCancelAttack11Tests/replyHandlerReplyOvertakesCancel()``, for its task.
+private let router11 = Locked<BridgeRouter?>(nil)
