@@ -9,7 +9,8 @@ import Testing
 /// at once, counted in ``RouterState/cancelsInFlight``; every later `send` waits until *no* cancel
 /// is in flight). The wait is global and unbounded: it is tied to the engine *returning* from each
 /// cancel's evaluation, for every script of every later generation and channel, and for the final
-/// replies close() sends.
+/// replies close() sends (findings 1-3); and a final reply through a reply handler does not wait at
+/// all (finding 4).
 @Suite("Router: attacking the cancels of native-to-page calls (attack 11)")
 struct PageCallCancelAttack11Tests {
     static let documentA = String(repeating: "a1", count: 16)
