@@ -244,17 +244,19 @@ public final class BridgeRouter: Sendable {
 
     /// Starts a new page generation whose document is `document` (see ``pageDidCommitNavigation()``).
     private func startGeneration(document: String?) {
-        let (calls, pageCalls, generation, observers, replaced) = state.withLock { state in
+        let (calls, pageCalls, generation, observers, replaced, cancelWaiters) = state.withLock { state in
             state.startGeneration()
             state.document = document
             return (
                 state.settleAllCalls(.navigationCommitted), state.takeAllPageCalls(), state.generation,
                 state.generationObservers.sorted { $0.key < $1.key }.map(\.value),
-                state.documentWait.generationStarted(documentNamed: document != nil, at: .now)
+                state.documentWait.generationStarted(documentNamed: document != nil, at: .now),
+                state.cancelOrder.generationStarted(state.generation)
             )
         }
         // Scripts that waited for the replaced generation's document: their senders find it gone.
         for held in replaced { held.sender.resume(returning: nil) }
+        for waiter in cancelWaiters { waiter.resume() }
         fireAndForget.cancel(before: generation)
         for observer in observers { observer() }
         for (call, action) in calls {
@@ -293,16 +295,18 @@ public final class BridgeRouter: Sendable {
     /// start), the channel is dropped, and later messages are answered with `unavailable`.
     /// Idempotent.
     public func close() async {
-        let (calls, pageCalls, channel, action, draining) = state.withLock { state in
+        let (calls, pageCalls, channel, action, draining, cancelWaiters) = state.withLock { state in
             let draining: UInt64? = state.documentWait.phase == .draining ? state.documentWait.epoch : nil
             let result = (
                 state.settleAllCalls(.routerClosed), state.takeAllPageCalls(), state.channel,
-                state.documentWait.closed(channel: state.channel), draining
+                state.documentWait.closed(channel: state.channel), draining, state.cancelOrder.closed()
             )
             state.isClosed = true
             state.channel = nil
             return result
         }
+        // Scripts waiting for cancels go now: close() waits for no engine.
+        for waiter in cancelWaiters { waiter.resume() }
         // Scripts that waited for the document go out first, through the channel that was connected.
         if case .drain(let epoch) = action { await drainHeldScripts(epoch: epoch) }
         // A flusher the notice started is still sending them: they go out before the final replies.

@@ -330,12 +330,9 @@ struct RouterState: Sendable {
     /// The unanswered native-to-page calls by id.
     var pageCalls: [String: UnansweredPageCall] = [:]
     var nextPageCallNumber: UInt64 = 0
-    /// The cancels of native-to-page calls on their way to the engine
-    /// (``BridgeRouter/failPageCall(_:_:notifyPage:)``): a script sent after one of them waits
-    /// until none is left, so that it reaches the page after the cancel.
-    var cancelsInFlight = 0
-    /// The senders waiting for ``cancelsInFlight`` to reach 0.
-    var cancelWaiters: [CheckedContinuation<Void, Never>] = []
+    /// The cancels of native-to-page calls on their way to the engine and the scripts that wait
+    /// for them (``BridgeRouter/failPageCall(_:_:notifyPage:)``).
+    var cancelOrder = CancelOrder<CheckedContinuation<Void, Never>>()
     var isClosed = false
     var observer: (@Sendable (TrafficRecord) -> Void)?
     /// The registered tasks by name.
@@ -391,8 +388,10 @@ struct RouterState: Sendable {
     }
 
     /// What ``BridgeRouter/send(_:)`` does with `outgoing` now.
-    mutating func route(_ outgoing: BridgeRouter.OutgoingScript) -> BridgeRouter.SendRoute {
-        if cancelsInFlight > 0, outgoing.kind != .cancel { return .waitForCancels }
+    /// - Parameter checksCancels: whether it waits for the cancels of its generation in flight
+    ///   (``CancelOrder``); `false` once it waited for those that were in flight when it was sent.
+    mutating func route(_ outgoing: BridgeRouter.OutgoingScript, checksCancels: Bool) -> BridgeRouter.SendRoute {
+        if checksCancels, let upTo = cancelBarrier(for: outgoing) { return .waitForCancels(upTo: upTo) }
         if mustHold(outgoing) { return .hold }
         return handOver(outgoing) ? .deliver(scriptTarget) : .drop
     }
@@ -417,12 +416,20 @@ struct RouterState: Sendable {
         }
     }
 
-    /// The senders that waited for the cancels in flight, once the last one was evaluated.
-    mutating func cancelDelivered() -> [CheckedContinuation<Void, Never>] {
-        cancelsInFlight -= 1
-        guard cancelsInFlight == 0 else { return [] }
-        defer { cancelWaiters = [] }
-        return cancelWaiters
+    /// The newest cancel in flight that the final reply of `call`, settled by `event`, waits for
+    /// when a reply handler carries it (``CancelOrder``): only the task's own result, which may
+    /// follow a `callPage` the task gave up on (a reply by script waits in ``BridgeRouter/send(_:)``).
+    func replyHandlerBarrier(for call: PendingCall, settledBy event: CallStateMachine.Event) -> UInt64? {
+        guard case .workFinished = event, case .replyHandler = call.route, call.generation == generation, !isClosed
+        else { return nil }
+        return cancelOrder.barrier(generation: generation)
+    }
+
+    /// The newest cancel in flight that `outgoing`, sent now, waits for (``CancelOrder``): one of
+    /// its own generation, unless it is a cancel or the router closed.
+    func cancelBarrier(for outgoing: BridgeRouter.OutgoingScript) -> UInt64? {
+        guard outgoing.generation == generation, !isClosed, outgoing.kind != .cancel else { return nil }
+        return cancelOrder.barrier(generation: generation)
     }
 
     /// Starts a new page generation: its documents' calling origins start empty.
@@ -493,14 +500,24 @@ extension BridgeRouter {
         _ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
         by event: CallStateMachine.Event
     ) -> OutgoingScript? {
-        let (action, binary) = state.withLock { s in
+        let (action, binary, cancelBarrier) = state.withLock { s in
             let action = s.handle(event, of: call)
-            guard case .settle = action else { return (action, [String]()) }
-            return (action, call.machine.takeBinaryTokens())
+            guard case .settle = action else { return (action, [String](), UInt64?.none) }
+            return (action, call.machine.takeBinaryTokens(), s.replyHandlerBarrier(for: call, settledBy: event))
         }
         guard case .settle(let work, let timer) = action else { return nil }
         timer?.cancel()
         work?.cancel()
+        if let cancelBarrier {
+            let deferred = consume outcome
+            Task { [self] in
+                await waitForCancels(upTo: cancelBarrier, generation: call.generation)
+                _ = writeFinalReply(
+                    deferred, id: call.id, task: call.taskName, route: call.route, generation: call.generation,
+                    binary: binary)
+            }
+            return nil
+        }
         return writeFinalReply(
             consume outcome, id: call.id, task: call.taskName, route: call.route, generation: call.generation,
             binary: binary)

@@ -127,29 +127,28 @@ extension BridgeRouter {
     /// `notifyPage` is set and the call's script left the router (``RouterState/handOver(_:)``; a
     /// call still in the router is never sent). The cancel goes out at once, without waiting for
     /// the call's evaluation to end (the shim takes a cancel that comes before its call as that
-    /// call's); it is counted in flight before the caller's `callPage` throws, so every script
-    /// sent after that reaches the page after the cancel (``RouterState/cancelsInFlight``).
+    /// call's); it is numbered in flight before the caller's `callPage` throws, so every script
+    /// of the generation sent after that reaches the page after the cancel (``CancelOrder``).
     func failPageCall(_ id: String, _ error: BridgeError, notifyPage: Bool) {
         let json = notifyPage ? try? encodeForPage(.cancel(id: id)) : nil
-        let (entry, channel, notifies) = state.withLock {
-            state -> (UnansweredPageCall?, PageChannel?, Bool) in
-            guard let entry = state.pageCalls.removeValue(forKey: id) else { return (nil, nil, false) }
-            guard entry.submitted, json != nil else { return (entry, nil, false) }
-            state.cancelsInFlight += 1
+        let (entry, channel, number) = state.withLock {
+            state -> (UnansweredPageCall?, PageChannel?, UInt64?) in
+            guard let entry = state.pageCalls.removeValue(forKey: id) else { return (nil, nil, nil) }
+            guard entry.submitted, json != nil else { return (entry, nil, nil) }
             // The channel of now: a close() that follows does not strand the cancel.
-            return (entry, state.channel, true)
+            return (entry, state.channel, state.cancelOrder.begin(generation: entry.generation))
         }
         guard let entry else { return }
         entry.timer?.cancel()
         entry.continuation.resume(throwing: error)
-        guard notifies, let json else { return }
+        guard let number, let json else { return }
         var outgoing = OutgoingScript(
             script: ReplyPipeline.script(json), bytes: json.count, kind: .cancel, id: id, task: entry.handler,
             generation: entry.generation)
         outgoing.channel = channel
         Task { [self] in
             _ = await deliver(outgoing, to: state.withLock { $0.scriptTarget })
-            for waiter in state.withLock({ $0.cancelDelivered() }) { waiter.resume() }
+            for waiter in state.withLock({ $0.cancelOrder.delivered(number) }) { waiter.resume() }
         }
     }
 }

@@ -447,23 +447,26 @@ extension BridgeRouter {
         case deliver(ScriptTarget)
         /// Hold it until its document names itself (``DocumentWait``).
         case hold
-        /// Wait until the cancels on their way to the engine were evaluated, then route it again.
-        case waitForCancels
+        /// Wait until the cancels of its generation up to number `upTo` were evaluated
+        /// (``CancelOrder``), then route it again, without waiting for later ones.
+        case waitForCancels(upTo: UInt64)
         /// Drop it: no longer wanted (``RouterState/handOver(_:)``).
         case drop
     }
 
     @discardableResult
     func send(_ outgoing: OutgoingScript) async -> Bool {
+        var checksCancels = true
         while true {
-            switch state.withLock({ $0.route(outgoing) }) {
+            switch state.withLock({ $0.route(outgoing, checksCancels: checksCancels) }) {
             case .deliver(let target):
                 return await deliver(outgoing, to: target)
             case .drop:
                 record(outgoing, reason: .notDelivered, bytes: 0)
                 return false
-            case .waitForCancels:
-                await waitForCancels()
+            case .waitForCancels(let upTo):
+                await waitForCancels(upTo: upTo, generation: outgoing.generation)
+                checksCancels = false
             case .hold:
                 // `nil`: let go (its generation ended, or it was not held after all): routed again.
                 if let result = await hold(outgoing) { return result }
@@ -487,13 +490,12 @@ extension BridgeRouter {
         }
     }
 
-    /// Returns once no cancel is on its way to the engine (``RouterState/cancelsInFlight``).
-    private func waitForCancels() async {
+    /// Returns once the cancels of `generation` up to number `upTo` were evaluated, the
+    /// generation ended or the router closed (``CancelOrder``).
+    func waitForCancels(upTo: UInt64, generation: UInt64) async {
         await withCheckedContinuation { waiter in
-            let registered = state.withLock { state -> Bool in
-                guard state.cancelsInFlight > 0 else { return false }
-                state.cancelWaiters.append(waiter)
-                return true
+            let registered = state.withLock { state in
+                !state.isClosed && state.cancelOrder.wait(upTo: upTo, generation: generation, waiter)
             }
             if !registered { waiter.resume() }
         }
