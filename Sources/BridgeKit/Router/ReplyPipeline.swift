@@ -441,7 +441,7 @@ extension BridgeRouter {
     /// reaches the page. A script of a generation whose document has not named itself yet waits
     /// for it, in order with the others (``DocumentWait``).
     /// - Returns: whether the engine evaluated the script without error.
-    /// What ``send(_:)`` does with a script (``RouterState/route(_:)``).
+    /// What ``send(_:)`` does with a script (``RouterState/route(_:checksCancels:)``).
     enum SendRoute {
         /// Evaluate it in the page as `target` finds it.
         case deliver(ScriptTarget)
