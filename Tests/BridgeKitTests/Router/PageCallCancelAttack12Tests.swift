@@ -1,0 +1,188 @@
+import BridgeKit
+import BridgeKitTesting
+import BridgeTestSupport
+import Dispatch
+import Foundation
+import Synchronization
+import Testing
+
+/// Attack 12 on the ordered cancels of native-to-page calls (73a5b24: ``CancelOrder`` numbers a
+/// handed-over call's cancel; a later script of its generation, and a task's final reply through a
+/// reply handler, wait for the cancels numbered before them).
+@Suite("Router: attacking the ordered cancels of native-to-page calls (attack 12)")
+struct PageCallCancelAttack12Tests {
+    typealias HangingChannel = PageCallCancelAttack11Tests.HangingChannel
+    static let documentA = String(repeating: "a1", count: 16)
+
+    /// Puts a cancel of document A into the engine, whose evaluation does not return: a call
+    /// times out on a page that does not answer.
+    static func hangACancel(_ router: BridgeRouter, _ hanging: HangingChannel) async throws {
+        let error = await #expect(throws: BridgeError.self) {
+            _ = try await router.callPage("save", options: ["item": 1], timeout: .milliseconds(50))
+        }
+        #expect(error?.code == "timeout")
+        #expect(await eventually { hanging.hasCancel("n-1") }, "the cancel is in the engine, which hangs")
+    }
+
+    /// Finding 1 (the deferred reply-handler final reply escapes the byte budget, without bound).
+    /// `settle` (CallStateMachine.swift) defers a task's final reply through a reply handler
+    /// behind the cancels in flight: it keeps the task's *result value* in a `Task` that awaits
+    /// `waitForCancels`, and returns `nil`. `runWork` then releases the call's `heldBytes` at once
+    /// and charges nothing for the reply (it charges only a returned reply *script*, for as long
+    /// as `send` holds it). The call is no longer pending either (settled, out of `calls`), so
+    /// `maxPendingCalls` does not bound these replies. While one cancel's evaluation hangs (a busy
+    /// or hung web process: the case attack 11 was about), a page can make any number of calls
+    /// whose large results all stay in memory, each admitted against an empty budget. The same
+    /// replies by script are charged while they wait (`budget.charge`, "held, whatever the
+    /// budget, until sent") and further calls are refused `memory_budget_exceeded`.
+    ///
+    /// Suggested fix: charge the deferred reply against the budget while it waits, as `runWork`
+    /// does for a reply script (encode it first, charge `message.json.count`, release after the
+    /// reply handler was answered), or keep the call's `heldBytes` until the deferred reply is
+    /// written.
+    @Test(
+        "Final replies a reply handler carries, waiting behind a hung cancel, are charged to the byte budget",
+        .timeLimit(.minutes(1)))
+    func deferredReplyHandlerRepliesEscapeBudget() async throws {
+        let finished = Mutex(0)
+        let big = ClosureTask(name: "big") { (_: NoOptions, _: CallContext) -> String in
+            defer { finished.withLock { $0 += 1 } }
+            return String(repeating: "x", count: 100_000)
+        }
+        let router = try makeRouter([big], limits: BridgeLimits(maxHeldBytes: 350_000))
+        let hanging = HangingChannel(hanging: ["n-1"])
+        router.connect(hanging.channel)
+        router.pageDidAnnounceDocument(Self.documentA)
+        try await Self.hangACancel(router, hanging)
+
+        // WebKitGTK's relay / WKScriptMessageHandlerWithReply: the final reply goes back
+        // through the reply handler.
+        let replies = Mutex<[String?]>([])
+        for index in 0..<10 {
+            router.receive(
+                .string(#"{"v":1,"kind":"call","id":"p-\#(index)","task":"big"}"#), from: .mainFrame(appOrigin),
+                replyHandler: ReplyHandler(carriesFinalReplies: true) { json in replies.withLock { $0.append(json) } })
+        }
+        #expect(await eventually { finished.withLock { $0 } == 10 }, "every task returned its 100 KB result")
+        #expect(await eventually { router.heldBytes == 0 })
+        #expect(replies.withLock { $0.isEmpty }, "the replies wait for the hung cancel")
+        // Ten results of 100 KB each are held by the router (in the deferred reply tasks), with
+        // a budget of 350 KB: the budget must say so, as it does for replies by script.
+        #expect(
+            router.heldBytes >= 350_000,
+            "\(10 * 100_000) bytes of replies wait in the router, but the budget holds \(router.heldBytes)")
+        let log = TrafficLog(router)
+        router.receive(
+            .string(#"{"v":1,"kind":"call","id":"p-10","task":"big"}"#), from: .mainFrame(appOrigin),
+            replyHandler: ReplyHandler(carriesFinalReplies: true) { json in replies.withLock { $0.append(json) } })
+        #expect(
+            log.all.contains { $0.id == "p-10" && $0.outcome == "memory_budget_exceeded" },
+            "an 11th call is admitted while 1 MB of replies waits against a 350 KB budget")
+
+        hanging.releaseAll()
+        #expect(await eventually { replies.withLock { $0.count } == 11 })
+        await router.close()
+    }
+
+    /// Guard (passes): the same replies by script are charged while they wait behind the hung
+    /// cancel, and the budget then refuses further calls. The contrast for finding 1.
+    @Test(
+        "Final replies by script, waiting behind a hung cancel, are charged to the byte budget (guard)",
+        .timeLimit(.minutes(1)))
+    func deferredScriptRepliesAreCharged() async throws {
+        let finished = Mutex(0)
+        let big = ClosureTask(name: "big") { (_: NoOptions, _: CallContext) -> String in
+            defer { finished.withLock { $0 += 1 } }
+            return String(repeating: "x", count: 100_000)
+        }
+        let router = try makeRouter([big], limits: BridgeLimits(maxHeldBytes: 350_000))
+        let hanging = HangingChannel(hanging: ["n-1"])
+        router.connect(hanging.channel)
+        router.pageDidAnnounceDocument(Self.documentA)
+        try await Self.hangACancel(router, hanging)
+        for index in 0..<10 {
+            router.receive(
+                .string(#"{"v":1,"kind":"call","id":"p-\#(index)","task":"big"}"#), from: .mainFrame(appOrigin))
+        }
+        #expect(await eventually { finished.withLock { $0 } == 10 })
+        #expect(await eventually { router.heldBytes >= 10 * 100_000 }, "the waiting reply scripts are charged")
+        hanging.releaseAll()
+        #expect(await eventually { router.heldBytes == 0 })
+        await router.close()
+    }
+}
+
+extension PageCallCancelAttack12Tests {
+    /// Finding 2 (a waiter registered after its generation ended waits for the old document's
+    /// hung cancel). `CancelOrder.generationStarted` releases the waiters of earlier generations,
+    /// but only those registered *by then*. The barrier is read under the lock in one step
+    /// (`settle`'s `replyHandlerBarrier`, `send`'s `route`) and the waiter registered in another
+    /// (`waitForCancels`), and `CancelOrder.wait` does not ask whether `generation` is still the
+    /// current one: it registers whenever a cancel of that generation is in flight. For the
+    /// reply-handler final reply the gap is a whole `Task` hop (`settle` starts a `Task` that calls
+    /// `waitForCancels`). A navigation that lands in the gap leaves the waiter registered for a
+    /// document that is gone, behind a cancel whose engine never returns: the reply handler is
+    /// never answered (neither with the result nor with `nil`, as a navigation answers pending
+    /// calls), the reply's result stays in memory, and the waiter leaks until close(). The same
+    /// gap exists between `route` returning `.waitForCancels` and `waitForCancels` in `send`
+    /// (then an `emit`, a progress or a reply sender of the old document hangs).
+    ///
+    /// The test makes the gap certain without sleeping: the task, as it returns, fills every
+    /// thread of the cooperative pool with blockers queued before `settle`'s task, and a plain
+    /// thread commits the navigation once the call settled (its bytes released) and only then
+    /// lets the pool go. (Should the pool have more threads than it fills, the test passes
+    /// without showing anything, never fails spuriously.)
+    ///
+    /// Suggested fix: register only while the generation is current — in `waitForCancels`, under
+    /// the lock, `guard !state.isClosed, generation == state.generation` before
+    /// `cancelOrder.wait` (or make `CancelOrder.wait` refuse a generation older than the newest it
+    /// was told of in `generationStarted`).
+    @Test(
+        "A reply-handler final reply deferred behind a cancel is answered when a navigation lands before it waits",
+        .timeLimit(.minutes(1)))
+    func navigationInGapStrandsDeferredReply() async throws {
+        let width = ProcessInfo.processInfo.activeProcessorCount + 4
+        let blockers = DispatchSemaphore(value: 0)
+        let returning = ClosureTask(name: "returning") { (_: JSONValue, _: CallContext) -> String in
+            // Queued before settle's task: they take every thread of the pool once this work returns.
+            for _ in 0..<width {
+                Task.detached { blockers.wait() }
+            }
+            return "result"
+        }
+        let router = try makeRouter([returning])
+        let hanging = HangingChannel(hanging: ["n-1"])
+        router.connect(hanging.channel)
+        router.pageDidAnnounceDocument(Self.documentA)
+        try await Self.hangACancel(router, hanging)
+
+        let replies = Counter()
+        // The page's call, and the navigation, from a thread outside the pool.
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            let thread = Thread {
+                router.receive(
+                    .string(#"{"v":1,"kind":"call","id":"p-1","task":"returning","options":"some bytes"}"#),
+                    from: .mainFrame(appOrigin),
+                    replyHandler: ReplyHandler(carriesFinalReplies: true) { _ in replies.increment() })
+                // The call settled (its work released its bytes after `settle`).
+                let deadline = Date().addingTimeInterval(30)
+                while router.heldBytes != 0, Date() < deadline { usleep(200) }
+                // The old document goes away while settle's task has not run yet.
+                router.pageDidCommitNavigation()
+                for _ in 0..<width { blockers.signal() }
+                done.resume()
+            }
+            thread.start()
+        }
+        // Bounded: the reply handler of a call of a document that is gone is answered at once
+        // (with its result, or nil); it must not wait for that document's hung cancel.
+        let answered = await DocumentWaitAttackTests.within(.seconds(3)) { replies.value > 0 }
+        #expect(
+            answered,
+            "the deferred reply registered its wait after the navigation released the waiters, behind a cancel that never returns")
+        hanging.releaseAll()
+        #expect(await eventually { replies.value == 1 }, "answered exactly once")
+        await router.close()
+        #expect(replies.value == 1)
+    }
+}
