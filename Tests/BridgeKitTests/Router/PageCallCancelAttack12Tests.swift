@@ -1,4 +1,4 @@
-import BridgeKit
+@testable import BridgeKit
 import BridgeKitTesting
 import BridgeTestSupport
 import Dispatch
@@ -184,5 +184,61 @@ extension PageCallCancelAttack12Tests {
         #expect(await eventually { replies.value == 1 }, "answered exactly once")
         await router.close()
         #expect(replies.value == 1)
+    }
+}
+
+extension PageCallCancelAttack12Tests {
+    /// Finding 3 (the scripts of calls native gave up on stay registered as waiters, without
+    /// bound). A native-to-page call's script that meets a cancel in flight waits for it in
+    /// `send` (`.waitForCancels`); when native then gives up on the call (its timeout, the Swift
+    /// task's cancellation), `failPageCall` settles it (not submitted: no cancel, correct) but
+    /// nothing ends the wait: the script, its options and the sending `Task` stay in
+    /// `CancelOrder.waiters` until the old cancel's evaluation returns — with a hung web process,
+    /// never (until a navigation or close()). `maxUnansweredPageCalls` does not bound them (the
+    /// calls are answered), nor does any count or deadline (``DocumentWait`` has both). An app
+    /// that retries a call with a timeout against a page that hangs grows the router by one
+    /// waiter and one payload per attempt. The same holds for the progress of a call that settled
+    /// meanwhile: its `progress` await does not end either, so the task's work does not end and
+    /// its body's bytes stay charged.
+    ///
+    /// Suggested fix: end the wait of a script whose reason to go has ended — have
+    /// `failPageCall` (and the settling of a call, for progress) resume the waiter of its script,
+    /// which then routes again and is dropped by `handOver` (for example key the waiter by call
+    /// id, or register the script's call id with the waiter); or bound the waiters as
+    /// `DocumentWait` bounds held scripts.
+    @Test(
+        "The scripts of native-to-page calls that timed out while waiting for a hung cancel stop waiting",
+        .timeLimit(.minutes(1)))
+    func givenUpCallScriptsLeakAsWaiters() async throws {
+        let router = try makeRouter()
+        let hanging = HangingChannel(hanging: ["n-1"])
+        router.connect(hanging.channel)
+        router.pageDidAnnounceDocument(Self.documentA)
+        try await Self.hangACancel(router, hanging)
+
+        let attempts = 40
+        let blob = String(repeating: "y", count: 10_000)
+        for _ in 0..<attempts {
+            let error = await #expect(throws: BridgeError.self) {
+                _ = try await router.callPage("save", options: ["blob": blob], timeout: .milliseconds(10))
+            }
+            #expect(error?.code == "timeout")
+        }
+        // None of them left the router (correct: no cancel needed, never run on the page).
+        let calls = hanging.scripts.filter { $0.contains("\"kind\":\"call\"") }
+        #expect(calls.count == 1, "only n-1 reached the engine")
+        // Every one of them is answered, and its script will never be sent: nothing should wait.
+        let drained = await DocumentWaitAttackTests.within(.seconds(2)) {
+            router.state.withLock { $0.cancelOrder.waiting } == 0
+        }
+        let waiting = router.state.withLock { $0.cancelOrder.waiting }
+        #expect(
+            drained,
+            "\(waiting) scripts (\(waiting * blob.utf8.count) bytes of options) of calls that already threw still wait for the hung cancel")
+
+        hanging.releaseAll()
+        #expect(await eventually { router.state.withLock { $0.cancelOrder.waiting } == 0 })
+        #expect(hanging.scripts.filter { $0.contains("\"kind\":\"call\"") }.count == 1, "dropped, never sent")
+        await router.close()
     }
 }
