@@ -242,3 +242,80 @@ extension PageCallCancelAttack12Tests {
         await router.close()
     }
 }
+
+extension PageCallCancelAttack12Tests {
+    /// Finding 4 (a call's final reply through a reply handler still overtakes the cancel of the
+    /// call its task gave up on, when the call is settled by its timeout). A page-to-native
+    /// task awaits `callPage` (handed over to the page); the *page* call times out first. `settle`
+    /// (`.timedOut`) cancels the work, whose `callPage` cancellation handler runs `failPageCall`
+    /// right there: the native-to-page call throws and its cancel is numbered in flight. Then
+    /// `settle` writes the `timeout` reply through the reply handler at once:
+    /// `replyHandlerBarrier` is only consulted for `.workFinished`, and it was read under the lock
+    /// *before* `work?.cancel()` numbered the cancel anyway. The page has its call's `timeout`
+    /// while the native-to-page call's handler runs on, not yet aborted — the order 73a5b24 gives
+    /// the task's own final reply (finding 4 of attack 11). The same reply by script waits
+    /// (`send` reads the barrier after the cancel was numbered): the two routes disagree.
+    ///
+    /// Suggested fix: in `settle`, read the barrier after cancelling the work (a second short
+    /// lock: `state.withLock { $0.cancelOrder.barrier(generation:) }` once `work?.cancel()`
+    /// returned), for every settling event of a call with a reply handler, not only
+    /// `.workFinished`.
+    @Test(
+        "A call that times out while its task awaits callPage: its reply-handler reply reaches the page after the cancel",
+        .timeLimit(.minutes(1)))
+    func timeoutReplyOvertakesCancel() async throws {
+        let parent = ClosureTask(name: "parent") { (_: NoOptions, _: CallContext) -> String in
+            // The page never answers; the page call's own timeout ends this.
+            _ = try await router12.value?.callPage("child", options: ["item": 1], timeout: nil)
+            return "done"
+        }
+        let router = try makeRouter([parent], defaultTimeout: .milliseconds(200))
+        router12.set(router)
+        defer { router12.set(nil) }
+        let hanging = HangingChannel(hanging: ["n-1"])
+        router.connect(hanging.channel)
+        router.pageDidAnnounceDocument(Self.documentA)
+        let replies = Mutex<[String?]>([])
+        router.receive(
+            .string(#"{"v":1,"kind":"call","id":"p-1","task":"parent"}"#), from: .mainFrame(appOrigin),
+            replyHandler: ReplyHandler(carriesFinalReplies: true) { json in replies.withLock { $0.append(json) } })
+        #expect(await eventually { hanging.scripts.contains { $0.contains("\"kind\":\"call\"") } }, "n-1 left")
+        #expect(await eventually { hanging.hasCancel("n-1") }, "the page call timed out; n-1's cancel is in the engine")
+        let overtook = await DocumentWaitAttackTests.within(.milliseconds(500)) { replies.withLock { !$0.isEmpty } }
+        #expect(
+            !overtook,
+            "the call's timeout reply reached the page before the cancel of the call its task gave up on: \(replies.withLock { $0 })")
+        hanging.releaseAll()
+        #expect(await eventually { replies.withLock { $0.count == 1 } })
+        await router.close()
+    }
+
+    /// Guard for finding 4 (passes): the same timeout reply by script waits for the cancel.
+    @Test(
+        "A call that times out while its task awaits callPage: its reply by script reaches the page after the cancel (guard)",
+        .timeLimit(.minutes(1)))
+    func timeoutScriptReplyWaitsForCancel() async throws {
+        let parent = ClosureTask(name: "parent") { (_: NoOptions, _: CallContext) -> String in
+            _ = try await router12b.value?.callPage("child", options: ["item": 1], timeout: nil)
+            return "done"
+        }
+        let router = try makeRouter([parent], defaultTimeout: .milliseconds(200))
+        router12b.set(router)
+        defer { router12b.set(nil) }
+        let hanging = HangingChannel(hanging: ["n-1"])
+        router.connect(hanging.channel)
+        router.pageDidAnnounceDocument(Self.documentA)
+        router.receive(.string(#"{"v":1,"kind":"call","id":"p-1","task":"parent"}"#), from: .mainFrame(appOrigin))
+        let replied = { hanging.scripts.contains { $0.contains("\"p-1\"") && $0.contains("\"kind\":\"reply\"") } }
+        #expect(await eventually { hanging.hasCancel("n-1") })
+        let overtook = await DocumentWaitAttackTests.within(.milliseconds(500)) { replied() }
+        #expect(!overtook)
+        hanging.releaseAll()
+        #expect(await eventually { replied() })
+        await router.close()
+    }
+}
+
+/// The routers of ``PageCallCancelAttack12Tests``' timeout tests, for their tasks.
+private let router12 = Locked<BridgeRouter?>(nil)
+private let router12b = Locked<BridgeRouter?>(nil)
