@@ -94,8 +94,14 @@ extension GTKWrapperTests.EndToEnd {
             var outcomes: [String] = []
             for call in calls { outcomes.append(await call.value) }
             #expect(outcomes.allSatisfy { $0 == "timeout" }, "\(outcomes)")
-            let numbered = Set(harness.traffic.matching(.outbound, "call").compactMap(\.id))
-            #expect(numbered.count == count, "one outbound record per call (delivered or dropped)")
+            // A call that timed out before its send task ran is recorded (dropped) when it runs.
+            var numbered = 0
+            for _ in 0..<5000 {
+                numbered = Set(harness.traffic.matching(.outbound, "call").compactMap(\.id)).count
+                if numbered == count { break }
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            #expect(numbered == count, "one outbound record per call (delivered or dropped)")
             print("PageCallCancelAttack12: concurrent outcomes \(Dictionary(grouping: outcomes, by: { $0 }).mapValues(\.count))")
             let early = try await harness.value("WebBridge._sizes().earlyCancels", as: Int.self)
             try? await harness.waitFor(
@@ -110,6 +116,58 @@ extension GTKWrapperTests.EndToEnd {
             for k in ran { #expect(aborted["\(k)"] == true, "call \(k) ran and its cancel never aborted it") }
             let lateEarly = try await harness.value("WebBridge._sizes().earlyCancels", as: Int.self)
             #expect(lateEarly == 0, "\(lateEarly) early cancels never met their call")
+            await harness.close()
+        }
+
+        /// Finding 4 of attack 12 (PageCallCancelAttack12Tests.timeoutReplyOvertakesCancel) in
+        /// the real engine. The page calls `Parent` (time limit 300 ms), whose work calls the page's
+        /// `Child` handler, which never settles. `Parent` times out: `settle(.timedOut)` cancels
+        /// the work, whose `callPage` throws and numbers `Child`'s cancel, and then answers the
+        /// relay's reply handler at once (`replyHandlerBarrier` only for `.workFinished`). The page
+        /// gets `Parent`'s `timeout` while `Child` still runs unaborted: its cancel comes after.
+        @Test(
+            "A task that times out while awaiting callPage: the page sees the call's cancel before the task's timeout",
+            .timeLimit(.minutes(2)))
+        func timeoutReplyBeforeChildCancel() async throws {
+            let server = try LoopbackServer()
+            defer { server.stop() }
+            server.routes["/p"] = .init(
+                body: E2EPage.html(
+                    title: "parent",
+                    body: """
+                        <script>
+                        window.__child = {}; window.__rounds = [];
+                        WebBridge.handle('Child', function (o, ctx) {
+                          window.__child[o.round] = false;
+                          ctx.signal.addEventListener('abort', function () { window.__child[o.round] = true; });
+                          return new Promise(function () {});
+                        });
+                        function go(round) {
+                          WebBridge.call('Parent', { round: round }).then(
+                            function () { window.__rounds.push({ round: round, outcome: 'resolved', started: round in window.__child, childAborted: window.__child[round] === true }); },
+                            function (e) { window.__rounds.push({ round: round, outcome: String(e && e.code), started: round in window.__child, childAborted: window.__child[round] === true }); });
+                        }
+                        </script>
+                        """))
+            let harness = try E2EHarness(allowing: [server.origin]) { router, _ in
+                try router.register(
+                    ClosureTask(name: "Parent", timeout: .milliseconds(300)) { [weak router] (options: JSONValue, _: CallContext) -> String in
+                        _ = try await router?.callPage("Child", options: options, timeout: nil)
+                        return "done"
+                    })
+            }
+            try await harness.load(server.origin + "/p")
+            struct Round: Decodable { let round: Int; let outcome: String; let started: Bool; let childAborted: Bool }
+            let rounds = 16
+            for round in 0..<rounds {
+                try await harness.run("go(\(round));")
+                try await harness.waitFor("window.__rounds.length === \(round + 1)")
+            }
+            let seen = try await harness.value("window.__rounds", as: [Round].self)
+            print("PageCallCancelAttack12: parent timeout vs child cancel: \(seen.map { "\($0.round):\($0.outcome):\($0.childAborted)" })")
+            #expect(seen.allSatisfy { $0.outcome == "timeout" && $0.started }, "Child ran in every round")
+            let overtaken = seen.filter { $0.started && !$0.childAborted }.map(\.round)
+            #expect(overtaken.isEmpty, "rounds \(overtaken): Parent's timeout reached the page before Child's cancel")
             await harness.close()
         }
 
