@@ -120,7 +120,7 @@ extension GTKWrapperTests.EndToEnd {
         }
 
         /// Finding 4 of attack 12 (PageCallCancelAttack12Tests.timeoutReplyOvertakesCancel) in
-        /// the real engine. The page calls `Parent` (time limit 300 ms), whose work calls the page's
+        /// the real engine. The page calls `Parent` (time limit 150 ms), whose work calls the page's
         /// `Child` handler, which never settles. `Parent` times out: `settle(.timedOut)` cancels
         /// the work, whose `callPage` throws and numbers `Child`'s cancel, and then answers the
         /// relay's reply handler at once (`replyHandlerBarrier` only for `.workFinished`). The page
@@ -142,8 +142,8 @@ extension GTKWrapperTests.EndToEnd {
                           ctx.signal.addEventListener('abort', function () { window.__child[o.round] = true; });
                           return new Promise(function () {});
                         });
-                        function go(round) {
-                          WebBridge.call('Parent', { round: round }).then(
+                        function go(round, task) {
+                          WebBridge.call(task || 'Parent', { round: round }).then(
                             function () { window.__rounds.push({ round: round, outcome: 'resolved', started: round in window.__child, childAborted: window.__child[round] === true }); },
                             function (e) { window.__rounds.push({ round: round, outcome: String(e && e.code), started: round in window.__child, childAborted: window.__child[round] === true }); });
                         }
@@ -151,19 +151,31 @@ extension GTKWrapperTests.EndToEnd {
                         """))
             let harness = try E2EHarness(allowing: [server.origin]) { router, _ in
                 try router.register(
-                    ClosureTask(name: "Parent", timeout: .milliseconds(300)) { [weak router] (options: JSONValue, _: CallContext) -> String in
+                    ClosureTask(name: "Parent", timeout: .milliseconds(150)) { [weak router] (options: JSONValue, _: CallContext) -> String in
                         _ = try await router?.callPage("Child", options: options, timeout: nil)
+                        return "done"
+                    })
+                // Gives up on `Child` itself (its own timeout) and returns: the deferred reply of 73a5b24.
+                try router.register(
+                    ClosureTask(name: "Quitter") { [weak router] (options: JSONValue, _: CallContext) -> String in
+                        _ = try? await router?.callPage("Child", options: options, timeout: .milliseconds(100))
                         return "done"
                     })
             }
             try await harness.load(server.origin + "/p")
             struct Round: Decodable { let round: Int; let outcome: String; let started: Bool; let childAborted: Bool }
-            let rounds = 16
-            for round in 0..<rounds {
-                try await harness.run("go(\(round));")
+            // Parent's reply overtakes in 10-45% of the rounds here: 40 make a miss unlikely.
+            let rounds = 40
+            for round in 0..<rounds + 16 {
+                try await harness.run("go(\(round), \(round < rounds ? "'Parent'" : "'Quitter'"));")
                 try await harness.waitFor("window.__rounds.length === \(round + 1)")
             }
-            let seen = try await harness.value("window.__rounds", as: [Round].self)
+            let all = try await harness.value("window.__rounds", as: [Round].self)
+            // Guard (passes): the task that gave up on Child and returned (its reply deferred, 73a5b24).
+            let quitter = all.filter { $0.round >= rounds }
+            print("PageCallCancelAttack12: quitter reply vs child cancel: \(quitter.map { "\($0.round):\($0.outcome):\($0.childAborted)" })")
+            #expect(quitter.allSatisfy { $0.outcome == "resolved" && $0.started && $0.childAborted }, "the deferred reply waits for the cancel")
+            let seen = all.filter { $0.round < rounds }
             print("PageCallCancelAttack12: parent timeout vs child cancel: \(seen.map { "\($0.round):\($0.outcome):\($0.childAborted)" })")
             #expect(seen.allSatisfy { $0.outcome == "timeout" && $0.started }, "Child ran in every round")
             let overtaken = seen.filter { $0.started && !$0.childAborted }.map(\.round)
