@@ -319,3 +319,50 @@ extension PageCallCancelAttack12Tests {
 /// The routers of ``PageCallCancelAttack12Tests``' timeout tests, for their tasks.
 private let router12 = Locked<BridgeRouter?>(nil)
 private let router12b = Locked<BridgeRouter?>(nil)
+
+extension PageCallCancelAttack12Tests {
+    /// Finding 3, progress: the progress of a call that settled meanwhile keeps waiting for a hung
+    /// cancel. A task's `progress` meets a cancel in flight and waits (`send`,
+    /// `.waitForCancels`); the page then cancels the call (settled at once, 7c61139; its work is
+    /// cancelled). The progress will never be sent (`handOver` drops progress of a settled call),
+    /// but its wait is a plain continuation that neither the call's settling nor the work's
+    /// cancellation ends: the work stays suspended in `progress` until the old cancel's
+    /// evaluation returns, and the call's body stays charged to the byte budget
+    /// (`runWork` releases `heldBytes` only when the work ends). Each such call leaks its
+    /// work and its bytes for as long as the engine hangs; enough of them exhaust the budget
+    /// and the page's later calls are refused `memory_budget_exceeded`.
+    ///
+    /// Suggested fix: as for finding 3 — resume the progress's waiter when its call settles (the
+    /// progress then routes again and is dropped), or make the wait cancellable
+    /// (`withTaskCancellationHandler` removing the waiter).
+    @Test(
+        "A call the page cancelled while its progress waits for a hung cancel: its work ends and its bytes are released",
+        .timeLimit(.minutes(1)))
+    func progressOfCancelledCallWaitsForHungCancel() async throws {
+        let progressed = Counter()
+        let streamer = ClosureTask(name: "streamer") { (_: JSONValue, context: CallContext) -> Int in
+            progressed.increment()
+            try await context.progress(1)
+            return 1
+        }
+        let router = try makeRouter([streamer])
+        let hanging = HangingChannel(hanging: ["n-1"])
+        router.connect(hanging.channel)
+        router.pageDidAnnounceDocument(Self.documentA)
+        try await Self.hangACancel(router, hanging)
+        router.receive(
+            .string(#"{"v":1,"kind":"call","id":"p-1","task":"streamer","options":"\#(String(repeating: "z", count: 50_000))"}"#),
+            from: .mainFrame(appOrigin))
+        #expect(await eventually { progressed.value == 1 && router.state.withLock { $0.cancelOrder.waiting } == 1 })
+        #expect(router.heldBytes > 50_000)
+        router.receive(.string(#"{"v":1,"kind":"cancel","id":"p-1"}"#), from: .mainFrame(appOrigin))
+        let released = await DocumentWaitAttackTests.within(.seconds(2)) { router.heldBytes == 0 }
+        #expect(
+            released,
+            "the cancelled call's work still waits in progress() for the hung cancel; \(router.heldBytes) bytes stay charged")
+        hanging.releaseAll()
+        #expect(await eventually { router.heldBytes == 0 })
+        #expect(!hanging.scripts.contains { $0.contains("\"kind\":\"progress\"") }, "the progress is dropped")
+        await router.close()
+    }
+}
