@@ -366,3 +366,37 @@ extension PageCallCancelAttack12Tests {
         await router.close()
     }
 }
+
+extension PageCallCancelAttack12Tests {
+    /// Finding 5, native side (the shim side: js/test/attack12-early-cancels.test.js). Since
+    /// d31ccb6 the shim keeps a cancel whose call it does not know as an *early* cancel, and
+    /// drops the next call with that id unanswered. A cancel that races its call's answer (native
+    /// timed out while the page's reply was on its way) arrives after the call finished and is
+    /// kept so. Within one router ids never repeat; but every router numbers from `n-1`, and a
+    /// second router can be attached to the same controller and document (R24: detach, attach
+    /// another router, no reload). Its first calls then meet the old router's stale early
+    /// cancels: never run, never answered, the native `callPage` waits out its whole timeout
+    /// (forever with `timeout: nil`).
+    ///
+    /// Suggested fix: ids unique across routers (a random per-router prefix), or a shim that
+    /// drops a cancel for an id it finished instead of keeping it.
+    @Test("Two routers never give a native-to-page call the same id", .timeLimit(.minutes(1)))
+    func routersReuseCallIDs() async throws {
+        var ids: [String] = []
+        for _ in 0..<2 {
+            let router = try makeRouter()
+            let channel = RecordingChannel()
+            router.connect(channel.channel)
+            let call = Task { try await router.callPage("save", timeout: nil) }
+            #expect(await eventually { (channel.page.withLock { $0 } + channel.document.withLock { $0 }).count == 1 })
+            let script = (channel.page.withLock { $0 } + channel.document.withLock { $0 })[0]
+            if let range = script.range(of: #""id":"[^"]*""#, options: .regularExpression) {
+                ids.append(String(script[range]))
+            }
+            await router.close()
+            _ = try? await call.value
+        }
+        #expect(ids.count == 2)
+        #expect(Set(ids).count == 2, "both routers called the page with \(ids.first ?? "?"): a stale early cancel of the first swallows the second's call")
+    }
+}
