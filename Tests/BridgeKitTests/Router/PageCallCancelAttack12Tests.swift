@@ -400,3 +400,67 @@ extension PageCallCancelAttack12Tests {
         #expect(Set(ids).count == 2, "both routers called the page with \(ids.first ?? "?"): a stale early cancel of the first swallows the second's call")
     }
 }
+
+extension PageCallCancelAttack12Tests {
+    /// Guard (passes): close() while a reply-handler final reply is deferred behind a hung cancel
+    /// returns, and the reply handler is answered exactly once (with the task's result), never
+    /// again by close()'s own settling.
+    @Test(
+        "close() while a reply-handler final reply waits for a hung cancel: answered exactly once (guard)",
+        .timeLimit(.minutes(1)))
+    func closeRacesDeferredReply() async throws {
+        let quick = ClosureTask(name: "quick") { (_: NoOptions, _: CallContext) -> String in "result" }
+        let router = try makeRouter([quick])
+        let hanging = HangingChannel(hanging: ["n-1"])
+        router.connect(hanging.channel)
+        router.pageDidAnnounceDocument(Self.documentA)
+        try await Self.hangACancel(router, hanging)
+        let replies = Mutex<[String?]>([])
+        router.receive(
+            .string(#"{"v":1,"kind":"call","id":"p-1","task":"quick"}"#), from: .mainFrame(appOrigin),
+            replyHandler: ReplyHandler(carriesFinalReplies: true) { json in replies.withLock { $0.append(json) } })
+        #expect(await eventually { router.state.withLock { $0.cancelOrder.waiting } == 1 }, "the reply waits")
+        await router.close()
+        #expect(await eventually { replies.withLock { $0.count } == 1 })
+        hanging.releaseAll()
+        _ = await DocumentWaitAttackTests.within(.milliseconds(200)) { replies.withLock { $0.count } > 1 }
+        let all = replies.withLock { $0 }
+        #expect(all.count == 1 && all[0]?.contains("\"result\"") == true, "\(all)")
+    }
+
+    /// Guard (passes): a page cancel settles its call synchronously inside `receive`; the
+    /// cancelled call's reply handler is answered there, and a reply handler that re-enters the
+    /// router (the page posts its next call from it) neither deadlocks nor answers twice.
+    @Test("A page cancel whose reply handler re-enters receive: no deadlock, one answer each (guard)", .timeLimit(.minutes(1)))
+    func pageCancelReentrantReplyHandler() async throws {
+        let slow = ClosureTask(name: "slow") { (_: NoOptions, _: CallContext) -> Int in
+            try await Task.sleep(for: .seconds(60))
+            return 1
+        }
+        let router = try makeRouter([slow, echoTask])
+        router.connect(RecordingChannel().channel)
+        final class Answers: Sendable { let byID = Mutex<[String: [String]]>([:]) }
+        let answers = Answers()
+        @Sendable func handler(_ id: String) -> ReplyHandler {
+            ReplyHandler(carriesFinalReplies: true) { json in
+                answers.byID.withLock { $0[id, default: []].append(json ?? "nil") }
+                if id == "p-1" {
+                    router.receive(
+                        .string(#"{"v":1,"kind":"call","id":"p-2","task":"echo","options":7}"#),
+                        from: .mainFrame(appOrigin), replyHandler: handler("p-2"))
+                    router.receive(.string(#"{"v":1,"kind":"cancel","id":"p-1"}"#), from: .mainFrame(appOrigin))
+                }
+            }
+        }
+        router.receive(
+            .string(#"{"v":1,"kind":"call","id":"p-1","task":"slow"}"#), from: .mainFrame(appOrigin),
+            replyHandler: handler("p-1"))
+        router.receive(.string(#"{"v":1,"kind":"cancel","id":"p-1"}"#), from: .mainFrame(appOrigin))
+        #expect(await eventually { answers.byID.withLock { $0["p-2"]?.count == 1 } })
+        let all = answers.byID.withLock { $0 }
+        #expect(all["p-1"]?.count == 1 && all["p-1"]?[0].contains("cancelled") == true, "\(all)")
+        #expect(all["p-2"]?.count == 1 && all["p-2"]?[0].contains("7") == true, "\(all)")
+        await router.close()
+        #expect(answers.byID.withLock { $0["p-1"]?.count } == 1)
+    }
+}
