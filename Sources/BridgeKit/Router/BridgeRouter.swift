@@ -184,6 +184,13 @@ public final class BridgeRouter: Sendable {
         state.withLock { $0.documentWait.count }
     }
 
+    /// How long a script waits at most for the cancels of native-to-page calls before it
+    /// (``CancelOrder/limit``).
+    package var cancelWaitLimit: Duration {
+        get { state.withLock { $0.cancelOrder.limit } }
+        set { state.withLock { $0.cancelOrder.limit = newValue } }
+    }
+
     /// How long after a commit scripts wait for the document's notice (``DocumentWait/limit``);
     /// from the next commit on.
     package var documentWaitLimit: Duration {
@@ -744,7 +751,7 @@ extension BridgeRouter {
     /// was connected when it was admitted, so a ``close()`` while the task runs does not lose it.
     /// The admission still refuses a call after ``close()`` (`unavailable`) and an id a pending
     /// call uses (`invalid_message`), under the lock `close()` takes. The reply takes the same
-    /// route as an asynchronous call's final reply (``writeFinalReply(json:id:task:route:generation:channel:binary:)``):
+    /// route as an asynchronous call's final reply (``writeFinalReply(json:id:task:route:generation:channel:binary:afterCancels:)``):
     /// the reply handler when it carries final replies (answered before this returns), the call
     /// is from a subframe or no channel is connected; otherwise a script, sent from a new Swift task.
     ///
@@ -824,7 +831,7 @@ extension BridgeRouter {
     private static let nullOptions = Data("null".utf8)
 
     /// Writes and sends the final reply of a synchronous call (see ``respondSynchronously``) by
-    /// the same route as an asynchronous call's (``writeFinalReply(json:id:task:route:generation:channel:binary:)``):
+    /// the same route as an asynchronous call's (``writeFinalReply(json:id:task:route:generation:channel:binary:afterCancels:)``):
     /// the reply handler when it carries final replies, the call is from a subframe or no channel
     /// was connected; otherwise a script, sent from a new Swift task through the channel that was
     /// connected when the call was admitted.

@@ -330,6 +330,11 @@ struct RouterState: Sendable {
     /// The unanswered native-to-page calls by id.
     var pageCalls: [String: UnansweredPageCall] = [:]
     var nextPageCallNumber: UInt64 = 0
+    /// The end of this router's native-to-page call ids (`n-<number>-<tag>`): six random
+    /// hexadecimal digits, so that two routers of one page (one detached, another attached) never
+    /// send the same id, and a late cancel of one never matches a call of the other.
+    let pageCallTag = String(
+        String(UInt32.random(in: 0..<0x100_0000) | 0x100_0000, radix: 16).dropFirst())
     /// The cancels of native-to-page calls on their way to the engine and the scripts that wait
     /// for them (``BridgeRouter/failPageCall(_:_:notifyPage:)``).
     var cancelOrder = CancelOrder<CheckedContinuation<Void, Never>>()
@@ -416,12 +421,11 @@ struct RouterState: Sendable {
         }
     }
 
-    /// The newest cancel in flight that the final reply of `call`, settled by `event`, waits for
-    /// when a reply handler carries it (``CancelOrder``): only the task's own result, which may
-    /// follow a `callPage` the task gave up on (a reply by script waits in ``BridgeRouter/send(_:)``).
-    func replyHandlerBarrier(for call: PendingCall, settledBy event: CallStateMachine.Event) -> UInt64? {
-        guard case .workFinished = event, case .replyHandler = call.route, call.generation == generation, !isClosed
-        else { return nil }
+    /// The newest cancel in flight that the final reply of `call` waits for when a reply handler
+    /// carries it (``CancelOrder``): the task may have given up on a `callPage` before it (a reply
+    /// by script waits in ``BridgeRouter/send(_:)``).
+    func replyHandlerBarrier(for call: PendingCall) -> UInt64? {
+        guard case .replyHandler = call.route, call.generation == generation, !isClosed else { return nil }
         return cancelOrder.barrier(generation: generation)
     }
 
@@ -488,7 +492,7 @@ extension BridgeRouter {
     /// and timeout wins and every later one does nothing, and none of them touches a later call
     /// that reuses the id (``CallStateMachine``). The call's other tasks are cancelled; the
     /// settling task itself never is, so its reply is not interrupted. The final reply is written
-    /// by the route decided at admission (``writeFinalReply(_:id:task:route:generation:channel:binary:)``),
+    /// by the route decided at admission (``writeFinalReply(_:id:task:route:generation:channel:binary:afterCancels:)``),
     /// with the download tokens the call has not sent yet.
     ///
     /// Takes `outcome` over: passed with `consume`, the result is released as soon as its reply
@@ -500,27 +504,30 @@ extension BridgeRouter {
         _ call: PendingCall, _ outcome: consuming Result<any Encodable & Sendable, BridgeError>,
         by event: CallStateMachine.Event
     ) -> OutgoingScript? {
-        let (action, binary, cancelBarrier) = state.withLock { s in
+        let (action, binary, finishedBarrier, progressWaiters) = state.withLock { s in
             let action = s.handle(event, of: call)
-            guard case .settle = action else { return (action, [String](), UInt64?.none) }
-            return (action, call.machine.takeBinaryTokens(), s.replyHandlerBarrier(for: call, settledBy: event))
+            guard case .settle = action else {
+                return (action, [String](), UInt64?.none, [CheckedContinuation<Void, Never>]())
+            }
+            let barrier: UInt64? =
+                if case .workFinished = event { s.replyHandlerBarrier(for: call) } else { nil }
+            // Its progress waiting for cancels stops: it is dropped now.
+            let progress = s.cancelOrder.ended(CancelOrder<Void>.progressKey(call.id))
+            return (action, call.machine.takeBinaryTokens(), barrier, progress)
         }
+        for waiter in progressWaiters { waiter.resume() }
         guard case .settle(let work, let timer) = action else { return nil }
         timer?.cancel()
         work?.cancel()
-        if let cancelBarrier {
-            let deferred = consume outcome
-            Task { [self] in
-                await waitForCancels(upTo: cancelBarrier, generation: call.generation)
-                _ = writeFinalReply(
-                    deferred, id: call.id, task: call.taskName, route: call.route, generation: call.generation,
-                    binary: binary)
-            }
-            return nil
+        var cancelBarrier = finishedBarrier
+        if work != nil, case .replyHandler = call.route {
+            // Cancelling the work may have made it give up on a `callPage` (its cancel numbered
+            // just now): the reply the page gets for this call follows that cancel too.
+            cancelBarrier = state.withLock { $0.replyHandlerBarrier(for: call) }
         }
         return writeFinalReply(
             consume outcome, id: call.id, task: call.taskName, route: call.route, generation: call.generation,
-            binary: binary)
+            binary: binary, afterCancels: cancelBarrier)
     }
 
     /// Adds the token of a download offered for `call` to the call's next message

@@ -8,8 +8,11 @@
 /// (``barrier(generation:)``), never for one numbered after it, so a steady run of cancels cannot
 /// starve it. Cancels hold only their own generation: a script for a later document, and the
 /// final replies `close()` sends, never wait for the cancel of a document that is gone (whose
-/// engine may never return). A final reply that a reply handler carries waits too when the task's
-/// work settles the call (``BridgeRouter/settle(_:_:by:)``): the task may have awaited `callPage`.
+/// engine may never return). A script whose call settles meanwhile stops waiting (``ended(_:)``:
+/// it is then dropped), and none waits longer than ``limit``: an engine that does not return from
+/// a cancel (a page stuck in a loop) holds nothing, and no memory, for longer. A final reply
+/// that a reply handler carries waits too (``BridgeRouter/settle(_:_:by:)``): the task may have
+/// awaited `callPage`, or been cancelled out of one.
 ///
 /// A value-type state machine guarded by the router's lock (``RouterState/cancelOrder``); its
 /// events return the waiters to resume outside the lock. Generic over the waiter, so that its
@@ -19,8 +22,24 @@ struct CancelOrder<Waiter> {
     private var nextNumber: UInt64 = 1
     /// The cancels in flight: number → generation.
     private var inFlight: [UInt64: UInt64] = [:]
-    /// The scripts waiting: the newest cancel number they wait for, their generation, the waiter.
-    private var waiters: [(upTo: UInt64, generation: UInt64, waiter: Waiter)] = []
+    /// The scripts waiting: their ticket, the newest cancel number they wait for, their
+    /// generation, the waiter.
+    private var waiters: [Entry] = []
+    /// The ticket of the next waiter.
+    private var nextTicket: UInt64 = 1
+    /// How long a script waits at most for the cancels before it: 1 second unless a test sets
+    /// another.
+    var limit: Duration = .seconds(1)
+
+    /// A waiting script (``wait(upTo:generation:owner:_:)``).
+    struct Entry {
+        let ticket: UInt64
+        /// The call the script belongs to (``BridgeRouter/OutgoingScript/callKey``), if any.
+        let owner: String?
+        let upTo: UInt64
+        let generation: UInt64
+        let waiter: Waiter
+    }
 
     /// How many cancels are in flight.
     var count: Int { inFlight.count }
@@ -37,19 +56,34 @@ struct CancelOrder<Waiter> {
     }
 
     /// The newest cancel of `generation` in flight, which a script of that generation sent now
-    /// waits for (``wait(upTo:generation:_:)``); `nil` when there is none (the usual case: no
+    /// waits for (``wait(upTo:generation:owner:_:)``); `nil` when there is none (the usual case: no
     /// cancel in flight at all, one check).
     func barrier(generation: UInt64) -> UInt64? {
         guard !inFlight.isEmpty else { return nil }
         return inFlight.lazy.filter { $0.value == generation }.map(\.key).max()
     }
 
-    /// Registers `waiter` until the cancels of `generation` up to number `upTo` were evaluated.
-    /// - Returns: `false` when none of them is in flight any more (the caller resumes it).
-    mutating func wait(upTo: UInt64, generation: UInt64, _ waiter: Waiter) -> Bool {
-        guard let oldest = oldestInFlight(generation: generation), oldest <= upTo else { return false }
-        waiters.append((upTo, generation, waiter))
-        return true
+    /// Registers `waiter` until the cancels of `generation` up to number `upTo` were evaluated,
+    /// its `owner` call ended (``ended(_:)``), or ``limit`` passed (``expired(_:)``).
+    /// - Returns: its ticket; `nil` when none of them is in flight any more (the caller resumes it).
+    mutating func wait(upTo: UInt64, generation: UInt64, owner: String? = nil, _ waiter: Waiter) -> UInt64? {
+        guard let oldest = oldestInFlight(generation: generation), oldest <= upTo else { return nil }
+        let ticket = nextTicket
+        nextTicket += 1
+        waiters.append(Entry(ticket: ticket, owner: owner, upTo: upTo, generation: generation, waiter: waiter))
+        return ticket
+    }
+
+    /// The call `owner` settled: its scripts stop waiting (they are dropped, ``RouterState/handOver(_:)``).
+    /// - Returns: their waiters.
+    mutating func ended(_ owner: String) -> [Waiter] {
+        release { $0.owner == owner }
+    }
+
+    /// The waiter with `ticket` waited ``limit``.
+    /// - Returns: it, unless it was released before.
+    mutating func expired(_ ticket: UInt64) -> Waiter? {
+        release { $0.ticket == ticket }.first
     }
 
     /// The engine returned from the evaluation of cancel `number` (or failed it).
@@ -79,12 +113,10 @@ struct CancelOrder<Waiter> {
     }
 
     /// Removes and returns the waiters `isReleased` selects, in the order they came.
-    private mutating func release(
-        where isReleased: ((upTo: UInt64, generation: UInt64, waiter: Waiter)) -> Bool
-    ) -> [Waiter] {
+    private mutating func release(where isReleased: (Entry) -> Bool) -> [Waiter] {
         guard !waiters.isEmpty else { return [] }
         var released: [Waiter] = []
-        var kept: [(upTo: UInt64, generation: UInt64, waiter: Waiter)] = []
+        var kept: [Entry] = []
         for entry in waiters {
             if isReleased(entry) { released.append(entry.waiter) } else { kept.append(entry) }
         }
@@ -93,4 +125,12 @@ struct CancelOrder<Waiter> {
     }
 }
 
+extension CancelOrder {
+    /// The owner key of a native-to-page call's script (``ended(_:)``).
+    static func pageCallKey(_ id: String) -> String { "call " + id }
+    /// The owner key of the progress of a page's call (``ended(_:)``).
+    static func progressKey(_ id: String) -> String { "progress " + id }
+}
+
 extension CancelOrder: Sendable where Waiter: Sendable {}
+extension CancelOrder.Entry: Sendable where Waiter: Sendable {}

@@ -62,7 +62,7 @@ extension BridgeRouter {
             guard !state.isClosed else { throw BridgeError.unavailable("The router was closed.") }
             guard state.pageCalls.count < limit else { throw BridgeError.tooManyPendingCalls(limit: limit) }
             state.nextPageCallNumber += 1
-            return ("n-\(state.nextPageCallNumber)", state.generation)
+            return ("n-\(state.nextPageCallNumber)-\(state.pageCallTag)", state.generation)
         }
         let json = try encodeForPage(.call(id: id, handler: handler, options: options))
         return try await withTaskCancellationHandler {
@@ -131,13 +131,16 @@ extension BridgeRouter {
     /// of the generation sent after that reaches the page after the cancel (``CancelOrder``).
     func failPageCall(_ id: String, _ error: BridgeError, notifyPage: Bool) {
         let json = notifyPage ? try? encodeForPage(.cancel(id: id)) : nil
-        let (entry, channel, number) = state.withLock {
-            state -> (UnansweredPageCall?, PageChannel?, UInt64?) in
-            guard let entry = state.pageCalls.removeValue(forKey: id) else { return (nil, nil, nil) }
-            guard entry.submitted, json != nil else { return (entry, nil, nil) }
+        let (entry, channel, number, waiting) = state.withLock {
+            state -> (UnansweredPageCall?, PageChannel?, UInt64?, [CheckedContinuation<Void, Never>]) in
+            guard let entry = state.pageCalls.removeValue(forKey: id) else { return (nil, nil, nil, []) }
+            // Its script, if it waits for cancels, stops waiting: it is dropped now.
+            let waiting = entry.submitted ? [] : state.cancelOrder.ended(CancelOrder<Void>.pageCallKey(id))
+            guard entry.submitted, json != nil else { return (entry, nil, nil, waiting) }
             // The channel of now: a close() that follows does not strand the cancel.
-            return (entry, state.channel, state.cancelOrder.begin(generation: entry.generation))
+            return (entry, state.channel, state.cancelOrder.begin(generation: entry.generation), waiting)
         }
+        for waiter in waiting { waiter.resume() }
         guard let entry else { return }
         entry.timer?.cancel()
         entry.continuation.resume(throwing: error)

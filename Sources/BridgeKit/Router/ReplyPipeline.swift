@@ -419,6 +419,16 @@ extension BridgeRouter {
         var channel: PageChannel? = nil
         /// For progress: its call, so that progress waiting for the document stops with the call.
         var call: PendingCall? = nil
+
+        /// The call whose settling ends its wait for cancels (``CancelOrder/ended(_:)``): a
+        /// native-to-page call's script, or a progress of a page's call.
+        var callKey: String? {
+            switch kind {
+            case .call: id.map { CancelOrder<Void>.pageCallKey($0) }
+            case .progress: id.map { CancelOrder<Void>.progressKey($0) }
+            default: nil
+            }
+        }
     }
 
     /// A script waiting for its document (``DocumentWait``) and its sender, who waits for the
@@ -465,7 +475,7 @@ extension BridgeRouter {
                 record(outgoing, reason: .notDelivered, bytes: 0)
                 return false
             case .waitForCancels(let upTo):
-                await waitForCancels(upTo: upTo, generation: outgoing.generation)
+                await waitForCancels(upTo: upTo, generation: outgoing.generation, owner: outgoing.callKey)
                 checksCancels = false
             case .hold:
                 // `nil`: let go (its generation ended, or it was not held after all): routed again.
@@ -491,13 +501,21 @@ extension BridgeRouter {
     }
 
     /// Returns once the cancels of `generation` up to number `upTo` were evaluated, the
-    /// generation ended or the router closed (``CancelOrder``).
-    func waitForCancels(upTo: UInt64, generation: UInt64) async {
+    /// generation ended, the router closed, or ``CancelOrder/limit`` passed (``CancelOrder``).
+    func waitForCancels(upTo: UInt64, generation: UInt64, owner: String? = nil) async {
         await withCheckedContinuation { waiter in
-            let registered = state.withLock { state in
-                !state.isClosed && state.cancelOrder.wait(upTo: upTo, generation: generation, waiter)
+            let registration = state.withLock { state -> (ticket: UInt64, limit: Duration)? in
+                // A generation that ended (or a close) since the barrier was read releases nothing later.
+                guard !state.isClosed, state.generation == generation,
+                    let ticket = state.cancelOrder.wait(upTo: upTo, generation: generation, owner: owner, waiter)
+                else { return nil }
+                return (ticket, state.cancelOrder.limit)
             }
-            if !registered { waiter.resume() }
+            guard let registration else { return waiter.resume() }
+            Task { [weak self] in
+                try? await Task.sleep(for: registration.limit)
+                self?.state.withLock { $0.cancelOrder.expired(registration.ticket) }?.resume()
+            }
         }
     }
 
@@ -584,9 +602,12 @@ extension BridgeRouter {
     ///     sent).
     ///   - binary: the tokens of the downloads the reply introduces, written in its envelope
     ///     (``ReplyPipeline/success(id:result:binary:)``); a reply with none takes the fast paths.
+    ///   - afterCancels: for a reply handler's answer, the newest cancel in flight it follows
+    ///     (``CancelOrder``): written now, answered once the cancels up to it were evaluated.
     func writeFinalReply(
         _ outcome: consuming Result<any Encodable & Sendable, BridgeError>, id: String, task: String,
-        route: CallStateMachine.Route, generation: UInt64, channel: PageChannel? = nil, binary: [String] = []
+        route: CallStateMachine.Route, generation: UInt64, channel: PageChannel? = nil, binary: [String] = [],
+        afterCancels: UInt64? = nil
     ) -> OutgoingScript? {
         let json: Result<Data, BridgeError>
         switch consume outcome {
@@ -602,14 +623,14 @@ extension BridgeRouter {
         }
         return writeFinalReply(
             json: consume json, id: id, task: task, route: route, generation: generation, channel: channel,
-            binary: binary)
+            binary: binary, afterCancels: afterCancels)
     }
 
-    /// ``writeFinalReply(_:id:task:route:generation:channel:binary:)`` for a result already written
-    /// as JSON text (a ``SynchronousBridgeTask``'s, or one that step wrote).
+    /// ``writeFinalReply(_:id:task:route:generation:channel:binary:afterCancels:)`` for a result
+    /// already written as JSON text (a ``SynchronousBridgeTask``'s, or one that step wrote).
     func writeFinalReply(
         json reply: consuming Result<Data, BridgeError>, id: String, task: String, route: CallStateMachine.Route,
-        generation: UInt64, channel: PageChannel? = nil, binary: [String] = []
+        generation: UInt64, channel: PageChannel? = nil, binary: [String] = [], afterCancels: UInt64? = nil
     ) -> OutgoingScript? {
         let limit = configuration.limits.maxPayloadBytes
         switch route {
@@ -627,6 +648,22 @@ extension BridgeRouter {
                 script: ReplyPipeline.script(message.json), bytes: message.json.count, kind: .reply, id: id,
                 task: task, outcome: message.outcome, internalError: message.internalError, generation: generation,
                 channel: channel)
+        case .replyHandler(let replyHandler) where afterCancels != nil:
+            // Written now (the result value goes), answered once the cancels before it were
+            // evaluated; held against the budget meanwhile, as a reply script waiting to be sent.
+            let message = Self.finalReplyJSON(consume reply, id: id, limit: limit, binary: binary)
+            let bytes = message.json.count
+            let text = message.json.replyText
+            budget.charge(bytes)
+            Task { [self] in
+                await waitForCancels(upTo: afterCancels ?? 0, generation: generation)
+                let answered = replyHandler.reply(text)
+                record(
+                    .outbound, .reply, id: id, task: task, outcome: message.outcome,
+                    reason: answered ? nil : .noReplyPath, bytes: answered ? bytes : 0,
+                    internalError: message.internalError)
+                budget.release(bytes)
+            }
         case .replyHandler(let replyHandler):
             // The common final reply: its result written straight into the text.
             if binary.isEmpty, case .success(let result) = reply,
@@ -689,7 +726,7 @@ extension BridgeRouter {
         return (json, replacement.code, internalError ?? replacement.internalDescription)
     }
 
-    /// Writes and sends the final reply of a call that settled (``writeFinalReply(_:id:task:route:generation:channel:binary:)``,
+    /// Writes and sends the final reply of a call that settled (``writeFinalReply(_:id:task:route:generation:channel:binary:afterCancels:)``,
     /// then ``send(_:)``), with the download tokens the call has not sent yet
     /// (``CallStateMachine/takeBinaryTokens()``).
     func sendFinalReply(

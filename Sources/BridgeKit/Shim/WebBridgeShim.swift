@@ -91,7 +91,10 @@ public enum WebBridgeShim {
   var BINARY_URL = 'webbridge-binary://transfer/';
   var BINARY_ANNOUNCEMENT = 'webbridge.binary';
   var MAX_ANNOUNCED = 4096;
-  /** The most cancels of native calls not seen yet that the page remembers (the oldest are forgotten first). */
+  /**
+   * The most cancels of native calls not seen yet, and ids of native calls answered, that the page
+   * remembers (the oldest are forgotten first).
+   */
   var MAX_EARLY_CANCELS = 256;
   var MAX_BINARY_DEPTH = 64;
   // A larger binary value uploads in parts, one request after the other, so the app's process
@@ -520,6 +523,7 @@ public enum WebBridgeShim {
     var handlers = new M();      // task name -> handler for native->page calls
     var nativeCalls = new M();   // native call id -> AbortController
     var earlyCancels = new M();  // native call id -> true: cancelled before the call arrived
+    var finishedNativeCalls = new M(); // native call id -> true: answered lately (a cancel for one came late)
     var mocks = null;            // task name -> mock function, once WebBridge.mock engaged mock mode
     var mockCalls = new M();     // page call id -> AbortController of a running mock
     var nativeTasks = null;      // task name -> version or null, from the last `tasks` message
@@ -929,7 +933,20 @@ public enum WebBridgeShim {
         try { fn(data); } catch (err) { report(err); }
       });
     }
-    function sendReply(id, reply) { enqueueOrSend({ text: encodeReply(id, reply), entry: null }); }
+    function sendReply(id, reply) {
+      if (id !== null) { remember(finishedNativeCalls, id); }
+      enqueueOrSend({ text: encodeReply(id, reply), entry: null });
+    }
+    /** Adds `id` to `ids` (a bounded record: the oldest is forgotten past MAX_EARLY_CANCELS). */
+    function remember(ids, id) {
+      mapDelete(ids, id);
+      mapSet(ids, id, true);
+      while (mapSize(ids) > MAX_EARLY_CANCELS) {
+        var oldest = null;
+        mapForEach(ids, function (v, key) { if (oldest === null) { oldest = key; } });
+        mapDelete(ids, oldest);
+      }
+    }
     function finishNativeCall(id, controller, reply) {
       if (id === null || mapGet(nativeCalls, id) !== controller) { return; }
       mapDelete(nativeCalls, id);
@@ -977,12 +994,9 @@ public enum WebBridgeShim {
       if (typeof m.id !== 'string' || !m.id) { return; }
       var controller = mapGet(nativeCalls, m.id);
       if (!controller) {
-        mapSet(earlyCancels, m.id, true);
-        while (mapSize(earlyCancels) > MAX_EARLY_CANCELS) {
-          var oldest = null;
-          mapForEach(earlyCancels, function (v, id) { if (oldest === null) { oldest = id; } });
-          mapDelete(earlyCancels, oldest);
-        }
+        // A cancel that came after the page answered the call (it crossed the answer) is late,
+        // not early: it must not swallow a later call that uses the id.
+        if (!mapHas(finishedNativeCalls, m.id)) { remember(earlyCancels, m.id); }
         return;
       }
       mapDelete(nativeCalls, m.id);

@@ -46,7 +46,8 @@ extension GTKWrapperTests.EndToEnd {
             for k in 0..<count {
                 let before = Set(harness.traffic.matching(.outbound, "call").compactMap(\.id))
                 let error = await #expect(throws: BridgeError.self) {
-                    _ = try await router.callPage("SideEffect", options: ["k": k], timeout: timeouts[k % timeouts.count])
+                    _ = try await router.callPage(
+                        "SideEffect", options: ["k": k], timeout: timeouts[k % timeouts.count])
                 }
                 #expect(error?.code == "timeout", "call \(k): \(String(describing: error))")
                 // The call's id: the one outbound call record that is new (delivered or dropped);
@@ -102,7 +103,9 @@ extension GTKWrapperTests.EndToEnd {
                 try await Task.sleep(for: .milliseconds(1))
             }
             #expect(numbered == count, "one outbound record per call (delivered or dropped)")
-            print("PageCallCancelAttack12: concurrent outcomes \(Dictionary(grouping: outcomes, by: { $0 }).mapValues(\.count))")
+            print(
+                "PageCallCancelAttack12: concurrent outcomes \(Dictionary(grouping: outcomes, by: { $0 }).mapValues(\.count))"
+            )
             let early = try await harness.value("WebBridge._sizes().earlyCancels", as: Int.self)
             try? await harness.waitFor(
                 "window.__ran.every(function (k) { return window.__aborted[k] === true; })", timeout: .seconds(5))
@@ -110,7 +113,9 @@ extension GTKWrapperTests.EndToEnd {
             let aborted = try await harness.value("window.__aborted", as: [String: Bool].self)
             let left = harness.traffic.matching(.outbound, "call").filter { $0.reason == nil }.count
             let cancels = harness.traffic.matching(.outbound, "cancel").count
-            print("PageCallCancelAttack12: concurrent: \(left) left, \(cancels) cancels, \(ran.count) ran, \(early) early cancels")
+            print(
+                "PageCallCancelAttack12: concurrent: \(left) left, \(cancels) cancels, \(ran.count) ran, \(early) early cancels"
+            )
             #expect(ran.count <= left, "more handlers ran than calls left the router")
             #expect(cancels == left, "every call that left got its cancel")
             for k in ran { #expect(aborted["\(k)"] == true, "call \(k) ran and its cancel never aborted it") }
@@ -151,7 +156,8 @@ extension GTKWrapperTests.EndToEnd {
                         """))
             let harness = try E2EHarness(allowing: [server.origin]) { router, _ in
                 try router.register(
-                    ClosureTask(name: "Parent", timeout: .milliseconds(150)) { [weak router] (options: JSONValue, _: CallContext) -> String in
+                    ClosureTask(name: "Parent", timeout: .milliseconds(150)) {
+                        [weak router] (options: JSONValue, _: CallContext) -> String in
                         _ = try await router?.callPage("Child", options: options, timeout: nil)
                         return "done"
                     })
@@ -163,7 +169,12 @@ extension GTKWrapperTests.EndToEnd {
                     })
             }
             try await harness.load(server.origin + "/p")
-            struct Round: Decodable { let round: Int; let outcome: String; let started: Bool; let childAborted: Bool }
+            struct Round: Decodable {
+                let round: Int
+                let outcome: String
+                let started: Bool
+                let childAborted: Bool
+            }
             // Parent's reply overtakes in 10-45% of the rounds here: 40 make a miss unlikely.
             let rounds = 40
             for round in 0..<rounds + 16 {
@@ -173,10 +184,16 @@ extension GTKWrapperTests.EndToEnd {
             let all = try await harness.value("window.__rounds", as: [Round].self)
             // Guard (passes): the task that gave up on Child and returned (its reply deferred, 73a5b24).
             let quitter = all.filter { $0.round >= rounds }
-            print("PageCallCancelAttack12: quitter reply vs child cancel: \(quitter.map { "\($0.round):\($0.outcome):\($0.childAborted)" })")
-            #expect(quitter.allSatisfy { $0.outcome == "resolved" && $0.started && $0.childAborted }, "the deferred reply waits for the cancel")
+            print(
+                "PageCallCancelAttack12: quitter reply vs child cancel: \(quitter.map { "\($0.round):\($0.outcome):\($0.childAborted)" })"
+            )
+            #expect(
+                quitter.allSatisfy { $0.outcome == "resolved" && $0.started && $0.childAborted },
+                "the deferred reply waits for the cancel")
             let seen = all.filter { $0.round < rounds }
-            print("PageCallCancelAttack12: parent timeout vs child cancel: \(seen.map { "\($0.round):\($0.outcome):\($0.childAborted)" })")
+            print(
+                "PageCallCancelAttack12: parent timeout vs child cancel: \(seen.map { "\($0.round):\($0.outcome):\($0.childAborted)" })"
+            )
             #expect(seen.allSatisfy { $0.outcome == "timeout" && $0.started }, "Child ran in every round")
             let overtaken = seen.filter { $0.started && !$0.childAborted }.map(\.round)
             #expect(overtaken.isEmpty, "rounds \(overtaken): Parent's timeout reached the page before Child's cancel")
@@ -202,18 +219,19 @@ extension GTKWrapperTests.EndToEnd {
                     dropped += 1
                     #expect(!ran.contains(k), "call \(k) (\(id)) never left the router, yet the page ran it")
                     #expect(!hasCancel, "call \(k) (\(id)) never left, yet it got a cancel")
-        } else if !ran.contains(k) {
-            skipped += 1
-            #expect(hasCancel)
-        } else {
-            #expect(hasCancel, "call \(k) (\(id)) ran and timed out but got no cancel")
-            #expect(aborted["\(k)"] == true, "call \(k) (\(id)) ran on the page and its cancel never aborted it")
-        }
-    }
-    print(
-        "PageCallCancelAttack12: \(count) calls: \(dropped) never left, \(skipped) cancelled before they ran, \(ran.count) ran; \(early) early cancels left"
-    )
-    #expect(early == 0, "\(early) early cancels never met their call")
+                } else if !ran.contains(k) {
+                    skipped += 1
+                    #expect(hasCancel)
+                } else {
+                    #expect(hasCancel, "call \(k) (\(id)) ran and timed out but got no cancel")
+                    #expect(
+                        aborted["\(k)"] == true, "call \(k) (\(id)) ran on the page and its cancel never aborted it")
+                }
+            }
+            print(
+                "PageCallCancelAttack12: \(count) calls: \(dropped) never left, \(skipped) cancelled before they ran, \(ran.count) ran; \(early) early cancels left"
+            )
+            #expect(early == 0, "\(early) early cancels never met their call")
         }
     }
 }

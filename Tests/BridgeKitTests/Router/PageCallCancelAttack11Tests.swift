@@ -16,7 +16,8 @@ struct PageCallCancelAttack11Tests {
     static let documentA = String(repeating: "a1", count: 16)
     static let documentB = String(repeating: "b2", count: 16)
 
-    /// A channel whose evaluation of the cancel of a listed call id does not return until the
+    /// A channel whose evaluation of the cancel of a listed call (`n-1`: its id without the
+    /// router's tag) does not return until the
     /// test releases it (a hung or swapped-out web process, a document stuck in a synchronous
     /// loop); every other script is evaluated at once.
     final class HangingChannel: Sendable {
@@ -31,7 +32,7 @@ struct PageCallCancelAttack11Tests {
         private func evaluate(_ script: String) async {
             log.withLock { $0.append(script) }
             guard script.contains("\"kind\":\"cancel\"") else { return }
-            while hung.withLock({ ids in ids.contains { script.contains("\"\($0)\"") } }) {
+            while hung.withLock({ ids in ids.contains { script.contains("\"\($0)-") } }) {
                 try? await Task.sleep(for: .milliseconds(1))
             }
         }
@@ -39,7 +40,7 @@ struct PageCallCancelAttack11Tests {
         func releaseAll() { hung.withLock { $0 = [] } }
         var scripts: [String] { log.withLock { $0 } }
         func hasCancel(_ id: String) -> Bool {
-            scripts.contains { $0.contains("\"kind\":\"cancel\"") && $0.contains("\"\(id)\"") }
+            scripts.contains { $0.contains("\"kind\":\"cancel\"") && $0.contains("\"\(id)-") }
         }
     }
 
@@ -58,6 +59,7 @@ struct PageCallCancelAttack11Tests {
         .timeLimit(.minutes(2)))
     func hungCancelStrandsNextDocument() async throws {
         let router = try makeRouter()
+        router.cancelWaitLimit = .seconds(60)  // the hung cancel outlasts the test
         let hanging = HangingChannel(hanging: ["n-1"])
         router.connect(hanging.channel)
         router.pageDidAnnounceDocument(Self.documentA)
@@ -99,6 +101,7 @@ struct PageCallCancelAttack11Tests {
             return 1
         }
         let router = try makeRouter([slow])
+        router.cancelWaitLimit = .seconds(60)  // the hung cancel outlasts the test
         let hanging = HangingChannel(hanging: ["n-1"])
         router.connect(hanging.channel)
         router.pageDidAnnounceDocument(Self.documentA)
@@ -140,6 +143,7 @@ struct PageCallCancelAttack11Tests {
         .timeLimit(.minutes(2)))
     func scriptWaitsForLaterCancel() async throws {
         let router = try makeRouter()
+        router.cancelWaitLimit = .seconds(60)  // the hung cancel outlasts the test
         let hanging = HangingChannel(hanging: ["n-1", "n-2"])
         router.connect(hanging.channel)
         router.pageDidAnnounceDocument(Self.documentA)
@@ -195,6 +199,7 @@ extension PageCallCancelAttack11Tests {
             return "done"
         }
         let router = try makeRouter([sync])
+        router.cancelWaitLimit = .seconds(60)  // the hung cancel outlasts the test
         router11.set(router)
         defer { router11.set(nil) }
         let hanging = HangingChannel(hanging: ["n-1"])

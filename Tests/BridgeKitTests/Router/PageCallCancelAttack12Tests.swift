@@ -1,10 +1,11 @@
-@testable import BridgeKit
 import BridgeKitTesting
 import BridgeTestSupport
 import Dispatch
 import Foundation
 import Synchronization
 import Testing
+
+@testable import BridgeKit
 
 /// Attack 12 on the ordered cancels of native-to-page calls (73a5b24: ``CancelOrder`` numbers a
 /// handed-over call's cancel; a later script of its generation, and a task's final reply through a
@@ -50,6 +51,7 @@ struct PageCallCancelAttack12Tests {
             return String(repeating: "x", count: 100_000)
         }
         let router = try makeRouter([big], limits: BridgeLimits(maxHeldBytes: 350_000))
+        router.cancelWaitLimit = .seconds(60)  // the hung cancel outlasts the test
         let hanging = HangingChannel(hanging: ["n-1"])
         router.connect(hanging.channel)
         router.pageDidAnnounceDocument(Self.documentA)
@@ -64,12 +66,11 @@ struct PageCallCancelAttack12Tests {
                 replyHandler: ReplyHandler(carriesFinalReplies: true) { json in replies.withLock { $0.append(json) } })
         }
         #expect(await eventually { finished.withLock { $0 } == 10 }, "every task returned its 100 KB result")
-        #expect(await eventually { router.heldBytes == 0 })
         #expect(replies.withLock { $0.isEmpty }, "the replies wait for the hung cancel")
         // Ten results of 100 KB each are held by the router (in the deferred reply tasks), with
         // a budget of 350 KB: the budget must say so, as it does for replies by script.
         #expect(
-            router.heldBytes >= 350_000,
+            await eventually { router.heldBytes >= 350_000 },
             "\(10 * 100_000) bytes of replies wait in the router, but the budget holds \(router.heldBytes)")
         let log = TrafficLog(router)
         router.receive(
@@ -96,6 +97,7 @@ struct PageCallCancelAttack12Tests {
             return String(repeating: "x", count: 100_000)
         }
         let router = try makeRouter([big], limits: BridgeLimits(maxHeldBytes: 350_000))
+        router.cancelWaitLimit = .seconds(60)  // the hung cancel outlasts the test
         let hanging = HangingChannel(hanging: ["n-1"])
         router.connect(hanging.channel)
         router.pageDidAnnounceDocument(Self.documentA)
@@ -127,63 +129,43 @@ extension PageCallCancelAttack12Tests {
     /// gap exists between `route` returning `.waitForCancels` and `waitForCancels` in `send`
     /// (then an `emit`, a progress or a reply sender of the old document hangs).
     ///
-    /// The test makes the gap certain without sleeping: the task, as it returns, fills every
-    /// thread of the cooperative pool with blockers queued before `settle`'s task, and a plain
-    /// thread commits the navigation once the call settled (its bytes released) and only then
-    /// lets the pool go. (Should the pool have more threads than it fills, the test passes
-    /// without showing anything, never fails spuriously.)
+    /// The test takes the gap apart at the router's own steps (a test that held Swift's thread
+    /// pool to widen the gap starved the suites running beside it): the barrier read for
+    /// document A, a navigation, then the wait registered for A's generation.
     ///
     /// Suggested fix: register only while the generation is current — in `waitForCancels`, under
     /// the lock, `guard !state.isClosed, generation == state.generation` before
     /// `cancelOrder.wait` (or make `CancelOrder.wait` refuse a generation older than the newest it
     /// was told of in `generationStarted`).
     @Test(
-        "A reply-handler final reply deferred behind a cancel is answered when a navigation lands before it waits",
+        "A wait for the cancels of a document registered after a navigation ended it returns at once",
         .timeLimit(.minutes(1)))
     func navigationInGapStrandsDeferredReply() async throws {
-        let width = ProcessInfo.processInfo.activeProcessorCount + 4
-        let blockers = DispatchSemaphore(value: 0)
-        let returning = ClosureTask(name: "returning") { (_: JSONValue, _: CallContext) -> String in
-            // Queued before settle's task: they take every thread of the pool once this work returns.
-            for _ in 0..<width {
-                Task.detached { blockers.wait() }
-            }
-            return "result"
-        }
-        let router = try makeRouter([returning])
+        let router = try makeRouter()
+        router.cancelWaitLimit = .seconds(60)
         let hanging = HangingChannel(hanging: ["n-1"])
         router.connect(hanging.channel)
         router.pageDidAnnounceDocument(Self.documentA)
         try await Self.hangACancel(router, hanging)
-
-        let replies = Counter()
-        // The page's call, and the navigation, from a thread outside the pool.
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            let thread = Thread {
-                router.receive(
-                    .string(#"{"v":1,"kind":"call","id":"p-1","task":"returning","options":"some bytes"}"#),
-                    from: .mainFrame(appOrigin),
-                    replyHandler: ReplyHandler(carriesFinalReplies: true) { _ in replies.increment() })
-                // The call settled (its work released its bytes after `settle`).
-                let deadline = Date().addingTimeInterval(30)
-                while router.heldBytes != 0, Date() < deadline { usleep(200) }
-                // The old document goes away while settle's task has not run yet.
-                router.pageDidCommitNavigation()
-                for _ in 0..<width { blockers.signal() }
-                done.resume()
-            }
-            thread.start()
+        // What a reply or a script of document A read before the navigation.
+        let (barrier, generation) = router.state.withLock { state in
+            (state.cancelOrder.barrier(generation: state.generation), state.generation)
         }
-        // Bounded: the reply handler of a call of a document that is gone is answered at once
-        // (with its result, or nil); it must not wait for that document's hung cancel.
-        let answered = await DocumentWaitAttackTests.within(.seconds(3)) { replies.value > 0 }
+        let upTo = try #require(barrier, "A's cancel is in flight")
+        router.pageDidCommitNavigation()
+        let returned = Locked(false)
+        let waiting = Task {
+            await router.waitForCancels(upTo: upTo, generation: generation)
+            returned.set(true)
+        }
+        // Bounded: on correct code the wait returns at once.
+        let answered = await DocumentWaitAttackTests.within(.seconds(3)) { returned.value }
         #expect(
             answered,
-            "the deferred reply registered its wait after the navigation released the waiters, behind a cancel that never returns")
+            "the wait registered after the navigation released the waiters, behind a cancel that never returns")
         hanging.releaseAll()
-        #expect(await eventually { replies.value == 1 }, "answered exactly once")
+        await waiting.value
         await router.close()
-        #expect(replies.value == 1)
     }
 }
 
@@ -211,6 +193,7 @@ extension PageCallCancelAttack12Tests {
         .timeLimit(.minutes(1)))
     func givenUpCallScriptsLeakAsWaiters() async throws {
         let router = try makeRouter()
+        router.cancelWaitLimit = .seconds(60)  // released by the call's end, not the limit
         let hanging = HangingChannel(hanging: ["n-1"])
         router.connect(hanging.channel)
         router.pageDidAnnounceDocument(Self.documentA)
@@ -234,7 +217,8 @@ extension PageCallCancelAttack12Tests {
         let waiting = router.state.withLock { $0.cancelOrder.waiting }
         #expect(
             drained,
-            "\(waiting) scripts (\(waiting * blob.utf8.count) bytes of options) of calls that already threw still wait for the hung cancel")
+            "\(waiting) scripts (\(waiting * blob.utf8.count) bytes of options) of calls that already threw still wait for the hung cancel"
+        )
 
         hanging.releaseAll()
         #expect(await eventually { router.state.withLock { $0.cancelOrder.waiting } == 0 })
@@ -270,6 +254,7 @@ extension PageCallCancelAttack12Tests {
             return "done"
         }
         let router = try makeRouter([parent], defaultTimeout: .milliseconds(200))
+        router.cancelWaitLimit = .seconds(60)  // the hung cancel outlasts the test
         router12.set(router)
         defer { router12.set(nil) }
         let hanging = HangingChannel(hanging: ["n-1"])
@@ -284,7 +269,8 @@ extension PageCallCancelAttack12Tests {
         let overtook = await DocumentWaitAttackTests.within(.milliseconds(500)) { replies.withLock { !$0.isEmpty } }
         #expect(
             !overtook,
-            "the call's timeout reply reached the page before the cancel of the call its task gave up on: \(replies.withLock { $0 })")
+            "the call's timeout reply reached the page before the cancel of the call its task gave up on: \(replies.withLock { $0 })"
+        )
         hanging.releaseAll()
         #expect(await eventually { replies.withLock { $0.count == 1 } })
         await router.close()
@@ -300,6 +286,7 @@ extension PageCallCancelAttack12Tests {
             return "done"
         }
         let router = try makeRouter([parent], defaultTimeout: .milliseconds(200))
+        router.cancelWaitLimit = .seconds(60)  // the hung cancel outlasts the test
         router12b.set(router)
         defer { router12b.set(nil) }
         let hanging = HangingChannel(hanging: ["n-1"])
@@ -346,12 +333,15 @@ extension PageCallCancelAttack12Tests {
             return 1
         }
         let router = try makeRouter([streamer])
+        router.cancelWaitLimit = .seconds(60)  // released by the call's end, not the limit
         let hanging = HangingChannel(hanging: ["n-1"])
         router.connect(hanging.channel)
         router.pageDidAnnounceDocument(Self.documentA)
         try await Self.hangACancel(router, hanging)
         router.receive(
-            .string(#"{"v":1,"kind":"call","id":"p-1","task":"streamer","options":"\#(String(repeating: "z", count: 50_000))"}"#),
+            .string(
+                #"{"v":1,"kind":"call","id":"p-1","task":"streamer","options":"\#(String(repeating: "z", count: 50_000))"}"#
+            ),
             from: .mainFrame(appOrigin))
         #expect(await eventually { progressed.value == 1 && router.state.withLock { $0.cancelOrder.waiting } == 1 })
         #expect(router.heldBytes > 50_000)
@@ -359,7 +349,8 @@ extension PageCallCancelAttack12Tests {
         let released = await DocumentWaitAttackTests.within(.seconds(2)) { router.heldBytes == 0 }
         #expect(
             released,
-            "the cancelled call's work still waits in progress() for the hung cancel; \(router.heldBytes) bytes stay charged")
+            "the cancelled call's work still waits in progress() for the hung cancel; \(router.heldBytes) bytes stay charged"
+        )
         hanging.releaseAll()
         #expect(await eventually { router.heldBytes == 0 })
         #expect(!hanging.scripts.contains { $0.contains("\"kind\":\"progress\"") }, "the progress is dropped")
@@ -397,7 +388,10 @@ extension PageCallCancelAttack12Tests {
             _ = try? await call.value
         }
         #expect(ids.count == 2)
-        #expect(Set(ids).count == 2, "both routers called the page with \(ids.first ?? "?"): a stale early cancel of the first swallows the second's call")
+        #expect(
+            Set(ids).count == 2,
+            "both routers called the page with \(ids.first ?? "?"): a stale early cancel of the first swallows the second's call"
+        )
     }
 }
 
@@ -411,6 +405,7 @@ extension PageCallCancelAttack12Tests {
     func closeRacesDeferredReply() async throws {
         let quick = ClosureTask(name: "quick") { (_: NoOptions, _: CallContext) -> String in "result" }
         let router = try makeRouter([quick])
+        router.cancelWaitLimit = .seconds(60)  // the hung cancel outlasts the test
         let hanging = HangingChannel(hanging: ["n-1"])
         router.connect(hanging.channel)
         router.pageDidAnnounceDocument(Self.documentA)
@@ -431,7 +426,9 @@ extension PageCallCancelAttack12Tests {
     /// Guard (passes): a page cancel settles its call synchronously inside `receive`; the
     /// cancelled call's reply handler is answered there, and a reply handler that re-enters the
     /// router (the page posts its next call from it) neither deadlocks nor answers twice.
-    @Test("A page cancel whose reply handler re-enters receive: no deadlock, one answer each (guard)", .timeLimit(.minutes(1)))
+    @Test(
+        "A page cancel whose reply handler re-enters receive: no deadlock, one answer each (guard)",
+        .timeLimit(.minutes(1)))
     func pageCancelReentrantReplyHandler() async throws {
         let slow = ClosureTask(name: "slow") { (_: NoOptions, _: CallContext) -> Int in
             try await Task.sleep(for: .seconds(60))
