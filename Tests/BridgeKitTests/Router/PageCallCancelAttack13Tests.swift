@@ -125,5 +125,66 @@ struct PageCallCancelAttack13Tests {
     }
 }
 
+extension PageCallCancelAttack13Tests {
+    /// Finding 3 (a script whose call settled before its wait registered waits the whole limit).
+    /// `ended(owner)` releases only the waiters registered *by then*. `send` reads the barrier in
+    /// `route` under one lock and registers the wait in `waitForCancels` under another, and
+    /// `waitForCancels` / `CancelOrder.wait` never ask whether the owner is still live (the
+    /// native-to-page call still in `pageCalls` and not submitted; the progress's call not
+    /// settled). For a native-to-page call the gap is a whole `Task` hop: `callPage` registers the
+    /// call and starts `Task { send(outgoing) }`; a timeout or the caller's cancellation that
+    /// lands before that task routes runs `failPageCall` → `ended` (nothing registered yet), and
+    /// the script then registers and waits behind a hung cancel for the full `CancelOrder.limit`
+    /// although `handOver` will drop it — the shape a07e696 fixed for attack 12 finding 3 (the
+    /// script, its options and its sending `Task` held, and here nothing bounds them but the
+    /// limit). The same gap exists for progress (`sendProgress` checks `handle(.progress)`,
+    /// then `send`). As attack 12 finding 2's test does, this one takes the gap apart at the
+    /// router's own steps: the barrier read while the call is live, the call's timeout, then the
+    /// wait registered with the call's owner key.
+    ///
+    /// Suggested fix: check the owner under the registering lock — in `waitForCancels`, refuse
+    /// (resume at once) when the owner has ended: for `.call`, `pageCalls[id]` gone; for
+    /// `.progress`, `call.isSettled` (pass the `OutgoingScript`, or run `handOver`'s test without
+    /// its side effect); or record ended owners per generation in `CancelOrder`.
+    @Test(
+        "A native-to-page call's script whose call timed out before its wait registered does not wait",
+        .timeLimit(.minutes(1)))
+    func ownerEndedBeforeRegistrationWaitsFullLimit() async throws {
+        let router = try makeRouter()
+        router.cancelWaitLimit = .seconds(60)  // released by the call's end, not the limit
+        let hanging = HangingChannel(hanging: ["n-1"])
+        router.connect(hanging.channel)
+        router.pageDidAnnounceDocument(Self.documentA)
+        try await PageCallCancelAttack12Tests.hangACancel(router, hanging)
+        // What `send` of call n-2's script reads in `route` (its call is live), before its wait registers.
+        let (barrier, generation, tag) = router.state.withLock { state in
+            (state.cancelOrder.barrier(generation: state.generation), state.generation, state.pageCallTag)
+        }
+        let upTo = try #require(barrier, "n-1's cancel is in flight")
+        // n-2 times out in the gap (here: before anything of it registered).
+        let error = await #expect(throws: BridgeError.self) {
+            _ = try await router.callPage("save", options: ["item": 2], timeout: .milliseconds(10))
+        }
+        #expect(error?.code == "timeout")
+        #expect(await eventually { router.state.withLock { $0.cancelOrder.waiting } == 0 }, "its script was let go")
+        #expect(router.state.withLock { $0.pageCalls.isEmpty })
+        // A script of n-2 that had read the barrier before the timeout registers now.
+        let returned = Locked(false)
+        let waiting = Task {
+            await router.waitForCancels(
+                upTo: upTo, generation: generation, owner: CancelOrder<Void>.pageCallKey("n-2-\(tag)"))
+            returned.set(true)
+        }
+        let released = await DocumentWaitAttackTests.within(.seconds(3)) { returned.value }
+        #expect(
+            released,
+            "the script of call n-2, which already threw, waits for the hung cancel (\(router.state.withLock { $0.cancelOrder.waiting }) waiting)"
+        )
+        hanging.releaseAll()
+        await waiting.value
+        await router.close()
+    }
+}
+
 /// The router of ``PageCallCancelAttack13Tests``' tasks.
 private let router13 = Locked<BridgeRouter?>(nil)
