@@ -186,5 +186,55 @@ extension PageCallCancelAttack13Tests {
     }
 }
 
+extension PageCallCancelAttack13Tests {
+    /// Finding 4 (a synchronous task's reply through a reply handler overtakes the cancel of a
+    /// call native gave up on before it ran; the same reply by script waits). After `callPage`
+    /// threw (its cancel numbered, in flight), a07e696 orders every later reply of the generation
+    /// behind that cancel: a reply script in `send`, an asynchronous task's reply-handler reply
+    /// through `writeFinalReply(... afterCancels:)` (`settle` reads `replyHandlerBarrier`). A
+    /// ``SynchronousBridgeTask``'s reply goes through `sendSynchronousReply`, which calls
+    /// `writeFinalReply(json:...)` with no `afterCancels`: the reply handler is answered at once.
+    /// A synchronous task reading state the app set when `callPage` threw ("the save was
+    /// cancelled") tells the page so while the page's handler of that call has not been aborted
+    /// yet — the order the router promises for every other reply. By script (no reply handler)
+    /// the same synchronous reply waits for the cancel, so the two routes disagree.
+    ///
+    /// Suggested fix: in `sendSynchronousReply`, read `cancelOrder.barrier(generation:)` under the
+    /// lock for a `.replyHandler` route and pass it as `afterCancels` (only then is the reply
+    /// deferred: the usual call, with no cancel in flight, is still answered before `receive`
+    /// returns); or document that a synchronous task's reply-handler reply is not ordered.
+    @Test(
+        "A synchronous task's reply-handler reply after callPage threw reaches the page after that call's cancel",
+        .timeLimit(.minutes(1)))
+    func synchronousReplyOvertakesCancel() async throws {
+        let status = SynchronousClosureTask(name: "status") { (_: NoOptions, _: CallContext) -> String in "cancelled" }
+        let router = try makeRouter([status])
+        router.cancelWaitLimit = .seconds(60)  // the hung cancel outlasts the test
+        let hanging = HangingChannel(hanging: ["n-1"])
+        router.connect(hanging.channel)
+        router.pageDidAnnounceDocument(Self.documentA)
+        try await PageCallCancelAttack12Tests.hangACancel(router, hanging)
+        // By script: the reply waits for the cancel (the guard half).
+        router.receive(.string(#"{"v":1,"kind":"call","id":"p-1","task":"status"}"#), from: .mainFrame(appOrigin))
+        // Through a reply handler.
+        let replies = Mutex<[String?]>([])
+        router.receive(
+            .string(#"{"v":1,"kind":"call","id":"p-2","task":"status"}"#), from: .mainFrame(appOrigin),
+            replyHandler: ReplyHandler(carriesFinalReplies: true) { json in replies.withLock { $0.append(json) } })
+        let scriptOvertook = await DocumentWaitAttackTests.within(.milliseconds(300)) {
+            hanging.scripts.contains { $0.contains("\"p-1\"") && $0.contains("\"kind\":\"reply\"") }
+        }
+        #expect(!scriptOvertook, "by script the synchronous reply waits for the cancel")
+        #expect(
+            replies.withLock { $0.isEmpty },
+            "the synchronous task's reply-handler reply reached the page before the cancel of the call native gave up on: \(replies.withLock { $0 })"
+        )
+        hanging.releaseAll()
+        #expect(await eventually { replies.withLock { $0.count } == 1 })
+        #expect(await eventually { router.heldBytes == 0 })
+        await router.close()
+    }
+}
+
 /// The router of ``PageCallCancelAttack13Tests``' tasks.
 private let router13 = Locked<BridgeRouter?>(nil)
