@@ -787,6 +787,8 @@ extension BridgeRouter {
         // even if close() drops the channel while the task runs.
         var channel: PageChannel?
         var observer: (@Sendable (TrafficRecord) -> Void)?
+        // The cancels of native-to-page calls in flight, which a reply handler's answer follows.
+        var cancelBarrier: UInt64?
         let taskName = call.taskName
         let bytes = text.count
         let outcome = call.respond(options) {
@@ -796,6 +798,7 @@ extension BridgeRouter {
                 generation = state.generation
                 channel = state.channel
                 observer = state.observer
+                cancelBarrier = state.cancelOrder.barrier(generation: state.generation)
                 return nil
             }
             guard refusal == nil else { return nil }
@@ -824,7 +827,7 @@ extension BridgeRouter {
         }
         sendSynchronousReply(
             result, id: id, taskName: taskName, source: source, replyHandler: replyHandler,
-            generation: generation, channel: channel)
+            generation: generation, channel: channel, afterCancels: cancelBarrier)
         return nil
     }
 
@@ -837,13 +840,15 @@ extension BridgeRouter {
     /// connected when the call was admitted.
     private func sendSynchronousReply(
         _ result: Result<Data, BridgeError>, id: String, taskName: String,
-        source: MessageSource, replyHandler: ReplyHandler?, generation: UInt64, channel: PageChannel?
+        source: MessageSource, replyHandler: ReplyHandler?, generation: UInt64, channel: PageChannel?,
+        afterCancels: UInt64?
     ) {
         let route = CallStateMachine.route(
             replyHandler: replyHandler, source: source, hasChannel: channel != nil, refused: false)
         if case .script = route { replyHandler?.reply(nil) }
         if let outgoing = writeFinalReply(
-            json: result, id: id, task: taskName, route: route, generation: generation, channel: channel)
+            json: result, id: id, task: taskName, route: route, generation: generation, channel: channel,
+            afterCancels: afterCancels)
         {
             Task { await send(outgoing) }
         }

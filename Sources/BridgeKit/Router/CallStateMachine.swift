@@ -408,16 +408,31 @@ struct RouterState: Sendable {
     /// earlier generation leaves (its delivery reports `navigated`).
     /// - Returns: whether `outgoing` goes to the engine.
     mutating func handOver(_ outgoing: BridgeRouter.OutgoingScript) -> Bool {
+        guard isWanted(outgoing) else { return false }
+        if outgoing.generation == generation, outgoing.kind == .call, let id = outgoing.id,
+            let index = pageCalls.index(forKey: id)
+        {
+            pageCalls.values[index].submitted = true
+        }
+        return true
+    }
+
+    /// Whether the call `owner` has not settled (``CancelOrder/ended(_:)``).
+    func isLive(_ owner: ScriptOwner) -> Bool {
+        switch owner {
+        case .pageCall(let id): pageCalls[id] != nil
+        case .progress(let id): calls[id].map { !$0.isSettled } ?? false
+        }
+    }
+
+    /// Whether `outgoing` is still to go (``handOver(_:)``, without marking a call submitted): not
+    /// a native-to-page call or a progress whose call settled. A script of an earlier generation is.
+    func isWanted(_ outgoing: BridgeRouter.OutgoingScript) -> Bool {
         guard outgoing.generation == generation else { return true }
         switch outgoing.kind {
-        case .call:
-            guard let id = outgoing.id, let index = pageCalls.index(forKey: id) else { return false }
-            pageCalls.values[index].submitted = true
-            return true
-        case .progress:
-            return !(outgoing.call?.isSettled ?? false)
-        default:
-            return true
+        case .call: return outgoing.id.map { pageCalls[$0] != nil } ?? false
+        case .progress: return !(outgoing.call?.isSettled ?? false)
+        default: return true
         }
     }
 
@@ -512,7 +527,7 @@ extension BridgeRouter {
             let barrier: UInt64? =
                 if case .workFinished = event { s.replyHandlerBarrier(for: call) } else { nil }
             // Its progress waiting for cancels stops: it is dropped now.
-            let progress = s.cancelOrder.ended(CancelOrder<Void>.progressKey(call.id))
+            let progress = s.cancelOrder.ended(ScriptOwner.progress(call.id))
             return (action, call.machine.takeBinaryTokens(), barrier, progress)
         }
         for waiter in progressWaiters { waiter.resume() }

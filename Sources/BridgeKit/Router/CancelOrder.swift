@@ -34,8 +34,8 @@ struct CancelOrder<Waiter> {
     /// A waiting script (``wait(upTo:generation:owner:_:)``).
     struct Entry {
         let ticket: UInt64
-        /// The call the script belongs to (``BridgeRouter/OutgoingScript/callKey``), if any.
-        let owner: String?
+        /// The call the script belongs to (``BridgeRouter/OutgoingScript/owner``), if any.
+        let owner: ScriptOwner?
         let upTo: UInt64
         let generation: UInt64
         let waiter: Waiter
@@ -66,7 +66,7 @@ struct CancelOrder<Waiter> {
     /// Registers `waiter` until the cancels of `generation` up to number `upTo` were evaluated,
     /// its `owner` call ended (``ended(_:)``), or ``limit`` passed (``expired(_:)``).
     /// - Returns: its ticket; `nil` when none of them is in flight any more (the caller resumes it).
-    mutating func wait(upTo: UInt64, generation: UInt64, owner: String? = nil, _ waiter: Waiter) -> UInt64? {
+    mutating func wait(upTo: UInt64, generation: UInt64, owner: ScriptOwner? = nil, _ waiter: Waiter) -> UInt64? {
         guard let oldest = oldestInFlight(generation: generation), oldest <= upTo else { return nil }
         let ticket = nextTicket
         nextTicket += 1
@@ -76,7 +76,7 @@ struct CancelOrder<Waiter> {
 
     /// The call `owner` settled: its scripts stop waiting (they are dropped, ``RouterState/handOver(_:)``).
     /// - Returns: their waiters.
-    mutating func ended(_ owner: String) -> [Waiter] {
+    mutating func ended(_ owner: ScriptOwner) -> [Waiter] {
         release { $0.owner == owner }
     }
 
@@ -125,11 +125,13 @@ struct CancelOrder<Waiter> {
     }
 }
 
-extension CancelOrder {
-    /// The owner key of a native-to-page call's script (``ended(_:)``).
-    static func pageCallKey(_ id: String) -> String { "call " + id }
-    /// The owner key of the progress of a page's call (``ended(_:)``).
-    static func progressKey(_ id: String) -> String { "progress " + id }
+/// The call a script waiting for cancels belongs to (``CancelOrder/ended(_:)``): when it settles,
+/// the script is no longer wanted.
+enum ScriptOwner: Hashable, Sendable {
+    /// A native-to-page call's own script, by the call's id.
+    case pageCall(String)
+    /// A progress of a page's call, by the call's id.
+    case progress(String)
 }
 
 extension CancelOrder: Sendable where Waiter: Sendable {}

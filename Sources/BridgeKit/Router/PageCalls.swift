@@ -135,7 +135,7 @@ extension BridgeRouter {
             state -> (UnansweredPageCall?, PageChannel?, UInt64?, [CheckedContinuation<Void, Never>]) in
             guard let entry = state.pageCalls.removeValue(forKey: id) else { return (nil, nil, nil, []) }
             // Its script, if it waits for cancels, stops waiting: it is dropped now.
-            let waiting = entry.submitted ? [] : state.cancelOrder.ended(CancelOrder<Void>.pageCallKey(id))
+            let waiting = entry.submitted ? [] : state.cancelOrder.ended(ScriptOwner.pageCall(id))
             guard entry.submitted, json != nil else { return (entry, nil, nil, waiting) }
             // The channel of now: a close() that follows does not strand the cancel.
             return (entry, state.channel, state.cancelOrder.begin(generation: entry.generation), waiting)

@@ -422,10 +422,10 @@ extension BridgeRouter {
 
         /// The call whose settling ends its wait for cancels (``CancelOrder/ended(_:)``): a
         /// native-to-page call's script, or a progress of a page's call.
-        var callKey: String? {
+        var owner: ScriptOwner? {
             switch kind {
-            case .call: id.map { CancelOrder<Void>.pageCallKey($0) }
-            case .progress: id.map { CancelOrder<Void>.progressKey($0) }
+            case .call: id.map { ScriptOwner.pageCall($0) }
+            case .progress: id.map { ScriptOwner.progress($0) }
             default: nil
             }
         }
@@ -475,7 +475,7 @@ extension BridgeRouter {
                 record(outgoing, reason: .notDelivered, bytes: 0)
                 return false
             case .waitForCancels(let upTo):
-                await waitForCancels(upTo: upTo, generation: outgoing.generation, owner: outgoing.callKey)
+                await waitForCancels(upTo: upTo, for: outgoing)
                 checksCancels = false
             case .hold:
                 // `nil`: let go (its generation ended, or it was not held after all): routed again.
@@ -500,13 +500,22 @@ extension BridgeRouter {
         }
     }
 
+    /// Returns once the cancels of `outgoing`'s generation up to number `upTo` were evaluated, the
+    /// generation ended, the router closed, `outgoing`'s call settled (it is then dropped), or
+    /// ``CancelOrder/limit`` passed (``CancelOrder``).
+    private func waitForCancels(upTo: UInt64, for outgoing: OutgoingScript) async {
+        await waitForCancels(upTo: upTo, generation: outgoing.generation, owner: outgoing.owner)
+    }
+
     /// Returns once the cancels of `generation` up to number `upTo` were evaluated, the
-    /// generation ended, the router closed, or ``CancelOrder/limit`` passed (``CancelOrder``).
-    func waitForCancels(upTo: UInt64, generation: UInt64, owner: String? = nil) async {
+    /// generation ended, the router closed, the call `owner` settled (also before it registers),
+    /// or ``CancelOrder/limit`` passed (``CancelOrder``).
+    func waitForCancels(upTo: UInt64, generation: UInt64, owner: ScriptOwner? = nil) async {
         await withCheckedContinuation { waiter in
             let registration = state.withLock { state -> (ticket: UInt64, limit: Duration)? in
-                // A generation that ended (or a close) since the barrier was read releases nothing later.
-                guard !state.isClosed, state.generation == generation,
+                // A generation that ended (or a close), or a call that settled, since the barrier
+                // was read releases nothing later.
+                guard !state.isClosed, state.generation == generation, owner.map(state.isLive) ?? true,
                     let ticket = state.cancelOrder.wait(upTo: upTo, generation: generation, owner: owner, waiter)
                 else { return nil }
                 return (ticket, state.cancelOrder.limit)
@@ -731,12 +740,12 @@ extension BridgeRouter {
     /// (``CallStateMachine/takeBinaryTokens()``).
     func sendFinalReply(
         _ outcome: consuming Result<any Encodable & Sendable, BridgeError>, of call: PendingCall,
-        channel: PageChannel? = nil
+        channel: PageChannel? = nil, afterCancels: UInt64? = nil
     ) async {
         let binary = state.withLock { _ in call.machine.takeBinaryTokens() }
         if let outgoing = writeFinalReply(
             consume outcome, id: call.id, task: call.taskName, route: call.route, generation: call.generation,
-            channel: channel, binary: binary)
+            channel: channel, binary: binary, afterCancels: afterCancels)
         {
             await send(outgoing)
         }
@@ -763,16 +772,27 @@ extension BridgeRouter {
     func sendProgress(_ value: any Encodable & Sendable, call: PendingCall) async throws {
         let id = call.id
         let limit = configuration.limits.maxProgressPerCall
-        let action = state.withLock { $0.handle(.progress, of: call) }
+        let (action, progressWaiters) = state.withLock { state in
+            let action = state.handle(.progress, of: call)
+            guard case .settle = action else { return (action, [CheckedContinuation<Void, Never>]()) }
+            // Its earlier progress waiting for cancels stops: it is dropped now.
+            return (action, state.cancelOrder.ended(ScriptOwner.progress(call.id)))
+        }
+        for waiter in progressWaiters { waiter.resume() }
         switch action {
         case .none, .cancelWork, .refuseProgress:
             throw BridgeError.cancelled("The call has already settled.")
         case .settle(let work, let timer):
             // The value past the limit settles the call; its reply goes from a new task, so that
-            // cancelling the work that sent it does not interrupt it.
+            // cancelling the work that sent it does not interrupt it, and after that cancel: the
+            // work may give up a `callPage`, whose cancel the reply then follows (``CancelOrder``).
             timer?.cancel()
-            Task { await sendFinalReply(.failure(.progressLimitExceeded(limit: limit)), of: call) }
             work?.cancel()
+            let afterCancels = state.withLock { $0.replyHandlerBarrier(for: call) }
+            Task {
+                await sendFinalReply(
+                    .failure(.progressLimitExceeded(limit: limit)), of: call, afterCancels: afterCancels)
+            }
             throw BridgeError.progressLimitExceeded(limit: limit)
         case .sendProgress:
             let data: Data

@@ -89,10 +89,10 @@ struct CancelOrderTests {
     func ownerEnded() {
         var order = CancelOrder<String>()
         let hung = order.begin(generation: 1)
-        let call = order.wait(upTo: hung, generation: 1, owner: "call n-2-abcdef", "call script")
+        let call = order.wait(upTo: hung, generation: 1, owner: .pageCall("n-2-abcdef"), "call script")
         let event = order.wait(upTo: hung, generation: 1, "event")
         #expect(call != nil && event != nil)
-        let ended = order.ended("call n-2-abcdef")
+        let ended = order.ended(.pageCall("n-2-abcdef"))
         #expect(ended == ["call script"])
         #expect(order.waiting == 1)
         let afterHung = order.delivered(hung)

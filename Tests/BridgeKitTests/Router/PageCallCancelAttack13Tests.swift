@@ -91,7 +91,8 @@ struct PageCallCancelAttack13Tests {
         .timeLimit(.minutes(1)))
     func progressLimitReplyOvertakesCancel() async throws {
         let parent = ClosureTask(name: "parent") { (_: NoOptions, ctx: CallContext) -> String in
-            async let child: JSONValue? = try? await router13.value?.callPage("child", options: ["item": 1], timeout: nil)
+            async let child: JSONValue? = try? await router13.value?.callPage(
+                "child", options: ["item": 1], timeout: nil)
             // Wait until the call is in the page (its script left), then go past the progress limit.
             while router13.value?.state.withLock({ $0.pageCalls.values.contains { $0.submitted } }) != true {
                 try await Task.sleep(for: .milliseconds(2))
@@ -172,7 +173,7 @@ extension PageCallCancelAttack13Tests {
         let returned = Locked(false)
         let waiting = Task {
             await router.waitForCancels(
-                upTo: upTo, generation: generation, owner: CancelOrder<Void>.pageCallKey("n-2-\(tag)"))
+                upTo: upTo, generation: generation, owner: ScriptOwner.pageCall("n-2-\(tag)"))
             returned.set(true)
         }
         let released = await DocumentWaitAttackTests.within(.seconds(3)) { returned.value }
