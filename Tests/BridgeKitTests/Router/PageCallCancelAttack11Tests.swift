@@ -44,6 +44,19 @@ struct PageCallCancelAttack11Tests {
         }
     }
 
+    /// Puts the cancel of call n-1 into the engine, whose evaluation does not return: the call
+    /// is handed to the engine, then native gives up on it (its Swift task is cancelled; a
+    /// timeout could fire before the call left the router on a slow run, and then no cancel
+    /// goes out at all).
+    static func hangACancel(_ router: BridgeRouter, _ hanging: HangingChannel) async throws {
+        let call = Task { try await router.callPage("save", options: ["item": 1], timeout: nil) }
+        #expect(await eventually { hanging.scripts.contains { $0.contains("\"kind\":\"call\"") } })
+        call.cancel()
+        let error = await #expect(throws: BridgeError.self) { _ = try await call.value }
+        #expect(error?.code == "cancelled")
+        #expect(await eventually { hanging.hasCancel("n-1") }, "the cancel is in the engine, which hangs")
+    }
+
     /// Finding 1 (one hung cancel strands all later traffic, of every later document and
     /// channel). A call times out on a page that does not answer; its cancel goes to the engine,
     /// whose evaluation does not return (the page hangs). `cancelsInFlight` stays 1 until it
@@ -63,11 +76,7 @@ struct PageCallCancelAttack11Tests {
         let hanging = HangingChannel(hanging: ["n-1"])
         router.connect(hanging.channel)
         router.pageDidAnnounceDocument(Self.documentA)
-        let error = await #expect(throws: BridgeError.self) {
-            _ = try await router.callPage("save", options: ["item": 1], timeout: .milliseconds(50))
-        }
-        #expect(error?.code == "timeout")
-        #expect(await eventually { hanging.hasCancel("n-1") }, "the cancel is in the engine, which hangs")
+        try await Self.hangACancel(router, hanging)
 
         // The app gives up on the hung document: a new one commits and names itself, and a new
         // channel is connected.
@@ -105,11 +114,7 @@ struct PageCallCancelAttack11Tests {
         let hanging = HangingChannel(hanging: ["n-1"])
         router.connect(hanging.channel)
         router.pageDidAnnounceDocument(Self.documentA)
-        let error = await #expect(throws: BridgeError.self) {
-            _ = try await router.callPage("save", timeout: .milliseconds(50))
-        }
-        #expect(error?.code == "timeout")
-        #expect(await eventually { hanging.hasCancel("n-1") })
+        try await Self.hangACancel(router, hanging)
 
         router.pageDidCommitNavigation()
         router.pageDidAnnounceDocument(Self.documentB)
@@ -147,15 +152,18 @@ struct PageCallCancelAttack11Tests {
         let hanging = HangingChannel(hanging: ["n-1", "n-2"])
         router.connect(hanging.channel)
         router.pageDidAnnounceDocument(Self.documentA)
-        let first = Task { try await router.callPage("save", options: ["item": 1], timeout: .milliseconds(200)) }
+        // One after the other, so that the first is n-1 (two tasks started together may take
+        // their numbers in either order); given up on by a cancel, not a timeout that could fire
+        // before the call was handed over on a slow run.
+        let callScripts = { hanging.scripts.filter { $0.contains("\"kind\":\"call\"") }.count }
+        let first = Task { try await router.callPage("save", options: ["item": 1], timeout: nil) }
+        #expect(await eventually { callScripts() == 1 })
         let second = Task { try await router.callPage("save", options: ["item": 2], timeout: nil) }
         // Both calls were handed to the engine (submitted).
-        #expect(
-            await eventually {
-                hanging.scripts.filter { $0.contains("\"kind\":\"call\"") }.count == 2
-            })
+        #expect(await eventually { callScripts() == 2 })
+        first.cancel()
         let error = await #expect(throws: BridgeError.self) { _ = try await first.value }
-        #expect(error?.code == "timeout")
+        #expect(error?.code == "cancelled")
         #expect(await eventually { hanging.hasCancel("n-1") }, "call 1's cancel is in flight")
 
         let emitter = Task { try await router.emit("after-first", data: 1) }
@@ -195,7 +203,7 @@ extension PageCallCancelAttack11Tests {
     func replyHandlerReplyOvertakesCancel() async throws {
         let sync = ClosureTask(name: "sync") { (_: NoOptions, _: CallContext) -> String in
             // The page does not answer: it times out and its cancel goes to the engine.
-            _ = try? await router11.value?.callPage("save", options: ["item": 1], timeout: .milliseconds(50))
+            _ = try? await router11.value?.callPage("save", options: ["item": 1], timeout: .seconds(2))
             return "done"
         }
         let router = try makeRouter([sync])
