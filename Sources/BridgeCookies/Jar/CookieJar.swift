@@ -20,6 +20,10 @@ public final class CookieJar: Sendable {
     public let configuration: Configuration
     private let clock: @Sendable () -> Date
     let storage: Locked<CookieStorage>
+    /// The cookies a web view's store held at the last ``CookieSync`` push or pull, with the
+    /// value the jar had for each then; one the store no longer holds was deleted in the web
+    /// view (``CookieSync/pullStoreIntoJar()``). Kept by the jar, so every sync of it shares it.
+    let webStoreRecord = Locked([CookieKey: String]())
 
     /// Creates an empty jar.
     ///
@@ -116,6 +120,20 @@ public final class CookieJar: Sendable {
         let now = clock()
         try storage.withLock { storage throws(CookieError) in
             try storage.store(normalized, source: .http, requestIsSecure: nil, now: now)
+        }
+    }
+
+    /// Stores a cookie read from a web engine's store (``CookieSync/pullStoreIntoJar()``), as
+    /// ``set(_:)`` does, except that a cookie new to the jar has no last-access time yet: over
+    /// the jar's limits, such cookies are evicted before every cookie the jar already held.
+    func setPulled(_ cookie: Cookie) throws(CookieError) {
+        var normalized = try CookieValuePolicy.normalized(cookie)
+        if !normalized.isHostOnly && configuration.isPublicSuffix(normalized.domain) {
+            normalized.isHostOnly = true
+        }
+        let now = clock()
+        try storage.withLock { storage throws(CookieError) in
+            try storage.store(normalized, source: .http, requestIsSecure: nil, now: now, isCopy: true)
         }
     }
 

@@ -83,13 +83,17 @@ struct CookieStorage: Sendable {
     ///
     /// An expired cookie removes the stored one and is not kept (Max-Age=0 / past Expires
     /// deletes). The replacement keeps the old creation time (§5.3 step 11).
-    /// - Parameter requestIsSecure: whether the cookie came over a secure channel; `nil` when
-    ///   it comes from the host app, where no channel applies (the Strict Secure check is skipped).
+    /// - Parameters:
+    ///   - requestIsSecure: whether the cookie came over a secure channel; `nil` when it comes
+    ///     from the host app, where no channel applies (the Strict Secure check is skipped).
+    ///   - isCopy: the cookie is copied from another store, not received: a new one gets no
+    ///     last-access time (`distantPast`), so it is evicted before every cookie the jar already
+    ///     held; a replacement is an access, as for any cookie set again.
     /// - Throws: ``CookieError`` for §5.3 steps 10 and 11, the 6265bis Secure and prefix rules,
     ///   and the §6.1 size limit.
-    mutating func store(_ candidate: Cookie, source: CookieSource, requestIsSecure: Bool?, now: Date)
-        throws(CookieError)
-    {
+    mutating func store(
+        _ candidate: Cookie, source: CookieSource, requestIsSecure: Bool?, now: Date, isCopy: Bool = false
+    ) throws(CookieError) {
         var cookie = candidate
         let size = cookie.name.utf8.count + cookie.value.utf8.count
         guard size <= configuration.maxCookieBytes else {
@@ -104,15 +108,17 @@ struct CookieStorage: Sendable {
         }
         let key = cookie.key
         var sequence: UInt64?
+        var lastAccess = isCopy ? Date.distantPast : now
         if let old = entries[key] {
             if source == .nonHTTP && old.cookie.isHTTPOnly { throw .overwritesHTTPOnly(name: cookie.name) }
             cookie.creationTime = old.cookie.creationTime
             sequence = old.sequence
+            lastAccess = now
             entries[key] = nil
         }
         guard !cookie.isExpired(at: now) else { return }
         if cookie.creationTime == nil { cookie.creationTime = now }
-        entries[key] = Entry(cookie: cookie, lastAccess: now, sequence: sequence ?? takeSequence())
+        entries[key] = Entry(cookie: cookie, lastAccess: lastAccess, sequence: sequence ?? takeSequence())
         enforceLimits(sparing: key)
     }
 

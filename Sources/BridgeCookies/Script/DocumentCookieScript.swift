@@ -18,7 +18,7 @@ public import Foundation
 /// cookie `document.cookie` cannot express — HttpOnly (R33), a `;` in its name, value or path
 /// (R31), a control character, outer whitespace, a `__Host-`/`__Secure-` cookie the page
 /// cannot set — is left out and reported in ``DocumentCookiePlan/omitted``, never truncated.
-/// The strings reach the page only through ``PageScript`` with ``PageFunction/assignCookies``:
+/// The strings reach the page only through ``PageScript`` with ``PageFunction/assignCookiesOnPage``:
 /// they are JSON data in argument position, never script text (field case R29).
 public enum DocumentCookieScript {
     /// The assignments and omissions of the script for a page at `pageURL`.
@@ -35,7 +35,7 @@ public enum DocumentCookieScript {
         encoding: CookieOutputEncoding = .asStored
     ) -> DocumentCookiePlan {
         guard let request = CookieRequest(pageURL), request.isHTTP else {
-            return DocumentCookiePlan(assignments: [], omitted: [])
+            return DocumentCookiePlan(assignments: [], omitted: [], pageScheme: "", pageHost: "")
         }
         var candidates: [Cookie] = []
         var omitted: [DocumentCookieOmission] = []
@@ -81,7 +81,8 @@ public enum DocumentCookieScript {
         forVisible ordered: [Cookie], request: CookieRequest, now: Date,
         encoding: CookieOutputEncoding, omitted: [DocumentCookieOmission]
     ) -> DocumentCookiePlan {
-        var plan = DocumentCookiePlan(assignments: [], omitted: omitted)
+        var plan = DocumentCookiePlan(
+            assignments: [], omitted: omitted, pageScheme: request.isSecure ? "https" : "http", pageHost: request.host)
         let secureRequest = request.asSecure
         for cookie in ordered {
             if !CookieRules.isVisible(cookie, to: request, matchPath: false, httpAPI: true, now: now) {
@@ -148,7 +149,7 @@ extension CookieJar {
     /// Does not update last-access times.
     public func documentCookiePlan(for pageURL: URL) -> DocumentCookiePlan {
         guard let request = CookieRequest(pageURL), request.isHTTP else {
-            return DocumentCookiePlan(assignments: [], omitted: [])
+            return DocumentCookiePlan(assignments: [], omitted: [], pageScheme: "", pageHost: "")
         }
         let now = self.now
         let secureRequest = request.asSecure

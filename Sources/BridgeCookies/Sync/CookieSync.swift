@@ -1,9 +1,17 @@
+import BridgeKit
+
 /// Copies cookies between a ``CookieJar`` and a web engine's ``WebCookieStore``.
 ///
 /// Typical first load: `try await sync.pushJarToStore()` returns once *every* cookie is in the
 /// web view's store; only then start loading (with ``CookieJar/cookieHeader(for:)`` on the
 /// first request as well). After a login page ran, `pullStoreIntoJar()` brings the cookies it
-/// set — HttpOnly ones included — back into the jar, ready to be saved.
+/// set — HttpOnly ones included — back into the jar, ready to be saved; and the cookies the web
+/// view deleted since (a logout: the server expired them, or a script did) leave the jar.
+///
+/// The jar remembers which cookies a store held at the last push or pull, and with what value,
+/// so a sync made later (at the next start, after a login) sees what the web view deleted since.
+/// Sync a jar with one web view store (one data store); a second store would take the first's
+/// cookies for deleted.
 public struct CookieSync: Sendable {
     /// The jar, the app's record of cookies.
     public let jar: CookieJar
@@ -34,6 +42,7 @@ public struct CookieSync: Sendable {
         for cookie in cookies {
             do {
                 try await store.setCookie(cookie)
+                jar.webStoreRecord.withLock { $0[cookie.key] = cookie.value }
             } catch {
                 failures.append(CookieSyncError.Failure(cookie: cookie.key, error: error))
             }
@@ -48,7 +57,18 @@ public struct CookieSync: Sendable {
 
     /// Reads every cookie of the store (HttpOnly ones included) into the jar, as the HTTP API
     /// (``CookieJar/set(_:)``): a cookie with the same name, domain and path is replaced, keeping
-    /// its creation time. Expired store cookies are skipped. Jar cookies the store lacks stay.
+    /// its creation time. Expired store cookies are skipped.
+    ///
+    /// A jar cookie the store lacks stays, unless the store held it at the jar's last push or
+    /// pull and the jar still has the value it had then: the web view deleted it (a
+    /// logout that expired the session), so it leaves the jar too, and a later save and push
+    /// cannot log the user in again. One the app set in the jar since keeps its new value.
+    ///
+    /// A cookie a pull adds to the jar has not been accessed yet. So when the store holds more
+    /// cookies than the jar's limits (``CookieJar/Configuration/maxCookies``; the engine has no
+    /// total limit), the cookies of other sites a pull brings are evicted before those the jar
+    /// already held, which keeps the app's login (the jar's own eviction order otherwise, RFC
+    /// 6265 section 5.3: HttpOnly last, then least recently accessed, then oldest).
     ///
     /// - Returns: the number of cookies taken into the jar.
     /// - Throws: ``CookieSyncError`` when the store cannot be read (one failure without a
@@ -65,18 +85,39 @@ public struct CookieSync: Sendable {
             throw CookieSyncError(failures: [CookieSyncError.Failure(cookie: nil, error: error)], succeeded: 0)
         }
         let now = jar.now
+        let live = storeCookies.filter { !$0.isExpired(at: now) }
+        removeDeletedInStore(keeping: Set(live.map(\.key)))
+        // The jar's own cookies first: set again, they count as used before any cookie new to
+        // the jar can overflow its limits and evict them.
+        let inJar = Set(jar.cookies.map(\.key))
+        let ordered = live.filter { inJar.contains($0.key) } + live.filter { !inJar.contains($0.key) }
         var failures: [CookieSyncError.Failure] = []
         var taken = 0
-        for cookie in storeCookies where !cookie.isExpired(at: now) {
+        for cookie in ordered {
             do throws(CookieError) {
-                try jar.set(cookie)
+                try jar.setPulled(cookie)
                 taken += 1
             } catch {
                 failures.append(CookieSyncError.Failure(cookie: cookie.key, error: error))
             }
         }
+        let held = Dictionary(jar.cookies.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        jar.webStoreRecord.withLock { seen in
+            seen = [:]
+            for cookie in live { seen[cookie.key] = held[cookie.key] }
+        }
         guard failures.isEmpty else { throw CookieSyncError(failures: failures, succeeded: taken) }
         return taken
+    }
+
+    /// Removes from the jar the cookies the store held at the last push or pull that it no
+    /// longer holds (`present`), unless the jar's value changed since.
+    private func removeDeletedInStore(keeping present: Set<CookieKey>) {
+        let gone = jar.webStoreRecord.withLock { seen in seen.filter { !present.contains($0.key) } }
+        guard !gone.isEmpty else { return }
+        for cookie in jar.cookies where gone[cookie.key] == cookie.value {
+            jar.remove(cookie.key)
+        }
     }
 }
 

@@ -33,9 +33,24 @@ public struct PageFunction: Sendable, Hashable {
         id.utf8.count == 32 && id.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
-    /// Assigns each string of an array to `document.cookie`, one cookie per assignment.
+    /// Assigns each string of an array to `document.cookie`, one cookie per assignment, in
+    /// whatever document it runs. A document-start user script runs in every main-frame document
+    /// the web view shows, other sites' included: use ``assignCookiesOnPage`` there.
     public static let assignCookies = PageFunction(
         source: "(function(c){c.forEach(function(s){document.cookie=s;});})"
+    )
+
+    /// Assigns each string of `cookies` to `document.cookie`, one cookie per assignment, only
+    /// in a document whose URL has the scheme `scheme` (`"http"` or `"https"`) and the host
+    /// `host` (lowercase; an IPv6 address without brackets); elsewhere it does nothing. Takes
+    /// `{"scheme": …, "host": …, "cookies": […]}`. What `DocumentCookiePlan`'s script calls,
+    /// so that the app's cookies never reach another site the view goes to (attack 14). It
+    /// reads `location` at document start, before any script of the page has run.
+    public static let assignCookiesOnPage = PageFunction(
+        source:
+            "(function(p){var l=location,h=l.hostname;if(h.charAt(0)==='['){h=h.slice(1,-1);}"
+            + "if(l.protocol!==p.scheme+':'||h!==p.host){return;}"
+            + "p.cookies.forEach(function(s){document.cookie=s;});})"
     )
 }
 

@@ -55,18 +55,25 @@ extension GTKCookie {
         name == other.name && domain == other.domain && (path.isEmpty ? "/" : path) == other.path
     }
 
+    /// The first second `GDateTime` holds: 0001-01-01T00:00:00Z.
+    static let earliestExpiry: Double = -62_135_596_800
+    /// The last second `GDateTime` holds: 9999-12-31T23:59:59Z.
+    static let latestExpiry: Double = 253_402_300_799
+
     /// A new libsoup cookie with these fields (the caller frees it with `soup_cookie_free`).
+    /// An expiry outside GLib's date range (years 1 to 9999) is clamped to it: a server's
+    /// "never expires" (`Expires=Fri, 31 Dec 9999 23:59:59 GMT`, or a huge `Max-Age`) is the
+    /// latest date the jar stores too, and the last `GDateTime` holds (attack 14).
     /// - Throws: ``GTKWebViewError/invalidArgument(_:)`` from ``validateForSoup()`` or when the
-    ///   expiry is outside GLib's date range.
+    ///   expiry is not a number.
     func makeSoupCookie() throws(GTKWebViewError) -> OpaquePointer {
         try validateForSoup()
         guard let cookie = soup_cookie_new(name, value, domain, path.isEmpty ? "/" : path, -1) else {
             throw .invalidArgument("libsoup rejected the cookie")
         }
         if let expires {
-            let seconds = expires.timeIntervalSince1970.rounded(.down)
-            guard seconds.isFinite, abs(seconds) < 2.5e11,
-                let dateTime = g_date_time_new_from_unix_utc(gint64(seconds))
+            let seconds = min(max(expires.timeIntervalSince1970.rounded(.down), Self.earliestExpiry), Self.latestExpiry)
+            guard seconds.isFinite, let dateTime = g_date_time_new_from_unix_utc(gint64(seconds))
             else {
                 soup_cookie_free(cookie)
                 throw .invalidArgument("cookie expiry is out of range")

@@ -52,7 +52,7 @@ struct CookieFieldCaseTests {
                 DocumentCookieOmission(
                     cookie: CookieKey(name: "q", domain: "example.org", path: "/"), reason: .semicolon),
             ])
-        let foreignOutcome = try CookieScriptRunner.run(plan.script())
+        let foreignOutcome = try CookieScriptRunner.run(plan.script(), pageURL: "https://example.org/")
         #expect(foreignOutcome.assigned == ["fine=1; path=/"])
         // The family: a ';' or a control a value could smuggle in is refused. (A space, ',', '"',
         // '\\' or HTAB is kept: RFC 6265 5.2 stores them, and in the script they stay data.)
@@ -63,7 +63,8 @@ struct CookieFieldCaseTests {
         }
         // Nothing refused reached the jar; what the page receives has no injected attribute.
         try jar.set(Cookie(name: "ok", value: "v1", domain: "example.org"))
-        let outcome = try CookieScriptRunner.run(jar.documentCookieScript(for: url("https://example.org/")))
+        let outcome = try CookieScriptRunner.run(
+            jar.documentCookieScript(for: url("https://example.org/")), pageURL: "https://example.org/")
         #expect(outcome.assigned == ["ok=v1; path=/"])
         #expect(!outcome.assigned.contains { $0.contains("path=/admin") || $0.contains("domain=example.org") })
     }
@@ -152,7 +153,7 @@ struct CookieFieldCaseTests {
         let target = url("https://media.example.com/img/a.png")
         #expect(jar.cookies.count == 2)
         #expect(jar.cookieHeader(for: target) == "id=inner; id=outer")
-        let outcome = try CookieScriptRunner.run(jar.documentCookieScript(for: target))
+        let outcome = try CookieScriptRunner.run(jar.documentCookieScript(for: target), pageURL: target.absoluteString)
         #expect(outcome.assigned == ["id=inner; path=/img", "id=outer; path=/; domain=example.com"])
 
         // Same name, same domain, two paths: still two cookies.

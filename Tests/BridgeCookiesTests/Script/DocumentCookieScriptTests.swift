@@ -53,15 +53,56 @@ struct DocumentCookieScriptTests {
         #expect(jar.documentCookieAssignments(for: url("file:///app.example/index.html")) == [])
     }
 
-    @Test("The script is PageScript's assignCookies call with the assignments as JSON data")
+    /// What ``PageFunction/assignCookiesOnPage`` takes.
+    struct Arguments: Encodable {
+        let scheme: String
+        let host: String
+        let cookies: [String]
+    }
+
+    @Test("The script is PageScript's assignCookiesOnPage call with the page and the assignments as JSON data")
     func builtByPageScript() throws {
         let jar = makeFixedJar()
         try jar.set(Cookie(name: "a", value: "1", domain: "app.example"))
         let script = try jar.documentCookieScript(for: page)
-        let expected = try PageScript.build(calling: .assignCookies, encoding: ["a=1; path=/"])
+        let expected = try PageScript.build(
+            calling: .assignCookiesOnPage,
+            encoding: Arguments(scheme: "https", host: "app.example", cookies: ["a=1; path=/"]))
         #expect(script == expected)
-        #expect(script.hasPrefix(PageFunction.assignCookies.source + "("))
+        #expect(script.hasPrefix(PageFunction.assignCookiesOnPage.source + "("))
         #expect(try DocumentCookieScript.script(for: jar.cookies, pageURL: page, now: cookieEpoch) == expected)
+    }
+
+    /// Attack 14 (finding 4): installed as a document-start user script, the script runs in
+    /// every main-frame document the view shows; it gave the app's cookies to any other site
+    /// the user went to.
+    @Test(
+        "The script assigns only in a document of the page's scheme and host",
+        arguments: [
+            ("https://app.example/other/page", true),
+            ("https://APP.example:8443/", true),
+            ("https://evil.example/", false),
+            ("https://sub.app.example/", false),
+            ("http://app.example/", false),
+            ("https://app.example.evil.example/", false),
+        ])
+    func assignsOnlyOnItsPage(documentURL: String, assigns: Bool) throws {
+        let jar = makeFixedJar()
+        try jar.set(Cookie(name: "csrf", value: "tok-A", domain: "app.example"))
+        let outcome = try CookieScriptRunner.run(jar.documentCookieScript(for: page), pageURL: documentURL)
+        #expect(outcome.assigned == (assigns ? ["csrf=tok-A; path=/"] : []), "\(documentURL)")
+    }
+
+    @Test("An IPv6 page's script assigns in its own document (location.hostname has brackets)")
+    func ipv6Page() throws {
+        let jar = makeFixedJar()
+        let ipv6 = url("http://[::1]:8080/")
+        try jar.set(Cookie(name: "a", value: "1", domain: "::1"))
+        #expect(jar.documentCookieAssignments(for: ipv6) == ["a=1; path=/"])
+        let outcome = try CookieScriptRunner.run(jar.documentCookieScript(for: ipv6), pageURL: "http://[::1]:8080/x")
+        #expect(outcome.assigned == ["a=1; path=/"])
+        let other = try CookieScriptRunner.run(jar.documentCookieScript(for: ipv6), pageURL: "http://[::2]:8080/x")
+        #expect(other.assigned == [])
     }
 
     @Test("Cookies given directly: one that cannot be expressed is left out and reported; the others still go")
@@ -75,7 +116,9 @@ struct DocumentCookieScriptTests {
         #expect(plan.omitted.map(\.reason) == [.semicolon])
         #expect(
             try DocumentCookieScript.script(for: [good, bad], pageURL: page, now: cookieEpoch)
-                == PageScript.build(calling: .assignCookies, encoding: ["ok=1; path=/"]))
+                == PageScript.build(
+                    calling: .assignCookiesOnPage,
+                    encoding: Arguments(scheme: "https", host: "app.example", cookies: ["ok=1; path=/"])))
     }
 
     @Test("Eval-level: names and values with every cookie-octet, quotes, '<' and non-ASCII arrive exactly")

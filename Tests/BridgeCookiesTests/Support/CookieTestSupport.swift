@@ -61,16 +61,20 @@ enum CookieScriptRunner {
         var completion: String
     }
 
-    /// Evaluates `script` as a classic script in a fresh context whose only global is a
-    /// `document` with a recording `cookie` setter, and returns what it recorded.
+    /// Evaluates `script` as a classic script in a fresh context whose only globals are a
+    /// `document` with a recording `cookie` setter and a `location` of `pageURL` (its
+    /// `protocol` and `hostname`, as WHATWG URL gives them), and returns what it recorded.
     /// The script is passed through a temporary file (``NodeJS/run(_:stdin:)``), never through
-    /// the program text.
+    /// the program text; `pageURL` is written into it as a JSON string.
     /// - Throws: ``NodeJS/Failure`` when node fails; `DecodingError` on unexpected output.
-    static func run(_ script: String) throws -> Outcome {
+    static func run(_ script: String, pageURL: String = "https://app.example/account/settings") throws -> Outcome {
+        let pageJSON = String(decoding: try JSONEncoder().encode(pageURL), as: UTF8.self)
         let program = #"""
             const fs = require('fs');
             const vm = require('vm');
             const script = fs.readFileSync(process.argv[2], 'utf8');
+            const page = new URL(\#(pageJSON));
+            const location = { protocol: page.protocol, hostname: page.hostname };
             const assigned = [];
             let allStrings = true;
             const document = {};
@@ -78,7 +82,7 @@ enum CookieScriptRunner {
               get() { return ''; },
               set(v) { if (typeof v !== 'string') { allStrings = false; } assigned.push(String(v)); },
             });
-            const completion = vm.runInNewContext(script, { document });
+            const completion = vm.runInNewContext(script, { document, location });
             process.stdout.write(JSON.stringify({ assigned, allStrings, completion: typeof completion }));
             """#
         // NodeJS.run hands the script over as the program's input file (argv[2]).
