@@ -20,16 +20,14 @@ public struct ApplicationToken: Sendable, Hashable, CustomStringConvertible {
     ///   spaces are dropped; an empty or blank text gives ``empty``.
     /// - Throws: ``UserAgentError/controlCharacter(offset:)`` or
     ///   ``UserAgentError/nonASCIICharacter(offset:)`` for a forbidden character;
-    ///   ``UserAgentError/malformedProduct(_:)`` when the text has a `/` with nothing before or
-    ///   after it (`"/2.1"`, `"ShopApp/"`).
+    ///   ``UserAgentError/malformedProduct(_:)`` when the text is not products and comments
+    ///   (``UserAgent/isValidFieldValue(_:)``): a `/` with nothing before or after it (`"/2.1"`,
+    ///   `"ShopApp/"`), a second `/` in a product, a delimiter such as `@ , [ ]` outside a
+    ///   comment, an unclosed `(`. WebKit would drop such a token without a word.
     public init(_ text: String) throws(UserAgentError) {
         let normalized = try UserAgent.normalize(text)
-        if let slash = normalized.firstIndex(of: "/") {
-            let name = normalized[..<slash]
-            let version = normalized[normalized.index(after: slash)...]
-            guard !name.isEmpty, !version.isEmpty, version.first != " ", name.last != " " else {
-                throw UserAgentError.malformedProduct(normalized)
-            }
+        guard normalized.isEmpty || UserAgent.isValidFieldValue(normalized) else {
+            throw UserAgentError.malformedProduct(normalized)
         }
         self.text = normalized
     }

@@ -56,11 +56,25 @@ public enum UserAgent {
     /// - Parameter userAgent: the whole user agent.
     /// - Returns: the text with runs of spaces collapsed and outer spaces removed.
     /// - Throws: ``UserAgentError/empty`` for an empty text; ``UserAgentError`` for a control
-    ///   or non-ASCII character.
+    ///   or non-ASCII character; ``UserAgentError/malformedProduct(_:)`` when the text is not
+    ///   products and comments (``isValidFieldValue(_:)``), which WebKit would ignore.
     public static func replacement(_ userAgent: String) throws(UserAgentError) -> String {
         let normalized = try normalize(userAgent)
         guard !normalized.isEmpty else { throw UserAgentError.empty }
+        guard isValidFieldValue(normalized) else { throw UserAgentError.malformedProduct(normalized) }
         return normalized
+    }
+
+    /// Whether `text` is a `User-Agent` field value by RFC 9110 section 10.1.5: products
+    /// (`name` or `name/version`, each a token of section 5.6.2) and comments in parentheses
+    /// (section 5.6.5: nested, with `\`-escapes), separated by spaces, a product first:
+    /// `ShopApp/2.1`, `ShopApp/2.1 (build 7) Extra`. WebKit sends only such a value: it ignores
+    /// an application name or user agent that is not one (WebCore's
+    /// `isValidUserAgentHeaderValue`), without an error, so a token that is not one never
+    /// reaches a server.
+    public static func isValidFieldValue(_ text: String) -> Bool {
+        var reader = FieldValueReader(bytes: Array(text.utf8))
+        return reader.readsUserAgent()
     }
 
     /// Checks the character rule and normalizes spaces: tabs count as spaces, runs of spaces
@@ -90,5 +104,74 @@ public enum UserAgent {
         var result = Substring(text)
         while let last = result.last, last == " " || last == "\t" { result.removeLast() }
         return String(result)
+    }
+}
+
+/// Reads a `User-Agent` field value (``UserAgent/isValidFieldValue(_:)``).
+private struct FieldValueReader {
+    let bytes: [UInt8]
+    var index = 0
+
+    /// `product *( RWS ( product / comment ) )`, the whole text.
+    mutating func readsUserAgent() -> Bool {
+        guard readsProduct() else { return false }
+        while index < bytes.count {
+            guard isSpace(bytes[index]) else { return false }
+            while index < bytes.count, isSpace(bytes[index]) { index += 1 }
+            guard index < bytes.count else { return false }
+            guard bytes[index] == UInt8(ascii: "(") ? readsComment() : readsProduct() else { return false }
+        }
+        return true
+    }
+
+    /// `token [ "/" token ]`.
+    private mutating func readsProduct() -> Bool {
+        guard readsToken() else { return false }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "/") else { return true }
+        index += 1
+        return readsToken()
+    }
+
+    /// `1*tchar` (RFC 9110 section 5.6.2).
+    private mutating func readsToken() -> Bool {
+        let start = index
+        while index < bytes.count, Self.isTokenCharacter(bytes[index]) { index += 1 }
+        return index > start
+    }
+
+    /// `"(" *( ctext / quoted-pair / comment ) ")"` (RFC 9110 section 5.6.5), nested at most
+    /// 32 deep.
+    private mutating func readsComment() -> Bool {
+        var depth = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "("):
+                depth += 1
+                if depth > 32 { return false }
+            case UInt8(ascii: ")"):
+                depth -= 1
+                if depth == 0 { return true }
+            case UInt8(ascii: "\\"):
+                guard index < bytes.count, bytes[index] == 0x09 || (0x20...0x7E).contains(bytes[index]) else {
+                    return false
+                }
+                index += 1
+            case 0x09, 0x20...0x7E:
+                break
+            default:
+                return false
+            }
+        }
+        return false
+    }
+
+    private func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
+
+    /// `tchar`: a visible US-ASCII character other than a delimiter (`"(),/:;<=>?@[\]{}`).
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        guard (0x21...0x7E).contains(byte) else { return false }
+        return !#"\"(),/:;<=>?@[\]{}"#.utf8.contains(byte)
     }
 }

@@ -7,7 +7,9 @@ public enum UserAgentError: Error, Sendable, Hashable, CustomStringConvertible {
     case nonASCIICharacter(offset: Int)
     /// A replacement user agent was empty.
     case empty
-    /// A token's product is malformed: an empty name before `/` or an empty version after it.
+    /// The text is not a `User-Agent` value (``UserAgent/isValidFieldValue(_:)``): for example
+    /// an empty name before `/`, an empty version after it, a second `/`, a delimiter outside a
+    /// comment or an unclosed `(`.
     case malformedProduct(String)
 
     /// A one-line explanation.
@@ -18,7 +20,8 @@ public enum UserAgentError: Error, Sendable, Hashable, CustomStringConvertible {
             "The user agent has a character outside visible US-ASCII at offset \(offset)."
         case .empty: "A replacement user agent must not be empty."
         case .malformedProduct(let text):
-            "The application token \"\(text)\" needs a name before \"/\" and a version after it."
+            "\"\(text)\" is not a User-Agent value: products (name/version, letters, digits and !#$%&'*+-.^_`|~) "
+                + "and comments in parentheses, separated by spaces (RFC 9110 section 10.1.5)."
         }
     }
 }

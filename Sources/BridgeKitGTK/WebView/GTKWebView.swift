@@ -1,4 +1,5 @@
 #if WebKitGTK
+import BridgeKit
 import CWebKitGTK
 
 /// A WebKitGTK web view in an offscreen GTK window, with a thin Swift API: script message
@@ -58,16 +59,24 @@ public final class GTKWebView {
     /// puts the view into a shown offscreen window and connects its signals. Starts GTK through
     /// ``GLibMainLoop/start()`` when needed.
     /// - Throws: ``GTKWebViewError/displayUnavailable`` without a display;
-    ///   ``GTKWebViewError/invalidArgument(_:)`` for a NUL in the application name or version.
+    ///   ``GTKWebViewError/invalidArgument(_:)`` when the application name and version (WebKit
+    ///   appends `name/version` to its user agent) are not a `User-Agent` value
+    ///   (`UserAgent.isValidFieldValue(_:)`, RFC 9110 section 10.1.5): WebKit would ignore them
+    ///   and log a critical warning, and no request would carry the app's token.
     public init(configuration: GTKWebViewConfiguration = GTKWebViewConfiguration()) throws(GTKWebViewError) {
         do {
             try GLibMainLoop.shared.start()
         } catch {
             throw .displayUnavailable
         }
-        for text in [configuration.applicationName, configuration.applicationVersion].compactMap({ $0 })
-        where !isCStringSafe(text) {
-            throw .invalidArgument("application name or version contains NUL")
+        if let name = configuration.applicationName, !name.isEmpty {
+            let token = configuration.applicationVersion.map { name + "/" + $0 } ?? name
+            guard isCStringSafe(token), UserAgent.isValidFieldValue(token) else {
+                throw .invalidArgument(
+                    "application name and version \"\(token)\" are not a User-Agent product (RFC 9110 section 10.1.5)")
+            }
+        } else if let version = configuration.applicationVersion, !isCStringSafe(version) {
+            throw .invalidArgument("application version contains NUL")
         }
         let made = GTKThread.perform { GTKWebViewCore.make(configuration) }
         let core = try made.get()

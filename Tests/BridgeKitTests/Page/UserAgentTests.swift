@@ -103,6 +103,29 @@ struct PageUserAgentTests {
         #expect(throws: UserAgentError.malformedProduct("ShopApp / 2.1")) { try ApplicationToken("ShopApp / 2.1") }
     }
 
+    /// Attack 14 (finding 5): WebKitGTK ignores an application name that is not a `User-Agent`
+    /// value (WebCore's `isValidUserAgentHeaderValue`: RFC 9110's products and comments), with
+    /// only a critical warning in the log; a token that passed validation never reached a server.
+    @Test(
+        "A token WebKit would drop is refused; products and comments pass",
+        arguments: [
+            ("ShopApp/2.1/beta", false), ("ShopApp/2.1 (build 7", false), ("Shop@App/2.1", false),
+            ("Shop,App/2.1", false), ("ShopApp/2.1 [beta]", false), ("ShopApp/2.1(build)", false),
+            ("(build 7) ShopApp/2.1", false), ("ShopApp/2.1 (build \\( 7)", true),
+            ("ShopApp/2.1 (build 7; x86_64) Extra/3", true), ("ShopApp/2.1 (a (nested) comment)", true),
+            ("Shop-App_1.x!/2.1~rc", true), ("ShopApp/2.1 (a) (b)", true), ("ShopApp/2.1 (a))", false),
+        ])
+    func productGrammar(text: String, valid: Bool) {
+        #expect(UserAgent.isValidFieldValue(text) == valid, "\(text)")
+        if valid {
+            #expect((try? ApplicationToken(text))?.text == text)
+            #expect((try? UserAgent.replacement("Mozilla/5.0 " + text)) == "Mozilla/5.0 " + text)
+        } else {
+            #expect(throws: UserAgentError.malformedProduct(text)) { try ApplicationToken(text) }
+            #expect(throws: UserAgentError.malformedProduct(text)) { try UserAgent.replacement(text) }
+        }
+    }
+
     @Test("An application token splits into the name and version WebKitGTK takes")
     func tokenSplit() throws {
         let token = try ApplicationToken("ShopApp/2.1")
@@ -115,7 +138,7 @@ struct PageUserAgentTests {
         #expect(words.name == "ShopApp")
         #expect(words.version == "2.1 (build 7) Extra/3")
         // Round trip: WebKitGTK appends "name/version" (or "name").
-        for text in ["ShopApp/2.1", "ShopApp", "My App/1.0", "A/1 B/2", "X/1/2"] {
+        for text in ["ShopApp/2.1", "ShopApp", "My App/1.0", "A/1 B/2", "X/1 (a/b)"] {
             let parsed = try ApplicationToken(text)
             #expect((parsed.version.map { parsed.name + "/" + $0 } ?? parsed.name) == parsed.text)
             let rebuilt = try ApplicationToken(name: parsed.name, version: parsed.version)

@@ -92,16 +92,16 @@ struct TaskListTests {
     func userAgentToken() throws {
         let list = BridgeTaskList(tasks: [
             "Echo": nil, "Alert": "1", "Cart.add": "2.1", "bad name": nil, "x/y": "1",
-            "Ünï": nil, "Odd": "1 2", "[b]": nil,
+            "Ünï": nil, "Odd": "1 2", "(b)": nil, "[c]": "1",
         ])
         let token = ApplicationToken.bridgeTasks(list)
-        #expect(token.text == "bridge-tasks: [Alert/1 Cart.add/2.1 Echo Odd]")
-        #expect(ApplicationToken.bridgeTasks(BridgeTaskList(tasks: [:])).text == "bridge-tasks: []")
+        #expect(token.text == "bridge-tasks (Alert/1 Cart.add/2.1 Echo Odd [c]/1)")
+        #expect(ApplicationToken.bridgeTasks(BridgeTaskList(tasks: [:])).text == "bridge-tasks ()")
         let agent = UserAgent.appending(token, to: "Mozilla/5.0 AppleWebKit/605.1.15")
-        #expect(agent == "Mozilla/5.0 AppleWebKit/605.1.15 bridge-tasks: [Alert/1 Cart.add/2.1 Echo Odd]")
+        #expect(agent == "Mozilla/5.0 AppleWebKit/605.1.15 bridge-tasks (Alert/1 Cart.add/2.1 Echo Odd [c]/1)")
         let combined = try ApplicationToken("ShopApp/2.1 " + token.text)
         #expect(
             UserAgentPolicy.appending(combined).effectiveUserAgent(standard: "Mozilla/5.0").hasSuffix(
-                "ShopApp/2.1 bridge-tasks: [Alert/1 Cart.add/2.1 Echo Odd]"))
+                "ShopApp/2.1 bridge-tasks (Alert/1 Cart.add/2.1 Echo Odd [c]/1)"))
     }
 }
