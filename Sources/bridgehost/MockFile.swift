@@ -71,11 +71,22 @@ struct MockFile {
         } catch {
             throw LoadError(file: file, problem: "is not valid JSON (\(Self.describe(error)))")
         }
+        // Foundation's decoder lets some non-JSON through (a trailing comma); the router's
+        // strict reader does not, and neither does this file's.
+        let (strict, unique) = data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            return (
+                JSONValidator.isValid(bytes, maxDepth: .max, allowsRepeatedNames: true),
+                JSONValidator.isValid(bytes, maxDepth: .max)
+            )
+        }
+        guard strict else {
+            throw LoadError(
+                file: file,
+                problem: "is not valid JSON (RFC 8259: no trailing commas, comments or single quotes)")
+        }
         // The router refuses a body that names a member twice; a mock file that did would lose
         // one of its entries without a word (JSON decoders keep the last).
-        let unique = data.withUnsafeBytes { raw in
-            JSONValidator.isValid(raw.bindMemory(to: UInt8.self), maxDepth: .max)
-        }
         if !unique {
             let twice = (root.objectValue?.keys.sorted() ?? []).filter { name in
                 let quoted = (try? BridgeJSON.encode(name)).map { String(decoding: $0, as: UTF8.self) } ?? name

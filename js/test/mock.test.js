@@ -166,6 +166,25 @@ test('calls queued before mock() are answered by the mocks; after load without m
   assert.equal(await bridge.call('Cart.add', { qty: 5 }), 6, 'mocks keep answering after load');
 });
 
+test('without a window (node, a worker) a call with no transport and no mocks settles unavailable at once; mocks still answer', async () => {
+  // Found by a new user's trial: in node, createWebBridge().call() without mocks never settled
+  // (no load event ever comes to end the wait for a channel).
+  const bare = createWebBridge();
+  const settled = await Promise.race([
+    rejection(bare.call('Cart.add', { qty: 1 })),
+    new Promise((resolve) => setTimeout(() => resolve(null), 1000)),
+  ]);
+  assert.ok(settled, 'the call settled');
+  assert.equal(settled.code, 'unavailable');
+  assert.equal(bare._sizes().queued, 0, 'nothing is kept');
+  const mocked = createWebBridge();
+  mocked.mock({ 'Cart.add': (o) => o.qty + 1 });
+  assert.equal(await mocked.call('Cart.add', { qty: 2 }), 3);
+  const transport = recordingTransport();
+  createWebBridge({ transport }).call('Cart.add').catch(() => {});
+  assert.deepEqual(transport.messages.map((m) => m.task), ['Cart.add'], 'an injected transport gets the call');
+});
+
 test('mock mode never engages when a native channel exists: WebKit handler, relay, injected transport', async () => {
   // Direct (WKWebView): the handler gets the call, the mock never runs.
   const handler = recordingHandler();

@@ -14,10 +14,10 @@ struct DecodingErrorDescription {
         switch error {
         case .typeMismatch(let type, let c):
             context = c
-            what = "expected a value of type \(type)"
+            what = "expected \(Self.expected(type))"
         case .valueNotFound(let type, let c):
             context = c
-            what = "expected a value of type \(type) but found null or nothing"
+            what = "expected \(Self.expected(type)) but found null or nothing"
         case .keyNotFound(let key, let c):
             context = DecodingError.Context(codingPath: c.codingPath + [key], debugDescription: c.debugDescription)
             what = "the required member is missing"
@@ -30,6 +30,24 @@ struct DecodingErrorDescription {
         }
         path = Self.path(context.codingPath)
         message = path.isEmpty ? "Invalid \(subject): \(what)." : "Invalid \(subject) at \(path): \(what)."
+    }
+
+    /// What the page should have sent for a value Swift decodes as `type`, in JSON's terms: a
+    /// keyed container (Foundation names it `Dictionary<String, Any>`) is an object, an unkeyed
+    /// one an array; other types keep their Swift name.
+    static func expected(_ type: Any.Type) -> String {
+        let name = String(describing: type)
+        if name.hasPrefix("Dictionary<") { return "an object" }
+        if name.hasPrefix("Array<") { return "an array" }
+        switch type {
+        case is String.Type, is Substring.Type, is Character.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        case is Int.Type, is Int8.Type, is Int16.Type, is Int32.Type, is Int64.Type, is UInt.Type, is UInt8.Type,
+            is UInt16.Type, is UInt32.Type, is UInt64.Type:
+            return "an integer"
+        case is Double.Type, is Float.Type: return "a number"
+        default: return "a value of type \(name)"
+        }
     }
 
     static func path(_ codingPath: [any CodingKey]) -> String {

@@ -1907,6 +1907,10 @@ public enum WebBridgeShim {
       try { loaded = !!win.document && win.document.readyState === 'complete'; } catch (e) { loaded = false; }
       if (opts.history) { installHistory(); }
       try { dispatch(channel + ':hello', VERSION); } catch (e) { /* no relay possible without CustomEvent */ }
+    } else {
+      // No window (node, a worker): no load event and no relay will ever come, so a call that
+      // finds no transport and no mocks settles "unavailable" at once instead of waiting forever.
+      loaded = true;
     }
     return bridge;
   }

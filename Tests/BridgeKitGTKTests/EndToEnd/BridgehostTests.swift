@@ -107,6 +107,7 @@ extension GTKWrapperTests.EndToEnd {
                 "bad.json": #"{"Cart.add": {"reply": 1}, "Cart.pay": {"error": {"message": "no code"}}}"#,
                 "typo.json": #"{"Sync": {"replay": "done"}}"#,
                 "broken.json": #"{"Sync": "#,
+                "comma.json": #"{"Sync": {"reply": 1},}"#,
                 "event.json": #"{"Cart.clear": {"reply": null, "events": [{"nam": "cart.updated"}]}}"#,
                 "version.json": #"{"Scan": {"reply": null, "version": 2}}"#,
                 "index.html": "<title>x</title>",
@@ -123,6 +124,12 @@ extension GTKWrapperTests.EndToEnd {
                 "bridgehost", ["--list-tasks", "--mock", folder.path("broken.json")])
             #expect(broken.status == 2)
             #expect(broken.stderr.contains("is not valid JSON"), "\(broken.stderr)")
+            // Foundation's decoder takes a trailing comma; the file is still not JSON, and it names
+            // no member twice (a new user's trial: it was reported as a duplicate).
+            let comma = try await ToolProcess.run("bridgehost", ["--list-tasks", "--mock", folder.path("comma.json")])
+            #expect(comma.status == 2)
+            #expect(
+                comma.stderr.contains("is not valid JSON") && !comma.stderr.contains("twice"), "\(comma.stderr)")
             let event = try await ToolProcess.run("bridgehost", ["--list-tasks", "--mock", folder.path("event.json")])
             #expect(event.status == 2)
             #expect(event.stderr.contains("entry \"Cart.clear\": \"events\" must be"), "\(event.stderr)")

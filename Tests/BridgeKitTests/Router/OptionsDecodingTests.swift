@@ -274,3 +274,61 @@ struct OptionsDecodedOnceTests {
         #expect(await settle { page.messages(for: "w").count == 2 })
     }
 }
+
+/// Kind of fault: an error message in Swift's terms, which a front-end developer cannot act on.
+/// A call without options to a task whose options are an object read "expected a value of type
+/// Dictionary<String, Any>" (a new user's trial): the page is told what JSON to send instead.
+@Suite("invalid_options messages name JSON's kinds, not Swift's types")
+struct OptionsDecodingMessageTests {
+    struct Order: Decodable, Sendable {
+        let sku: String
+        let quantity: Int
+        let gift: Bool
+        let price: Double
+        let tags: [String]
+    }
+
+    struct OrderTask: SynchronousBridgeTask {
+        let name = "order"
+        func runSynchronously(_ options: Order, context: CallContext) throws -> Bool { true }
+    }
+
+    @Test(
+        "each wrong or missing value is described as the JSON it should have been",
+        arguments: [
+            (nil, "Invalid options: expected an object but found null or nothing."),
+            (.string("x"), "Invalid options: expected an object."),
+            (
+                ["sku": 1, "quantity": 1, "gift": true, "price": 1, "tags": []] as JSONValue,
+                "Invalid options at sku: expected a string."
+            ),
+            (
+                ["sku": "a", "quantity": "1", "gift": true, "price": 1, "tags": []] as JSONValue,
+                "Invalid options at quantity: expected an integer."
+            ),
+            (
+                ["sku": "a", "quantity": 1, "gift": 1, "price": 1, "tags": []] as JSONValue,
+                "Invalid options at gift: expected true or false."
+            ),
+            (
+                ["sku": "a", "quantity": 1, "gift": true, "price": "1", "tags": []] as JSONValue,
+                "Invalid options at price: expected a number."
+            ),
+            (
+                ["sku": "a", "quantity": 1, "gift": true, "price": 1, "tags": "a"] as JSONValue,
+                "Invalid options at tags: expected an array."
+            ),
+            (
+                ["sku": "a", "quantity": 1, "gift": true, "price": 1, "tags": [.null]] as JSONValue,
+                "Invalid options at tags[0]: expected a string but found null or nothing."
+            ),
+        ] as [(JSONValue?, String)])
+    func messages(options: JSONValue?, expected: String) async throws {
+        let router = try makeRouter([OrderTask()])
+        let page = InMemoryPage(router: router)
+        let reply = await page.call("order", options: options)
+        #expect(reply["error"]?.string("code") == "invalid_options")
+        #expect(reply["error"]?.string("message") == expected, "\(reply)")
+        await router.close()
+    }
+}

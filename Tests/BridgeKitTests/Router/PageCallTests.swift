@@ -87,7 +87,7 @@ struct PageCallTests {
             Issue.record("the answer decoded")
         } catch let error as BridgeError {
             #expect(error.code == "invalid_result")
-            #expect(error.message == "Invalid answer at tags[0]: expected a value of type String.", "\(error.message)")
+            #expect(error.message == "Invalid answer at tags[0]: expected a string.", "\(error.message)")
             for leak in ["Profile", "DecodingError", "Context", "debugDescription", "CodingKeys"] {
                 #expect(!error.message.contains(leak), "\(leak) in \(error.message)")
             }
