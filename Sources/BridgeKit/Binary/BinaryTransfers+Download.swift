@@ -21,7 +21,7 @@ extension BinaryTransfers {
     /// - Returns: the placeholder.
     /// - Throws: ``BridgeError``: `forbidden`, `navigated`, `unavailable` as for
     ///   ``upload(of:context:)``; `cancelled` when the call has already settled (its reply was
-    ///   sent, or it was cancelled or timed out: as for ``CallContext/progress(_:)``, nothing would
+    ///   sent, or it was cancelled or timed out: as for ``CallContext/progress(_:)-(EncodableSendable)``, nothing would
     ///   read the bytes); `payload_too_large` over ``BinaryLimits/maxTransferBytes``;
     ///   `memory_budget_exceeded` over ``BinaryLimits/maxHeldBytes`` or with
     ///   ``BinaryLimits/maxOffers`` offers open already; for a context of no pending
@@ -108,7 +108,7 @@ extension BinaryTransfers {
     }
 
     /// Refuses bytes for a call that has already settled (replied, cancelled, timed out), as
-    /// ``CallContext/progress(_:)`` refuses progress then: nothing would read them. The refusal is
+    /// ``CallContext/progress(_:)-(EncodableSendable)`` refuses progress then: nothing would read them. The refusal is
     /// in the router's traffic log (an outbound `progress`, outcome `cancelled`, not delivered).
     /// - Throws: ``BridgeError`` `cancelled`.
     private func checkUnsettled(_ context: CallContext) throws(BridgeError) {

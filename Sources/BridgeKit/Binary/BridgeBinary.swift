@@ -10,7 +10,7 @@
 ///
 /// Which message carries the token decides where it works: `send` with a running call's context
 /// announces the token in that call's next progress or reply, so put the placeholder there; for
-/// an event (``BridgeRouter/emit(_:data:)``), make the placeholder with a context of no call
+/// an event (``BridgeRouter/emit(_:data:)-(_,EncodableSendable)``), make the placeholder with a context of no call
 /// (`CallContext(callID: nil, taskName: "…", source: .mainFrame(origin), pageGeneration:
 /// router.pageGeneration)`), whose `send` announces the token with an event of its own before it
 /// returns. A placeholder of a call's context put into an event reaches the page as the

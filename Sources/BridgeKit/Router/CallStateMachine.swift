@@ -58,7 +58,7 @@ struct CallStateMachine: Sendable {
         case workAttached
         /// The work finished with a result or an error.
         case workFinished
-        /// The task sends a progress value (``CallContext/progress(_:)``).
+        /// The task sends a progress value (``CallContext/progress(_:)-(EncodableSendable)``).
         case progress
         /// The page cancelled the call.
         case pageCancelled
@@ -282,8 +282,8 @@ final class PendingCall: @unchecked Sendable {
         machine = CallStateMachine(progressLimit: progressLimit)
     }
 
-    /// Sends a progress value of this call through its router (``CallContext/progress(_:)``).
-    /// - Throws: `unavailable` when the router is gone; otherwise as ``CallContext/progress(_:)``.
+    /// Sends a progress value of this call through its router (``CallContext/progress(_:)-(EncodableSendable)``).
+    /// - Throws: `unavailable` when the router is gone; otherwise as ``CallContext/progress(_:)-(EncodableSendable)``.
     func sendProgress(_ value: any Encodable & Sendable) async throws {
         guard let router else { throw BridgeError.unavailable("The router was released.") }
         try await router.sendProgress(value, call: self)
@@ -297,7 +297,7 @@ final class PendingCall: @unchecked Sendable {
     }
 }
 
-/// A native-to-page call the page has not answered yet (``BridgeRouter/callPage(_:options:as:timeout:)``).
+/// A native-to-page call the page has not answered yet (``BridgeRouter/callPage(_:options:as:timeout:)-(_,EncodableSendable,_,_)``).
 /// Not "pending": in BridgeKit a pending call is a page's call admitted and not yet settled
 /// (``PendingCall``, ``BridgeLimits/maxPendingCalls``).
 struct UnansweredPageCall: Sendable {

@@ -9,6 +9,17 @@ extension BridgeRouter {
     ///   failed to evaluate the script; `invalid_result` when `data` cannot be encoded;
     ///   `payload_too_large` over ``BridgeLimits/maxPayloadBytes``.
     public func emit(_ name: String, data: some Encodable & Sendable = NoResult()) async throws {
+        try await emitEvent(name, data: data)
+    }
+
+    /// Sends an event whose payload is a ``JSONValue``: a literal of mixed types
+    /// (`["from": "native", "n": 1]`), which the generic form cannot infer, is one. Otherwise the
+    /// same as the generic `emit(_:data:)`.
+    public func emit(_ name: String, data: JSONValue) async throws {
+        try await emitEvent(name, data: data)
+    }
+
+    private func emitEvent(_ name: String, data: some Encodable & Sendable) async throws {
         let json = try encodeForPage(.event(name: name, data: data))
         let outgoing = OutgoingScript(
             script: ReplyPipeline.script(json), bytes: json.count, kind: .event, id: nil, task: name,
@@ -38,6 +49,24 @@ extension BridgeRouter {
         options: some Encodable & Sendable = NoResult(),
         as type: Result.Type = JSONValue.self,
         timeout: Duration? = .seconds(30)
+    ) async throws -> Result {
+        try await callPageDecoding(handler, options: options, as: type, timeout: timeout)
+    }
+
+    /// Calls a page handler with options that are a ``JSONValue``: a literal of mixed types
+    /// (`["item": 1, "note": "x"]`), which the generic form cannot infer, is one. Otherwise the
+    /// same as the generic `callPage(_:options:as:timeout:)`.
+    public func callPage<Result: Decodable & Sendable>(
+        _ handler: String,
+        options: JSONValue,
+        as type: Result.Type = JSONValue.self,
+        timeout: Duration? = .seconds(30)
+    ) async throws -> Result {
+        try await callPageDecoding(handler, options: options, as: type, timeout: timeout)
+    }
+
+    private func callPageDecoding<Result: Decodable & Sendable>(
+        _ handler: String, options: some Encodable & Sendable, as type: Result.Type, timeout: Duration?
     ) async throws -> Result {
         let value = try await callPageRaw(handler, options: options, timeout: timeout)
         if let direct = value as? Result { return direct }

@@ -4,7 +4,7 @@ public import Foundation
 ///
 /// Hosts print it (bridgehost writes one JSON line per record) or feed it to their own logging.
 /// It never carries payloads, only their sizes.
-public struct TrafficRecord: Sendable, Hashable, Codable {
+public struct TrafficRecord: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Which way the message went.
     public enum Direction: String, Sendable, Codable {
         /// Page to native.
@@ -53,5 +53,20 @@ public struct TrafficRecord: Sendable, Hashable, Codable {
         self.reason = reason
         self.bytes = bytes
         self.internalError = internalError
+    }
+
+    /// One readable line: direction, kind, id, task, outcome, reason, size and the internal
+    /// error, those that are set: `in call p-1 Cart.add → forbidden (origin_not_allowed) 61 B`,
+    /// `out reply p-2 Sync → task_failed 80 B [internal: DiskFull()]`. For `print` while
+    /// developing; log ``TrafficRecord`` as JSON (`Codable`) where a program reads it.
+    public var description: String {
+        var line = "\(direction.rawValue) \(kind)"
+        if let id { line += " \(id)" }
+        if let task { line += " \(task)" }
+        if let outcome { line += " → \(outcome)" }
+        if let reason { line += " (\(reason))" }
+        line += " \(bytes) B"
+        if let internalError { line += " [internal: \(internalError)]" }
+        return line
     }
 }

@@ -23,7 +23,7 @@
 ///   (``TrafficRecord/internalError``).
 /// - Check `Task.isCancelled` (or `try Task.checkCancellation()`) in long work: a call is
 ///   cancelled when the page cancels it, when it times out, and when the page navigates away.
-/// - Send progress only through ``CallContext/progress(_:)`` and await it, so progress arrives
+/// - Send progress only through ``CallContext/progress(_:)-(EncodableSendable)`` and await it, so progress arrives
 ///   in order and before the final reply.
 /// - Test it with `InMemoryPage` from `BridgeKitTesting`, which posts calls the way the shim does.
 public protocol BridgeTask: Sendable {

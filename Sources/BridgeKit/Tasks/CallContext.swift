@@ -72,7 +72,7 @@ public struct CallContext: Sendable {
     ///   - taskName: the task's name.
     ///   - source: the sending frame.
     ///   - pageGeneration: the page generation of the call.
-    ///   - progress: receives every value passed to ``progress(_:)``.
+    ///   - progress: receives every value passed to ``progress(_:)-(EncodableSendable)``.
     public init(
         callID: String?,
         taskName: String,
@@ -108,6 +108,17 @@ public struct CallContext: Sendable {
     ///   ``BridgeLimits/maxProgressPerCall`` messages (the call then settles with that error);
     ///   `invalid_result` when `value` cannot be encoded.
     public func progress(_ value: some Encodable & Sendable) async throws {
+        try await sendProgress(value)
+    }
+
+    /// Sends a progress message whose value is a ``JSONValue``: a literal of mixed types
+    /// (`["step": 2, "of": 3, "file": "a.txt"]`), which the generic form cannot infer, is one.
+    /// Otherwise the same as the generic `progress(_:)`.
+    public func progress(_ value: JSONValue) async throws {
+        try await sendProgress(value)
+    }
+
+    private func sendProgress(_ value: some Encodable & Sendable) async throws {
         switch storage {
         case .fields(let fields): try await fields.progress(value)
         case .call(let call): try await call.sendProgress(value)

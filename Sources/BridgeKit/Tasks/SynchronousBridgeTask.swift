@@ -27,7 +27,7 @@ public import Foundation
 ///   WKWebView, the GTK thread for WebKitGTK): keep the work short, and never block on I/O.
 /// - **No time limit, cancel or progress.** The call settles before anything could interrupt
 ///   it: ``BridgeTask/timeout`` and a page's cancel do not apply, and
-///   ``CallContext/progress(_:)`` throws `cancelled`.
+///   ``CallContext/progress(_:)-(EncodableSendable)`` throws `cancelled`.
 /// - **Exactly once still holds.** A result, a thrown error, an unencodable result
 ///   (`invalid_result`) or one over ``BridgeLimits/maxPayloadBytes`` (`payload_too_large`)
 ///   settles the call once; a call after ``BridgeRouter/close()`` gets `unavailable`; a reply is
@@ -55,7 +55,7 @@ public protocol SynchronousBridgeTask: BridgeTask {
     /// Runs one call at once, on the thread that delivered its message.
     /// - Parameters:
     ///   - options: the decoded options.
-    ///   - context: the call's id and sender; its ``CallContext/progress(_:)`` throws.
+    ///   - context: the call's id and sender; its ``CallContext/progress(_:)-(EncodableSendable)`` throws.
     /// - Returns: the result to send to the page.
     /// - Throws: a ``BridgeError`` to reply with its code; any other error replies `task_failed`.
     func runSynchronously(_ options: Options, context: CallContext) throws -> Result

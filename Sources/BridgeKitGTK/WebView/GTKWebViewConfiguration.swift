@@ -21,6 +21,11 @@ public struct GTKWebViewConfiguration: Sendable, Equatable {
     public var applicationVersion: String?
     /// Whether the web inspector is available (`enable-developer-extras`); default false.
     public var developerExtrasEnabled: Bool
+    /// Whether the page's `console` messages (and its uncaught errors) are written to standard
+    /// output, as `CONSOLE LOG <text>` lines (WebKit's `enable-write-console-messages-to-stdout`;
+    /// the web process inherits the app's standard output); default false. For a headless app or
+    /// a test while you develop: the page's log without the inspector.
+    public var writesConsoleToStandardOutput: Bool
     /// Size of the offscreen window in pixels (width, height); default 1024 x 768.
     public var windowSize: (width: Int, height: Int)
     /// A directory of the app's files served to this view under a URI scheme of its own (a page of
@@ -37,15 +42,17 @@ public struct GTKWebViewConfiguration: Sendable, Equatable {
     ///   - developerExtrasEnabled: see ``developerExtrasEnabled``.
     ///   - windowSize: see ``windowSize`` (pixels).
     ///   - assetScheme: see ``assetScheme``.
+    ///   - writesConsoleToStandardOutput: see ``writesConsoleToStandardOutput``.
     public init(
         dataStore: DataStore = .ephemeral, applicationName: String? = nil, applicationVersion: String? = nil,
         developerExtrasEnabled: Bool = false, windowSize: (width: Int, height: Int) = (1024, 768),
-        assetScheme: GTKAssetURIScheme? = nil
+        assetScheme: GTKAssetURIScheme? = nil, writesConsoleToStandardOutput: Bool = false
     ) {
         self.dataStore = dataStore
         self.applicationName = applicationName
         self.applicationVersion = applicationVersion
         self.developerExtrasEnabled = developerExtrasEnabled
+        self.writesConsoleToStandardOutput = writesConsoleToStandardOutput
         self.windowSize = windowSize
         self.assetScheme = assetScheme
     }
@@ -55,6 +62,7 @@ public struct GTKWebViewConfiguration: Sendable, Equatable {
         lhs.dataStore == rhs.dataStore && lhs.applicationName == rhs.applicationName
             && lhs.applicationVersion == rhs.applicationVersion
             && lhs.developerExtrasEnabled == rhs.developerExtrasEnabled
+            && lhs.writesConsoleToStandardOutput == rhs.writesConsoleToStandardOutput
             && lhs.windowSize == rhs.windowSize && lhs.assetScheme == rhs.assetScheme
     }
 }

@@ -34,4 +34,19 @@ struct TrafficVocabularyTests {
             #expect(kind.description == kind.rawValue)
         }
     }
+
+    /// A new user's trial: a printed record was Swift's dump (`direction:
+    /// BridgeKit.TrafficRecord.Direction.inbound, … id: Optional("…")`).
+    @Test("a printed record is one readable line of what is set")
+    func readableLine() {
+        let refused = TrafficRecord(
+            direction: .inbound, kind: .call, id: "p-1", task: "Cart.add", outcome: "forbidden",
+            reason: .refused("origin_not_allowed"), bytes: 61)
+        #expect("\(refused)" == "in call p-1 Cart.add → forbidden (origin_not_allowed) 61 B")
+        let failed = TrafficRecord(
+            direction: .outbound, kind: .reply, id: "p-2", task: "Sync", outcome: "task_failed", bytes: 80,
+            internalError: "DiskFull()")
+        #expect("\(failed)" == "out reply p-2 Sync → task_failed 80 B [internal: DiskFull()]")
+        #expect("\(TrafficRecord(direction: .outbound, kind: .event))" == "out event 0 B")
+    }
 }
