@@ -121,7 +121,10 @@ let package = Package(
         .testTarget(
             name: "BridgeKitGTKTests",
             dependencies: ["BridgeKitGTK", "BridgeKit", "BridgeCookies", "BridgeTasks"],
-            exclude: ["EndToEnd/Support/cookie_server.py", "EndToEnd/Support/replace_server.py"],
+            exclude: [
+                "EndToEnd/Support/cookie_server.py", "EndToEnd/Support/replace_server.py",
+                "EndToEnd/Support/many_host_server.py",
+            ],
             swiftSettings: strictSettings
         ),
     ]

@@ -148,78 +148,16 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
-        /// A Python server on every loopback address (0.0.0.0 is not needed: 127.0.0.0/8 all reach
-        /// a socket bound to it), so pages of 127.0.0.N are separate cookie hosts.
-        /// `/login` sets the HttpOnly session sid; `/bomb` sets 50 HttpOnly cookies for its host.
+        /// The server of `many_host_server.py` (beside ``PythonTestServer``), on 127.0.0.1 to
+        /// 127.0.0.9 with one port, so pages of 127.0.0.N are separate cookie hosts.
         final class ManyHostServer {
-            let port: Int
-            private let process: Process
-            private let input: Pipe
-            static let code = """
-                import http.server, sys, threading
-                class H(http.server.BaseHTTPRequestHandler):
-                    protocol_version = "HTTP/1.1"
-                    def log_message(self, *a): pass
-                    def do_GET(self):
-                        cookies = self.headers.get("Cookie", "")
-                        sets = []
-                        text = ""
-                        if self.path.startswith("/login"):
-                            sets = ["sid=s3cr3t; Path=/; Max-Age=86400; HttpOnly"]
-                        elif self.path.startswith("/bomb"):
-                            sets = ["b%d=%s; Path=/; Max-Age=86400; HttpOnly" % (i, "v" * 20) for i in range(50)]
-                        elif self.path.startswith("/echo"):
-                            text = cookies
-                        elif self.path.startswith("/whoami"):
-                            text = "user:alice" if "sid=s3cr3t" in cookies else "anonymous"
-                        body = ("<!doctype html><title>t</title><p id=text>%s</p>" % text).encode()
-                        self.send_response(200)
-                        for v in sets: self.send_header("Set-Cookie", v)
-                        self.send_header("Content-Type", "text/html")
-                        self.send_header("Content-Length", str(len(body)))
-                        self.send_header("Cache-Control", "no-store")
-                        self.end_headers()
-                        self.wfile.write(body)
-                s = http.server.ThreadingHTTPServer(("0.0.0.0", 0), H)
-                s.daemon_threads = True
-                threading.Thread(target=s.serve_forever, daemon=True).start()
-                print("PORT %d" % s.server_address[1], flush=True)
-                sys.stdin.read()
-                """
+            private let server: PythonTestServer
 
-            init() throws {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                process.arguments = ["python3", "-u", "-c", Self.code]
-                let input = Pipe()
-                let output = Pipe()
-                process.standardInput = input
-                process.standardOutput = output
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                var text = ""
-                while !text.contains("\n") {
-                    let chunk = output.fileHandleForReading.availableData
-                    if chunk.isEmpty { break }
-                    text += String(decoding: chunk, as: UTF8.self)
-                }
-                let words = text.split(whereSeparator: \.isWhitespace)
-                guard words.count >= 2, words[0] == "PORT", let port = Int(words[1]) else {
-                    process.terminate()
-                    throw E2EError.unexpectedValue("server did not start: \(text)")
-                }
-                self.port = port
-                self.process = process
-                self.input = input
-            }
+            init() throws { server = try PythonTestServer(script: "many_host_server.py") }
 
-            func origin(_ host: Int) -> String { "http://127.0.0.\(host):\(port)" }
+            func origin(_ host: Int) -> String { "http://127.0.0.\(host):\(server.port)" }
 
-            func stop() {
-                try? input.fileHandleForWriting.close()
-                if process.isRunning { process.terminate() }
-                process.waitUntilExit()
-            }
+            func stop() { server.stop() }
         }
 
         /// Finding 3: other sites evict the app's login from the jar. The engine (libsoup) has no

@@ -1,8 +1,9 @@
 #if WebKitGTK
 import Foundation
 
-/// A test server written in Python (standard library only, 127.0.0.1 only) beside this file: the
-/// process, the port it printed and its stdin, shared by ``CookieServer`` and ``ReplaceServer``.
+/// A test server written in Python (standard library only, on loopback) beside this file: the
+/// process, the port it printed and its stdin, shared by ``CookieServer``, ``ReplaceServer`` and
+/// attack 14's `ManyHostServer`.
 ///
 /// A server script prints `PORT <n>` as its first line once it listens, reads commands from its
 /// stdin one line at a time, and ends when its stdin closes: so also by itself when the test
