@@ -21,9 +21,18 @@ public final class CookieJar: Sendable {
     private let clock: @Sendable () -> Date
     let storage: Locked<CookieStorage>
     /// The cookies a web view's store held at the last ``CookieSync`` push or pull, with the
-    /// value the jar had for each then; one the store no longer holds was deleted in the web
-    /// view (``CookieSync/pullStoreIntoJar()``). Kept by the jar, so every sync of it shares it.
-    let webStoreRecord = Locked([CookieKey: String]())
+    /// jar's revision of each then (``CookieStorage/Entry/revision``); one the store no longer
+    /// holds was deleted in the web view (``CookieSync/pullStoreIntoJar()``). Kept by the jar, so
+    /// every sync of it shares it.
+    let webStoreRecord = Locked([CookieKey: UInt64]())
+
+    /// The revision of each stored cookie (``CookieStorage/Entry/revision``).
+    var revisions: [CookieKey: UInt64] { storage.withLock { $0.entries.mapValues(\.revision) } }
+
+    /// Removes each cookie of `revisions` that was not stored again since it had that revision.
+    func removeUnchanged(_ revisions: [CookieKey: UInt64]) {
+        storage.withLock { $0.removeUnchanged(revisions) }
+    }
 
     /// Creates an empty jar.
     ///

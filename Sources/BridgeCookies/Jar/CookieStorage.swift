@@ -12,12 +12,18 @@ struct CookieStorage: Sendable {
         /// one response is created at the same clock reading. A replacement keeps the old
         /// cookie's sequence, as it keeps its creation time (§5.3 step 11).
         var sequence: UInt64 = 0
+        /// Changes whenever the cookie is stored (set, received, pulled, loaded), never when it is
+        /// only read: ``CookieSync`` tells by it whether the app stored a cookie again since the
+        /// web view's store last held it.
+        var revision: UInt64 = 0
     }
 
     let configuration: CookieJar.Configuration
     private(set) var entries: [CookieKey: Entry] = [:]
     /// The sequence number of the next new cookie.
     private var nextSequence: UInt64 = 0
+    /// The revision of the next cookie stored (``Entry/revision``); never reset.
+    private var nextRevision: UInt64 = 1
 
     init(configuration: CookieJar.Configuration) {
         self.configuration = configuration
@@ -118,13 +124,25 @@ struct CookieStorage: Sendable {
         }
         guard !cookie.isExpired(at: now) else { return }
         if cookie.creationTime == nil { cookie.creationTime = now }
-        entries[key] = Entry(cookie: cookie, lastAccess: lastAccess, sequence: sequence ?? takeSequence())
+        entries[key] = Entry(
+            cookie: cookie, lastAccess: lastAccess, sequence: sequence ?? takeSequence(), revision: takeRevision())
         enforceLimits(sparing: key)
     }
 
     private mutating func takeSequence() -> UInt64 {
         defer { nextSequence += 1 }
         return nextSequence
+    }
+
+    private mutating func takeRevision() -> UInt64 {
+        defer { nextRevision &+= 1 }
+        return nextRevision
+    }
+
+    /// Removes each cookie of `revisions` whose revision is still the one given (it was not
+    /// stored since).
+    mutating func removeUnchanged(_ revisions: [CookieKey: UInt64]) {
+        for (key, revision) in revisions where entries[key]?.revision == revision { entries[key] = nil }
     }
 
     /// 6265bis §4.1.3: `__Secure-` needs Secure; `__Host-` needs Secure, host-only, path `/`.
@@ -243,6 +261,7 @@ struct CookieStorage: Sendable {
         nextSequence = 0
         for var entry in restored where !entry.cookie.isExpired(at: now) {
             entry.sequence = takeSequence()
+            entry.revision = takeRevision()
             entries[entry.cookie.key] = entry
         }
         enforceLimits(sparing: nil)

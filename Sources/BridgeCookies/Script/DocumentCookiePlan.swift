@@ -14,7 +14,8 @@ public struct DocumentCookiePlan: Sendable, Hashable {
     public var omitted: [DocumentCookieOmission]
 
     /// The scheme of the page the plan is for (`"http"` or `"https"`; empty when the page
-    /// cannot use cookies). The script assigns nothing in a document of another scheme.
+    /// cannot use cookies). The script assigns nothing in a document of another scheme, but for
+    /// an `https` document of an `http` plan (the start page redirected to `https`).
     public var pageScheme: String
     /// The host of the page the plan is for, canonical (lowercase; an IPv6 address without
     /// brackets). The script assigns nothing in a document of another host.

@@ -8,10 +8,10 @@ import BridgeKit
 /// set — HttpOnly ones included — back into the jar, ready to be saved; and the cookies the web
 /// view deleted since (a logout: the server expired them, or a script did) leave the jar.
 ///
-/// The jar remembers which cookies a store held at the last push or pull, and with what value,
-/// so a sync made later (at the next start, after a login) sees what the web view deleted since.
-/// Sync a jar with one web view store (one data store); a second store would take the first's
-/// cookies for deleted.
+/// The jar remembers which cookies a store held at the last push or pull, and which version of
+/// each (a revision the jar bumps whenever it stores a cookie), so a sync made later (at the next
+/// start, after a login) sees what the web view deleted since. Sync a jar with one web view store
+/// (one data store); a second store would take the first's cookies for deleted.
 public struct CookieSync: Sendable {
     /// The jar, the app's record of cookies.
     public let jar: CookieJar
@@ -38,11 +38,12 @@ public struct CookieSync: Sendable {
     @discardableResult
     public func pushJarToStore() async throws(CookieSyncError) -> Int {
         let cookies = jar.cookiesInCreationOrder
+        let revisions = jar.revisions
         var failures: [CookieSyncError.Failure] = []
         for cookie in cookies {
             do {
                 try await store.setCookie(cookie)
-                jar.webStoreRecord.withLock { $0[cookie.key] = cookie.value }
+                jar.webStoreRecord.withLock { $0[cookie.key] = revisions[cookie.key] }
             } catch {
                 failures.append(CookieSyncError.Failure(cookie: cookie.key, error: error))
             }
@@ -60,9 +61,9 @@ public struct CookieSync: Sendable {
     /// its creation time. Expired store cookies are skipped.
     ///
     /// A jar cookie the store lacks stays, unless the store held it at the jar's last push or
-    /// pull and the jar still has the value it had then: the web view deleted it (a
-    /// logout that expired the session), so it leaves the jar too, and a later save and push
-    /// cannot log the user in again. One the app set in the jar since keeps its new value.
+    /// pull and the jar has not stored it since: the web view deleted it (a logout that expired
+    /// the session), so it leaves the jar too, and a later save and push cannot log the user in
+    /// again. One the app set or renewed in the jar since stays, whatever its value.
     ///
     /// A cookie a pull adds to the jar has not been accessed yet. So when the store holds more
     /// cookies than the jar's limits (``CookieJar/Configuration/maxCookies``; the engine has no
@@ -101,23 +102,21 @@ public struct CookieSync: Sendable {
                 failures.append(CookieSyncError.Failure(cookie: cookie.key, error: error))
             }
         }
-        let held = Dictionary(jar.cookies.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        let revisions = jar.revisions
         jar.webStoreRecord.withLock { seen in
             seen = [:]
-            for cookie in live { seen[cookie.key] = held[cookie.key] }
+            for cookie in live { seen[cookie.key] = revisions[cookie.key] }
         }
         guard failures.isEmpty else { throw CookieSyncError(failures: failures, succeeded: taken) }
         return taken
     }
 
     /// Removes from the jar the cookies the store held at the last push or pull that it no
-    /// longer holds (`present`), unless the jar's value changed since.
+    /// longer holds (`present`), unless the jar stored them again since (the app set or renewed
+    /// them, whatever their value).
     private func removeDeletedInStore(keeping present: Set<CookieKey>) {
         let gone = jar.webStoreRecord.withLock { seen in seen.filter { !present.contains($0.key) } }
-        guard !gone.isEmpty else { return }
-        for cookie in jar.cookies where gone[cookie.key] == cookie.value {
-            jar.remove(cookie.key)
-        }
+        if !gone.isEmpty { jar.removeUnchanged(gone) }
     }
 }
 

@@ -6,8 +6,9 @@
 ///
 /// ``name`` and ``version`` split the text at its first `/`, the two values WebKitGTK's
 /// `webkit_settings_set_user_agent_with_application_details(settings, name, version)` takes; it
-/// appends `name/version` (or `name` alone when the version is `NULL`), so
-/// `version.map { name + "/" + $0 } ?? name == text` and both engines send the same token.
+/// appends `name/version`, so `version.map { name + "/" + $0 } ?? name == text` and both engines
+/// send the same token. With no version WebKitGTK would append `name/<WebKit's version>`:
+/// BridgeKitGTK appends `name` alone itself then (`webkit_settings_set_user_agent`).
 public struct ApplicationToken: Sendable, Hashable, CustomStringConvertible {
     /// The normalized token text; empty for ``empty``.
     public let text: String

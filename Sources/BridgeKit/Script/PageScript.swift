@@ -41,15 +41,18 @@ public struct PageFunction: Sendable, Hashable {
     )
 
     /// Assigns each string of `cookies` to `document.cookie`, one cookie per assignment, only
-    /// in a document whose URL has the scheme `scheme` (`"http"` or `"https"`) and the host
-    /// `host` (lowercase; an IPv6 address without brackets); elsewhere it does nothing. Takes
+    /// in a document whose URL has the host `host` (lowercase; an IPv6 address without brackets)
+    /// and the scheme `scheme` (`"http"` or `"https"`), or `https` for an `http` plan (a start
+    /// page redirected to `https`: an `http` plan's cookies are not Secure, and the store gives
+    /// them to that page too); elsewhere it does nothing. Takes
     /// `{"scheme": …, "host": …, "cookies": […]}`. What `DocumentCookiePlan`'s script calls,
     /// so that the app's cookies never reach another site the view goes to (attack 14). It
     /// reads `location` at document start, before any script of the page has run.
     public static let assignCookiesOnPage = PageFunction(
         source:
             "(function(p){var l=location,h=l.hostname;if(h.charAt(0)==='['){h=h.slice(1,-1);}"
-            + "if(l.protocol!==p.scheme+':'||h!==p.host){return;}"
+            + "var s=l.protocol===p.scheme+':'||(p.scheme==='http'&&l.protocol==='https:');"
+            + "if(!s||h!==p.host){return;}"
             + "p.cookies.forEach(function(s){document.cookie=s;});})"
     )
 }

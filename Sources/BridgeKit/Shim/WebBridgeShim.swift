@@ -1901,16 +1901,20 @@ public enum WebBridgeShim {
       } catch (e) { /* no DOM to observe: nothing can erase the listeners either */ }
     }
 
+    var hasDocument = false;
+    try { hasDocument = !!(win && win.document); } catch (e) { hasDocument = false; }
     if (win && winAddEventListener) {
       listen();
       relistenAfterDocumentOpen();
-      try { loaded = !!win.document && win.document.readyState === 'complete'; } catch (e) { loaded = false; }
+      try { loaded = hasDocument && win.document.readyState === 'complete'; } catch (e) { loaded = false; }
       if (opts.history) { installHistory(); }
       try { dispatch(channel + ':hello', VERSION); } catch (e) { /* no relay possible without CustomEvent */ }
-    } else {
-      // No window (node, a worker): no load event and no relay will ever come, so a call that
-      // finds no transport and no mocks settles "unavailable" at once instead of waiting forever.
-      loaded = true;
+    }
+    if (!hasDocument) {
+      // No document (node, a worker): no load event will ever come, so once the current turn is
+      // over (a call made just before mock() still reaches the mocks, as before a page's load),
+      // a call that finds no transport and no mocks settles "unavailable" instead of waiting forever.
+      soon(function () { loaded = true; flush(); });
     }
     return bridge;
   }

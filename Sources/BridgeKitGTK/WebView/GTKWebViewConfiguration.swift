@@ -17,7 +17,8 @@ public struct GTKWebViewConfiguration: Sendable, Equatable {
     /// Application name appended to WebKit's user agent (`webkit_settings_set_user_agent_with_application_details`),
     /// e.g. "ShopApp"; nil keeps WebKit's user agent unchanged. The engine's tokens stay (field case R45).
     public var applicationName: String?
-    /// Application version appended after the name ("ShopApp/2.1"); ignored without a name.
+    /// Application version appended after the name ("ShopApp/2.1"); ignored without a name. Without
+    /// a version the name alone is appended (WebKitGTK itself would add its own version).
     public var applicationVersion: String?
     /// Whether the web inspector is available (`enable-developer-extras`); default false.
     public var developerExtrasEnabled: Bool

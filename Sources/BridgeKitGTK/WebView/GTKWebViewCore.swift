@@ -75,8 +75,15 @@ final class GTKWebViewCore: @unchecked Sendable {
         if let assets = configuration.assetScheme { GTKAssetSchemeHandler.attach(assets, to: view) }
         g_object_ref(gRaw(cookieManager))
         let settings = webkit_web_view_get_settings(view)
-        if let name = configuration.applicationName {
-            webkit_settings_set_user_agent_with_application_details(settings, name, configuration.applicationVersion)
+        if let name = configuration.applicationName, !name.isEmpty {
+            if let version = configuration.applicationVersion, !version.isEmpty {
+                webkit_settings_set_user_agent_with_application_details(settings, name, version)
+            } else {
+                // With no version WebKitGTK appends `name/<its own version>` (a product and a comment
+                // would then be refused whole): the name alone is appended here instead.
+                let standard = gString(webkit_settings_get_user_agent(settings)) ?? ""
+                webkit_settings_set_user_agent(settings, standard.isEmpty ? name : standard + " " + name)
+            }
         }
         webkit_settings_set_enable_developer_extras(settings, configuration.developerExtrasEnabled ? 1 : 0)
         webkit_settings_set_enable_write_console_messages_to_stdout(

@@ -93,6 +93,21 @@ struct DocumentCookieScriptTests {
         #expect(outcome.assigned == (assigns ? ["csrf=tok-A; path=/"] : []), "\(documentURL)")
     }
 
+    /// Attack 15 (finding 5): a start URL redirected from http to https got none of its cookies.
+    @Test("An http page's script assigns in the https document of its host too, never the reverse")
+    func httpPlanOnHTTPSPage() throws {
+        let jar = makeFixedJar()
+        try jar.set(Cookie(name: "csrf", value: "tok-A", domain: "app.example"))
+        let httpScript = try jar.documentCookieScript(for: url("http://app.example/"))
+        #expect(
+            try CookieScriptRunner.run(httpScript, pageURL: "https://app.example/").assigned == ["csrf=tok-A; path=/"])
+        #expect(
+            try CookieScriptRunner.run(httpScript, pageURL: "http://app.example/x").assigned == ["csrf=tok-A; path=/"])
+        #expect(try CookieScriptRunner.run(httpScript, pageURL: "https://evil.example/").assigned == [])
+        let httpsScript = try jar.documentCookieScript(for: url("https://app.example/"))
+        #expect(try CookieScriptRunner.run(httpsScript, pageURL: "http://app.example/").assigned == [])
+    }
+
     @Test("An IPv6 page's script assigns in its own document (location.hostname has brackets)")
     func ipv6Page() throws {
         let jar = makeFixedJar()
