@@ -25,6 +25,8 @@ public final class CookieJar: Sendable {
     /// holds was deleted in the web view (``CookieSync/pullStoreIntoJar()``). Kept by the jar, so
     /// every sync of it shares it.
     let webStoreRecord = Locked([CookieKey: UInt64]())
+    /// Runs this jar's ``CookieSync`` pushes and pulls one at a time.
+    let syncTurns = SyncTurns()
 
     /// The revision of each stored cookie (``CookieStorage/Entry/revision``).
     var revisions: [CookieKey: UInt64] { storage.withLock { $0.entries.mapValues(\.revision) } }

@@ -126,7 +126,7 @@ struct CookieStorage: Sendable {
         if cookie.creationTime == nil { cookie.creationTime = now }
         entries[key] = Entry(
             cookie: cookie, lastAccess: lastAccess, sequence: sequence ?? takeSequence(), revision: takeRevision())
-        enforceLimits(sparing: key)
+        enforceLimits(sparing: key, sparesKey: lastAccess != .distantPast)
     }
 
     private mutating func takeSequence() -> UInt64 {
@@ -169,19 +169,24 @@ struct CookieStorage: Sendable {
 
     /// §6.1 limits: over the per-domain or total limit, remove cookies in ``evictsBefore(_:_:)``'s
     /// order. Expired cookies were removed first by the caller.
-    /// - Parameter sparing: the cookie just stored, never evicted for its own insertion;
-    ///   `nil` checks every domain (after loading a file).
-    private mutating func enforceLimits(sparing key: CookieKey?) {
+    /// - Parameters:
+    ///   - key: the cookie just stored: only its domain is checked; `nil` checks every domain
+    ///     (after loading a file).
+    ///   - sparesKey: whether that cookie is never evicted for its own insertion. A cookie copied
+    ///     in by a pull is not spared: it has no last access yet and competes with the others, so
+    ///     it, not a cookie the jar held, goes when the jar is full.
+    private mutating func enforceLimits(sparing key: CookieKey?, sparesKey: Bool = true) {
         let groups: [String: [CookieKey]]
         if let key {
             groups = [key.domain: entries.keys.filter { $0.domain == key.domain }]
         } else {
             groups = Dictionary(grouping: entries.keys, by: \.domain)
         }
+        let spared = sparesKey ? key : nil
         for keys in groups.values {
-            evictOldest(keys.count - configuration.maxCookiesPerDomain, from: keys, sparing: key)
+            evictOldest(keys.count - configuration.maxCookiesPerDomain, from: keys, sparing: spared)
         }
-        evictOldest(entries.count - configuration.maxCookies, from: Array(entries.keys), sparing: key)
+        evictOldest(entries.count - configuration.maxCookies, from: Array(entries.keys), sparing: spared)
     }
 
     private mutating func evictOldest(_ excess: Int, from keys: [CookieKey], sparing: CookieKey?) {

@@ -11,7 +11,9 @@ import BridgeKit
 /// The jar remembers which cookies a store held at the last push or pull, and which version of
 /// each (a revision the jar bumps whenever it stores a cookie), so a sync made later (at the next
 /// start, after a login) sees what the web view deleted since. Sync a jar with one web view store
-/// (one data store); a second store would take the first's cookies for deleted.
+/// (one data store); a second store would take the first's cookies for deleted. The pushes and
+/// pulls of one jar run one at a time, in the order they were started, whichever sync started
+/// them.
 public struct CookieSync: Sendable {
     /// The jar, the app's record of cookies.
     public let jar: CookieJar
@@ -37,6 +39,10 @@ public struct CookieSync: Sendable {
     ///   — one error for the whole push, none dropped.
     @discardableResult
     public func pushJarToStore() async throws(CookieSyncError) -> Int {
+        try await jar.syncTurns.run { () async throws(CookieSyncError) -> Int in try await push() }
+    }
+
+    private func push() async throws(CookieSyncError) -> Int {
         let cookies = jar.cookiesInCreationOrder
         let revisions = jar.revisions
         var failures: [CookieSyncError.Failure] = []
@@ -79,6 +85,10 @@ public struct CookieSync: Sendable {
     ///   commas, backslashes or non-ASCII text are taken as they are.
     @discardableResult
     public func pullStoreIntoJar() async throws(CookieSyncError) -> Int {
+        try await jar.syncTurns.run { () async throws(CookieSyncError) -> Int in try await pull() }
+    }
+
+    private func pull() async throws(CookieSyncError) -> Int {
         let storeCookies: [Cookie]
         do {
             storeCookies = try await store.allCookies()

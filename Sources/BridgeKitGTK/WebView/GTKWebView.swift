@@ -70,7 +70,7 @@ public final class GTKWebView {
             throw .displayUnavailable
         }
         if let name = configuration.applicationName, !name.isEmpty {
-            let token = configuration.applicationVersion.map { name + "/" + $0 } ?? name
+            let token = configuration.applicationVersion.flatMap { $0.isEmpty ? nil : name + "/" + $0 } ?? name
             guard isCStringSafe(token), UserAgent.isValidFieldValue(token) else {
                 throw .invalidArgument(
                     "application name and version \"\(token)\" are not a User-Agent product (RFC 9110 section 10.1.5)")
