@@ -126,26 +126,12 @@ extension GTKWrapperTests.EndToEnd {
                 ("Shop\u{7F}", "2.1"),
             ])
         func hostileApplicationDetails(_ name: String, _ version: String) async throws {
-            let server = try LoopbackServer()
-            defer { server.stop() }
-            server.routes["/"] = .init(body: E2EPage.html(title: "ua"))
             let configuration = GTKWebViewConfiguration(applicationName: name, applicationVersion: version)
-            let harness: E2EHarness
-            do {
-                harness = try E2EHarness(allowing: [server.origin], configuration: configuration)
-            } catch let error as GTKWebViewError {
-                guard case .invalidArgument = error else {
-                    Issue.record("unexpected error \(error)")
-                    return
-                }
-                return  // refused up front: the fixed behaviour
-            }
-            try await harness.load(server.origin + "/")
-            let sent = server.requests.first?.userAgent ?? ""
+            // nil: refused up front, the fixed behaviour.
+            guard let sent = try await UserAgentProbe.sent(with: configuration) else { return }
             #expect(
                 sent.contains("Shop") || sent.contains("Zürich"),
                 "an accepted application name reaches the User-Agent header (sent: \(sent))")
-            await harness.close()
         }
 
         /// The server of `many_host_server.py` (beside ``PythonTestServer``), on 127.0.0.1 to
@@ -249,21 +235,11 @@ extension GTKWrapperTests.EndToEnd {
                 ApplicationToken.bridgeTasks(BridgeTaskList(tasks: ["Alert": "1", "Echo": nil])).text,
             ])
         func validatedTokenReachesServer(_ text: String) async throws {
-            let token: ApplicationToken
-            do {
-                token = try ApplicationToken(text)
-            } catch {
-                return  // refused up front: fine
-            }
-            let server = try LoopbackServer()
-            defer { server.stop() }
-            server.routes["/"] = .init(body: E2EPage.html(title: "ua"))
-            let harness = try E2EHarness(
-                allowing: [server.origin], configuration: .appendingToUserAgent(token))
-            try await harness.load(server.origin + "/")
-            let sent = server.requests.first?.userAgent ?? ""
-            #expect(sent.hasSuffix(" " + token.text), "the User-Agent header ends with the app token (sent: \(sent))")
-            await harness.close()
+            guard let token = try? ApplicationToken(text) else { return }  // refused up front: fine
+            let sent = try await UserAgentProbe.sent(with: .appendingToUserAgent(token))
+            #expect(
+                sent?.hasSuffix(" " + token.text) == true,
+                "the User-Agent header ends with the app token (sent: \(sent ?? "refused"))")
         }
     }
 }

@@ -26,21 +26,11 @@ extension GTKWrapperTests.EndToEnd {
                 ApplicationToken.bridgeTasks(BridgeTaskList(tasks: ["Alert": nil, "Echo": nil])).text,
             ])
         func versionlessTokenReachesServer(_ text: String) async throws {
-            let token: ApplicationToken
-            do {
-                token = try ApplicationToken(text)
-            } catch {
-                return  // refused up front: fine
-            }
-            let server = try LoopbackServer()
-            defer { server.stop() }
-            server.routes["/"] = .init(body: E2EPage.html(title: "ua"))
-            let harness = try E2EHarness(
-                allowing: [server.origin], configuration: .appendingToUserAgent(token))
-            try await harness.load(server.origin + "/")
-            let sent = server.requests.first?.userAgent ?? ""
-            #expect(sent.hasSuffix(" " + token.text), "the User-Agent header ends with the app token (sent: \(sent))")
-            await harness.close()
+            guard let token = try? ApplicationToken(text) else { return }  // refused up front: fine
+            let sent = try await UserAgentProbe.sent(with: .appendingToUserAgent(token))
+            #expect(
+                sent?.hasSuffix(" " + token.text) == true,
+                "the User-Agent header ends with the app token (sent: \(sent ?? "refused"))")
         }
 
         @Test(
@@ -48,20 +38,10 @@ extension GTKWrapperTests.EndToEnd {
             .timeLimit(.minutes(1)),
             arguments: ["Shop (beta)", "Shop"])
         func versionlessConfigurationReachesServer(_ name: String) async throws {
-            let server = try LoopbackServer()
-            defer { server.stop() }
-            server.routes["/"] = .init(body: E2EPage.html(title: "ua"))
             let configuration = GTKWebViewConfiguration(applicationName: name, applicationVersion: nil)
-            let harness: E2EHarness
-            do {
-                harness = try E2EHarness(allowing: [server.origin], configuration: configuration)
-            } catch {
-                return  // refused up front: fine
-            }
-            try await harness.load(server.origin + "/")
-            let sent = server.requests.first?.userAgent ?? ""
+            // nil: refused up front, fine.
+            guard let sent = try await UserAgentProbe.sent(with: configuration) else { return }
             #expect(sent.hasSuffix(" " + name), "the User-Agent header ends with the application name (sent: \(sent))")
-            await harness.close()
         }
         @Test(
             "A15-3c RFC 9110 edge forms our check accepts reach the server",
@@ -72,22 +52,14 @@ extension GTKWrapperTests.EndToEnd {
                 "ShopApp/2.1 (((((deep)))))",
             ])
         func edgeTokenReachesServer(_ text: String) async throws {
-            let token: ApplicationToken
-            do {
-                token = try ApplicationToken(text)
-            } catch {
+            guard let token = try? ApplicationToken(text) else {
                 print("A15-3c refused: \(text)")
                 return
             }
-            let server = try LoopbackServer()
-            defer { server.stop() }
-            server.routes["/"] = .init(body: E2EPage.html(title: "ua"))
-            let harness = try E2EHarness(
-                allowing: [server.origin], configuration: .appendingToUserAgent(token))
-            try await harness.load(server.origin + "/")
-            let sent = server.requests.first?.userAgent ?? ""
-            #expect(sent.hasSuffix(" " + token.text), "the User-Agent header ends with the app token (sent: \(sent))")
-            await harness.close()
+            let sent = try await UserAgentProbe.sent(with: .appendingToUserAgent(token))
+            #expect(
+                sent?.hasSuffix(" " + token.text) == true,
+                "the User-Agent header ends with the app token (sent: \(sent ?? "refused"))")
         }
         /// A pull right after a push must not lose a cookie the jar holds: the record says the
         /// store held every pushed cookie, so one the engine silently dropped or stored under
