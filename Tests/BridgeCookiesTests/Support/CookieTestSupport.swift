@@ -99,3 +99,16 @@ let allCookieOctets: String = {
     }
     return String(scalars)
 }()
+
+extension InMemoryCookieStore {
+    /// The user browsed `sites` other sites (`site<n>.example`), each setting `perSite` HttpOnly
+    /// cookies (`c<i>=v`): more cookies than a small jar holds, none over a site's limit.
+    func addOtherSites(_ sites: Range<Int>, perSite: Int) async throws {
+        for site in sites {
+            for index in 0..<perSite {
+                try await setCookie(
+                    Cookie(name: "c\(index)", value: "v", domain: "site\(site).example", isHTTPOnly: true))
+            }
+        }
+    }
+}

@@ -39,12 +39,7 @@ struct Attack16CookieSyncTests {
         let store = InMemoryCookieStore(cookies: [sid])
         let sync = CookieSync(jar: jar, store: store)
         try await sync.pullStoreIntoJar()
-        for site in 0..<10 {
-            for index in 0..<20 {
-                try await store.setCookie(
-                    Cookie(name: "c\(index)", value: "v", domain: "site\(site).example", isHTTPOnly: true))
-            }
-        }
+        try await store.addOtherSites(0..<10, perSite: 20)
         clock.advance(by: 60)
         _ = try? await sync.pullStoreIntoJar()
         #expect(jar.cookies.contains { $0.name == "sid" }, "first pull")

@@ -60,12 +60,7 @@ struct CookieSyncDeletionTests {
         let sync = CookieSync(jar: jar, store: store)
         try await sync.pullStoreIntoJar()
         // The user visits 10 other sites, each setting 20 HttpOnly cookies (under the per-site limit).
-        for site in 0..<10 {
-            for index in 0..<20 {
-                try await store.setCookie(
-                    Cookie(name: "c\(index)", value: "v", domain: "site\(site).example", isHTTPOnly: true))
-            }
-        }
+        try await store.addOtherSites(0..<10, perSite: 20)
         await #expect(throws: Never.self) { try await sync.pullStoreIntoJar() }
         #expect(jar.cookies.count == 100)
         #expect(jar.cookies.contains { $0.name == "sid" }, "the app's login was evicted by other sites' cookies")
