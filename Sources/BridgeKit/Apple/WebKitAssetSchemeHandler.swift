@@ -22,7 +22,8 @@ public import WebKit
 ///
 /// Install it before the web view is created (``install(in:)``: WebKit copies the configuration).
 /// The answer logic is ``AssetSchemeDriver`` (tested on Linux): `GET` only; a file is streamed in
-/// chunks of 64 KiB read off the main thread, with `Content-Type`, `Content-Length` and
+/// chunks of 64 KiB read off the main thread, at most 8 MiB of a web view's files ahead of what its
+/// web process took (`DeliveryGate`), with `Content-Type`, `Content-Length` and
 /// `X-Content-Type-Options: nosniff`; refusals get their status and a one-line text. Files are
 /// served only while the web view's main document (`WKWebView.url`) is of the folder's origin;
 /// a request whose `Origin` header names another origin is 403.
@@ -36,8 +37,8 @@ public final class WebKitAssetSchemeHandler: NSObject, WKURLSchemeHandler {
     /// The folder served.
     public let folder: AssetFolder
     private let driver: AssetSchemeDriver
-    /// The tasks being answered, by the identity of WebKit's task.
-    private var tasks: [ObjectIdentifier: WebKitSchemeTask] = [:]
+    /// The tasks being answered, by the identity of WebKit's task, with their web view's identity.
+    private var tasks: [ObjectIdentifier: (task: WebKitSchemeTask, view: ObjectIdentifier)] = [:]
 
     /// Creates the handler for `folder`.
     /// - Parameter folder: the folder, scheme and host to serve.
@@ -62,15 +63,24 @@ public final class WebKitAssetSchemeHandler: NSObject, WKURLSchemeHandler {
     /// Starts a request.
     public func webView(_ webView: WKWebView, start urlSchemeTask: any WKURLSchemeTask) {
         let key = ObjectIdentifier(urlSchemeTask)
-        let task = WebKitSchemeTask(urlSchemeTask) { [weak self] in self?.tasks[key] = nil }
-        tasks[key] = task
-        driver.start(task, viewURL: webView.url?.absoluteString)
+        let view = ObjectIdentifier(webView)
+        let task = WebKitSchemeTask(urlSchemeTask) { [weak self] in self?.remove(key) }
+        tasks[key] = (task, view)
+        driver.start(task, viewURL: webView.url?.absoluteString, gate: DeliveryGates.shared.open(for: webView))
     }
 
     /// Stops a request: nothing more is sent to it.
     public func webView(_ webView: WKWebView, stop urlSchemeTask: any WKURLSchemeTask) {
-        guard let task = tasks.removeValue(forKey: ObjectIdentifier(urlSchemeTask)) else { return }
+        guard let task = remove(ObjectIdentifier(urlSchemeTask)) else { return }
         driver.stop(task)
+    }
+
+    /// Forgets a task and closes its hold on its web view's gate.
+    @discardableResult
+    private func remove(_ key: ObjectIdentifier) -> WebKitSchemeTask? {
+        guard let (task, view) = tasks.removeValue(forKey: key) else { return nil }
+        DeliveryGates.shared.close(for: view)
+        return task
     }
 }
 #endif

@@ -13,13 +13,15 @@ public import WebKit
 /// where WebKit handed it over. WebKit raises an exception when a task is answered after
 /// `webView(_:stop:)`, which the driver never does.
 /// The request body is `URLRequest.httpBody` (the shim sends an `ArrayBuffer`, never a `Blob`).
+/// A download's chunks go to WebKit within the web view's flow control (`DeliveryGates`, shared
+/// with `WebKitAssetSchemeHandler`): at most 8 MiB ahead of what its web process took.
 public final class WebKitBinarySchemeHandler: NSObject, WKURLSchemeHandler {
     private let driver: BinarySchemeDriver
     /// The tasks being answered, by the identity of WebKit's task; a task leaves when it is
     /// finished, failed or stopped (WebKit calls `webView(_:stop:)` only for a task it stops, so
     /// a finished task kept here would keep its request, an upload part's body, for the life of
     /// the handler).
-    private var tasks: [ObjectIdentifier: WebKitSchemeTask] = [:]
+    private var tasks: [ObjectIdentifier: (task: WebKitSchemeTask, view: ObjectIdentifier)] = [:]
 
     /// Creates the handler for `transfers`.
     public init(transfers: BinaryTransfers) {
@@ -29,15 +31,23 @@ public final class WebKitBinarySchemeHandler: NSObject, WKURLSchemeHandler {
     /// Starts a request.
     public func webView(_ webView: WKWebView, start urlSchemeTask: any WKURLSchemeTask) {
         let key = ObjectIdentifier(urlSchemeTask)
-        let task = WebKitSchemeTask(urlSchemeTask) { [weak self] in self?.tasks[key] = nil }
-        tasks[key] = task
-        driver.start(task)
+        let task = WebKitSchemeTask(urlSchemeTask) { [weak self] in self?.remove(key) }
+        tasks[key] = (task, ObjectIdentifier(webView))
+        driver.start(task, gate: DeliveryGates.shared.open(for: webView))
     }
 
     /// Stops a request: nothing more is sent to it.
     public func webView(_ webView: WKWebView, stop urlSchemeTask: any WKURLSchemeTask) {
-        guard let task = tasks.removeValue(forKey: ObjectIdentifier(urlSchemeTask)) else { return }
+        guard let task = remove(ObjectIdentifier(urlSchemeTask)) else { return }
         driver.stop(task)
+    }
+
+    /// Forgets a task and closes its hold on its web view's gate.
+    @discardableResult
+    private func remove(_ key: ObjectIdentifier) -> WebKitSchemeTask? {
+        guard let (task, view) = tasks.removeValue(forKey: key) else { return nil }
+        DeliveryGates.shared.close(for: view)
+        return task
     }
 }
 #endif

@@ -91,6 +91,21 @@ package enum AssetFile {
         }
     }
 
+    /// Reads `file` whole from its current position: exactly its ``Opened/size`` bytes (blocking).
+    /// - Returns: the bytes, or `EIO` when the file ended before its size, or the `errno` of a
+    ///   failed read.
+    package static func readWhole(_ file: Opened) -> Result<Data, POSIXError> {
+        var data = Data()
+        while Int64(data.count) < file.size {
+            switch read(file, maxBytes: Int(file.size) - data.count) {
+            case .success(let chunk) where !chunk.isEmpty: data.append(chunk)
+            case .success: return .failure(POSIXError(.EIO))
+            case .failure(let error): return .failure(error)
+            }
+        }
+        return .success(data)
+    }
+
     /// Closes `file`'s descriptor. Call it once per opened file, with no read running.
     package static func close(_ file: Opened) {
         _ = systemClose(file.descriptor)

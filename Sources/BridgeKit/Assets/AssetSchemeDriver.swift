@@ -13,7 +13,9 @@ import Foundation
 ///
 /// Files are opened and read off the main actor, on one serial queue of the driver, one chunk at a
 /// time: the next chunk is read only once the engine took the previous one, so a large file is
-/// never held in memory whole.
+/// never held in memory whole. With a ``DeliveryGate`` (one per web view), a chunk goes to the
+/// engine only once the gate admits it: the engine queues a scheme's body for its web process
+/// without back pressure, so a page fetching large files would otherwise fill the app's memory.
 ///
 /// Thread: main actor (WebKit calls scheme handlers there).
 @MainActor
@@ -53,7 +55,9 @@ package final class AssetSchemeDriver {
     ///   - task: the request.
     ///   - viewURL: the URL of the web view's main document (shown or being loaded: `WKWebView.url`);
     ///     files are served only while it is of the folder's origin (``AssetPath/servesView(at:scheme:host:)``).
-    package func start(_ task: some AssetSchemeTask, viewURL: String?) {
+    ///   - gate: the web view's flow control: each chunk is sent only once it admits it; nil sends
+    ///     chunks as they are read.
+    package func start(_ task: some AssetSchemeTask, viewURL: String?, gate: DeliveryGate? = nil) {
         let scheme = folder.scheme
         let host = folder.host
         guard task.method == "GET" else { return refuse(task, .methodNotAllowed) }
@@ -69,7 +73,7 @@ package final class AssetSchemeDriver {
         running.insert(id)
         working += 1
         Task { @MainActor in
-            await self.serve(task, id: id, components: components)
+            await self.serve(task, id: id, components: components, gate: gate)
             self.workEnded()
         }
     }
@@ -88,7 +92,9 @@ package final class AssetSchemeDriver {
     }
 
     /// Opens the file, sends its head and chunks, and closes it.
-    private func serve(_ task: some AssetSchemeTask, id: ObjectIdentifier, components: [String]) async {
+    private func serve(
+        _ task: some AssetSchemeTask, id: ObjectIdentifier, components: [String], gate: DeliveryGate?
+    ) async {
         let root = folder.rootPath
         let opened = await onFiles { AssetFile.open(components, root: root) }
         let file: AssetFile.Opened
@@ -115,6 +121,10 @@ package final class AssetSchemeDriver {
             switch read {
             case .success(let data) where !data.isEmpty:
                 remaining -= Int64(data.count)
+                if let gate {
+                    await gate.admit(data.count)
+                    guard running.contains(id) else { return }
+                }
                 task.send(data)
             case .success:
                 // The file is shorter than when it was opened: the announced length cannot be sent.

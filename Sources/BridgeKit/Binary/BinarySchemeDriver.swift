@@ -26,6 +26,12 @@ public final class BinarySchemeDriver {
 
     /// Starts answering `task`.
     public func start(_ task: some BinarySchemeTask) {
+        start(task, gate: nil)
+    }
+
+    /// Starts answering `task`, sending each chunk of a download once `gate` (the web view's flow
+    /// control) admits it.
+    package func start(_ task: some BinarySchemeTask, gate: DeliveryGate?) {
         let id = ObjectIdentifier(task)
         running[id] = .some(nil)
         let request = BinaryRequest(
@@ -50,6 +56,10 @@ public final class BinarySchemeDriver {
                 }
                 guard self.running[id] != nil else { return }
                 guard let chunk else { break }
+                if let gate {
+                    await gate.admit(chunk.count)
+                    guard self.running[id] != nil else { return }
+                }
                 task.send(chunk)
             }
             self.running[id] = nil

@@ -14,13 +14,21 @@ import Synchronization
 /// answered from the directory of the view it came from, and a view without one (another view of a
 /// shared context) gets 404.
 ///
-/// Threads: registration and the scheme callback run on the GTK thread; the file is opened on a
-/// serial dispatch queue; the response is finished on the GTK thread and its body streamed by GIO
-/// from the open file (`GUnixInputStream`), never read whole into memory.
+/// Threads: registration and the scheme callback run on the GTK thread; the file is opened and
+/// read on a serial dispatch queue; the response is finished on the GTK thread. A file of up to
+/// 64 KiB is read whole and answered from memory; a larger one is streamed in chunks of 64 KiB by
+/// a ``GTKResponsePump``, never read whole into memory. Either way its bytes go to WebKit only as
+/// the view's ``GTKDeliveryGate`` makes room: WebKit queues a scheme's body for the web process
+/// as fast as it is given, so a page fetching large files would otherwise fill the app's memory
+/// and hold up its own navigation behind the queued bytes.
 enum GTKAssetSchemeHandler {
     /// Where files are opened: blocking calls, kept off the GTK thread and off Swift's cooperative
     /// threads; one at a time (each is a `realpath`, an `open` and an `fstat`).
     private static let files = DispatchQueue(label: "BridgeKitGTK.asset-files", qos: .userInitiated)
+
+    /// The largest chunk of a file handed to WebKit at once, in bytes; a file no larger is read
+    /// whole and answered from memory.
+    private static let chunkBytes: Int64 = 64 * 1024
 
     /// How many files have been opened to be served, in this process (for tests: a refused request
     /// opens none).
@@ -108,21 +116,41 @@ enum GTKAssetSchemeHandler {
         }
         g_object_ref(request.raw)
         let root = assets.rootPath
+        let gate = GTKDeliveryGate.of(view)
+        let type = AssetPath.contentType(forName: components.last ?? "")
         files.async {
             let opened = AssetFile.open(components, root: root)
             if case .success = opened { filesOpened.add(1, ordering: .relaxed) }
-            GTKThread.post {
-                defer { g_object_unref(request.raw) }
-                switch opened {
-                case .success(let file):
-                    // Takes the descriptor: the stream closes it.
-                    let stream = g_unix_input_stream_new(file.descriptor, 1)
-                    GTKSchemeResponse.finish(
-                        request, status: 200,
-                        headers: AssetPath.headers(contentType: AssetPath.contentType(forName: components.last ?? "")),
-                        stream: stream, length: file.size)
-                case .failure(let refusal):
+            switch opened {
+            case .success(let file) where file.size <= chunkBytes:
+                // A small file is read whole here and answered from memory: no socket, one hop.
+                let whole = AssetFile.readWhole(file)
+                AssetFile.close(file)
+                GTKThread.post {
+                    switch whole {
+                    case .success(let data):
+                        gate.admit(data.count) {
+                            GTKSchemeResponse.finish(
+                                request, status: 200, headers: AssetPath.headers(contentType: type), data: data)
+                            g_object_unref(request.raw)
+                        }
+                    case .failure:
+                        refuse(request, .notFound)
+                        g_object_unref(request.raw)
+                    }
+                }
+            case .success(let file):
+                let body = AssetFileBody(file, queue: files)
+                GTKThread.post {
+                    GTKResponsePump.start(
+                        request, status: 200, headers: AssetPath.headers(contentType: type), length: file.size,
+                        body: body, chunkBytes: Int(chunkBytes), gate: gate)
+                    g_object_unref(request.raw)
+                }
+            case .failure(let refusal):
+                GTKThread.post {
                     refuse(request, refusal)
+                    g_object_unref(request.raw)
                 }
             }
         }

@@ -11,8 +11,9 @@ import Synchronization
 /// this only moves requests and bytes between WebKit and it.
 ///
 /// Threads: the scheme callback runs on the GTK thread; `BinaryTransfers/handle(_:)` runs in a
-/// Swift task; the response is finished on the GTK thread. Request bodies are read, and response
-/// bodies written, on threads of their own (``GTKInputStreamBody``, ``GTKResponsePump``).
+/// Swift task; the response is finished on the GTK thread. Request bodies are read on threads of
+/// their own (``GTKInputStreamBody``); response bodies are written from the GTK main loop within
+/// the view's flow control (``GTKResponsePump``, ``GTKDeliveryGate``).
 enum GTKBinaryScheme {
     /// Web views (their `WebKitWebView` pointer's bits) and the transfers their requests go to.
     private static let views = Mutex<[UInt: WeakTransfers]>([:])
@@ -91,7 +92,11 @@ enum GTKBinaryScheme {
             let response = await transfers.handle(binaryRequest)
             if response.status == 200, response.contentLength != 0, method == "GET" {
                 GTKThread.post {
-                    GTKResponsePump.start(request, response: response, chunkBytes: transfers.limits.chunkBytes)
+                    let view = webkit_uri_scheme_request_get_web_view(request.pointer)
+                    GTKResponsePump.start(
+                        request, status: response.status, headers: response.headers,
+                        length: response.contentLength.map(Int64.init), body: response.body,
+                        chunkBytes: transfers.limits.chunkBytes, gate: view.map(GTKDeliveryGate.of))
                     g_object_unref(request.raw)
                 }
             } else {

@@ -220,4 +220,50 @@ struct AssetSchemeDriverTests {
         #expect(task.sends == 5)
         #expect(task.finishedOnce)
     }
+
+    @Test(
+        "with a gate, no chunk goes out beyond its budget unconfirmed, barriers confirm them, and every file arrives whole",
+        .timeLimit(.minutes(1)))
+    func gateHoldsChunks() async throws {
+        let (tree, driver) = try Self.setup(chunkBytes: 4)
+        _ = tree
+        var barriersSent = 0
+        let gate = DeliveryGate(budget: 8) {
+            barriersSent += 1
+            await Task.yield()
+        }
+        let tasks = [FakeTask("app://bundle/ten.txt"), FakeTask("app://bundle/ten.txt?2")]
+        var largestUnconfirmed: Int64 = 0
+        for task in tasks {
+            task.onSend = { largestUnconfirmed = max(largestUnconfirmed, gate.unconfirmedBytes) }
+            driver.start(task, viewURL: Self.page, gate: gate)
+        }
+        await driver.settled()
+        for task in tasks {
+            #expect(task.body == Data("0123456789".utf8))
+            #expect(task.finishedOnce)
+        }
+        #expect(largestUnconfirmed <= 8, "unconfirmed bytes at a send: \(largestUnconfirmed)")
+        #expect(barriersSent >= 2, "20 bytes through a budget of 8 need barriers: \(barriersSent)")
+    }
+
+    @Test(
+        "a task stopped while a barrier is pending gets nothing more, and its file is closed",
+        .timeLimit(.minutes(1)))
+    func stopWhileWaiting() async throws {
+        let (tree, driver) = try Self.setup(chunkBytes: 4)
+        _ = tree
+        let barriers = HeldBarriers()
+        let gate = DeliveryGate(budget: 4) { await barriers.wait() }
+        let task = FakeTask("app://bundle/ten.txt")
+        driver.start(task, viewURL: Self.page, gate: gate)
+        await barriers.arrival()
+        #expect(task.body.count == 4, "the first chunk filled the budget")
+        let before = task.events
+        driver.stop(task)
+        barriers.answerAll()
+        await driver.settled()
+        #expect(task.events == before, "nothing after the stop")
+        #expect(driver.filesOpened == driver.filesClosed)
+    }
 }

@@ -111,6 +111,30 @@ struct BinarySchemeDriverTests {
     }
 
     @Test(
+        "with the view's gate, a download's chunks stay within its budget unconfirmed, barriers confirm them, and all arrive",
+        .timeLimit(.minutes(1)))
+    func gatedDownload() async throws {
+        let (page, transfers, records) = try Self.setup()
+        let reply = await page.call("Make", options: 5000)
+        let token = try #require(reply["data"]?[BridgeBinary.placeholderKey]?.string("token"))
+        let driver = BinarySchemeDriver(transfers: transfers)
+        var barriersSent = 0
+        let gate = DeliveryGate(budget: 2000) {
+            barriersSent += 1
+            await Task.yield()
+        }
+        let task = FakeTask(method: "GET", token: token)
+        var largestUnconfirmed: Int64 = 0
+        task.onSend = { largestUnconfirmed = max(largestUnconfirmed, gate.unconfirmedBytes) }
+        driver.start(task, gate: gate)
+        #expect(await Self.waitUntil { task.finished == 1 })
+        #expect(largestUnconfirmed <= 2000, "unconfirmed bytes at a send: \(largestUnconfirmed)")
+        #expect(barriersSent >= 2, "5000 bytes through a budget of 2000 need barriers: \(barriersSent)")
+        #expect(task.received == Data((0..<5000).map { UInt8($0 % 200) }))
+        #expect(records.list.map(\.outcome) == [.finished])
+    }
+
+    @Test(
         "a task the engine stops mid-download gets nothing more; the transfer ends cancelled, once",
         .timeLimit(.minutes(1)))
     func stoppedMidDownload() async throws {

@@ -102,7 +102,10 @@ final class E2EHarness {
             guard let start = recent.firstIndex(of: .started) else { return false }
             return recent[start...].contains(.finished)
         }
-        guard finished else { throw E2EError.timedOut(what) }
+        guard finished else {
+            let seen = loadEvents.dropFirst(mark).map { "\($0)" }.joined(separator: ", ")
+            throw E2EError.timedOut("\(what) (load events since: [\(seen)]; view at \(view.uri ?? "nil"))")
+        }
         try await waitFor("document.readyState === 'complete'")
     }
 
