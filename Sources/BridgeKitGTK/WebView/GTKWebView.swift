@@ -69,8 +69,8 @@ public final class GTKWebView {
         } catch {
             throw .displayUnavailable
         }
-        if let name = configuration.applicationName, !name.isEmpty {
-            let token = configuration.applicationVersion.flatMap { $0.isEmpty ? nil : name + "/" + $0 } ?? name
+        if let product = configuration.appendedProduct {
+            let token = product.version.map { product.name + "/" + $0 } ?? product.name
             guard isCStringSafe(token), UserAgent.isValidFieldValue(token) else {
                 throw .invalidArgument(
                     "application name and version \"\(token)\" are not a User-Agent product (RFC 9110 section 10.1.5)")

@@ -58,6 +58,14 @@ public struct GTKWebViewConfiguration: Sendable, Equatable {
         self.assetScheme = assetScheme
     }
 
+    /// What the view appends to WebKit's user agent: the application name and its version, nil
+    /// when the version is empty or missing (the name is then appended alone); nil without a name.
+    /// The one rule behind both the check (`GTKWebView.init`) and the setting (`GTKWebViewCore`).
+    var appendedProduct: (name: String, version: String?)? {
+        guard let name = applicationName, !name.isEmpty else { return nil }
+        return (name, applicationVersion.flatMap { $0.isEmpty ? nil : $0 })
+    }
+
     /// Field-by-field equality (written out because ``windowSize`` is a tuple).
     public static func == (lhs: Self, rhs: Self) -> Bool {
         lhs.dataStore == rhs.dataStore && lhs.applicationName == rhs.applicationName

@@ -75,8 +75,8 @@ final class GTKWebViewCore: @unchecked Sendable {
         if let assets = configuration.assetScheme { GTKAssetSchemeHandler.attach(assets, to: view) }
         g_object_ref(gRaw(cookieManager))
         let settings = webkit_web_view_get_settings(view)
-        if let name = configuration.applicationName, !name.isEmpty {
-            if let version = configuration.applicationVersion, !version.isEmpty {
+        if let (name, version) = configuration.appendedProduct {
+            if let version {
                 webkit_settings_set_user_agent_with_application_details(settings, name, version)
             } else {
                 // With no version WebKitGTK appends `name/<its own version>` (a product and a comment
