@@ -37,9 +37,7 @@ extension GTKWrapperTests.EndToEnd {
             .timeLimit(.minutes(1)))
         func otherOriginEmbedsAreBounded() async throws {
             let site = try Site()
-            let handle = try FileHandle(forWritingTo: site.web.appendingPathComponent("blob.bin"))
-            try handle.truncate(atOffset: 1024 * 1024 * 1024)
-            try handle.close()
+            try site.makeBlob(bytes: 1024 * 1024 * 1024)
             let server = try LoopbackServer()
             defer { server.stop() }
             server.routes["/"] = .init(body: E2EPage.html(title: "other", body: "other"))
@@ -81,9 +79,7 @@ extension GTKWrapperTests.EndToEnd {
             .timeLimit(.minutes(1)))
         func abandonedStreamsReleaseDescriptors() async throws {
             let site = try Site()
-            let handle = try FileHandle(forWritingTo: site.web.appendingPathComponent("blob.bin"))
-            try handle.truncate(atOffset: 256 * 1024 * 1024)
-            try handle.close()
+            try site.makeBlob(bytes: 256 * 1024 * 1024)
             let (harness, assets) = try AssetScheme.harness(site, policy: .origins([]))
             try await harness.load(assets.uri(for: "index.html"))
             let baseline = Self.descriptorCount(under: site.web)

@@ -80,9 +80,7 @@ extension GTKWrapperTests.EndToEnd {
             .timeLimit(.minutes(1)))
         func unreadBodiesAreBounded() async throws {
             let site = try Site()
-            let handle = try FileHandle(forWritingTo: site.web.appendingPathComponent("blob.bin"))
-            try handle.truncate(atOffset: 256 * 1024 * 1024)
-            try handle.close()
+            try site.makeBlob(bytes: 256 * 1024 * 1024)
             let (harness, assets) = try AssetScheme.harness(site, policy: .origins([]))
             try await harness.load(assets.uri(for: "index.html"))
             let residentBefore = AssetSchemeAttack.residentBytes()

@@ -76,6 +76,13 @@ extension GTKWrapperTests.EndToEnd {
 
             deinit { try? FileManager.default.removeItem(at: base) }
 
+            /// Makes `web/blob.bin` a sparse file of `bytes` zero bytes (nothing written to disk).
+            func makeBlob(bytes: Int) throws {
+                let handle = try FileHandle(forWritingTo: web.appendingPathComponent("blob.bin"))
+                try handle.truncate(atOffset: UInt64(bytes))
+                try handle.close()
+            }
+
             private func write(_ path: String, _ text: String) throws {
                 try Data(text.utf8).write(to: base.appendingPathComponent(path))
             }
@@ -364,9 +371,7 @@ extension GTKWrapperTests.EndToEnd {
         func largeFile() async throws {
             let site = try Site()
             let size = 48 * 1024 * 1024
-            let handle = try FileHandle(forWritingTo: site.web.appendingPathComponent("blob.bin"))
-            try handle.truncate(atOffset: UInt64(size))
-            try handle.close()
+            try site.makeBlob(bytes: size)
             let (harness, assets) = try Self.harness(site, policy: .origins([]))
             try await harness.load(assets.uri(for: "index.html"))
             try await harness.run(
