@@ -24,6 +24,12 @@ package final class AssetSchemeDriver {
     package let folder: AssetFolder
     /// The largest chunk of a file sent at once, in bytes.
     package let chunkBytes: Int
+    /// How many tasks may have their file open and their answer unfinished at once; later ones
+    /// wait, first come first, before their file is opened.
+    package let maxOpen: Int
+    /// How many tasks hold a slot (``maxOpen``), and the starts of those waiting for one.
+    private var open = 0
+    private var waitingStarts: [() -> Void] = []
     /// Where files are opened and read: blocking calls, off the main actor and off Swift's
     /// cooperative threads.
     private let files = DispatchQueue(label: "BridgeKit.asset-files", qos: .userInitiated)
@@ -42,9 +48,11 @@ package final class AssetSchemeDriver {
     /// - Parameters:
     ///   - folder: the folder served.
     ///   - chunkBytes: the largest chunk sent at once; default 64 KiB (at least 1).
-    package init(folder: AssetFolder, chunkBytes: Int = 64 * 1024) {
+    ///   - maxOpen: how many tasks may have their file open at once; default 32 (at least 1).
+    package init(folder: AssetFolder, chunkBytes: Int = 64 * 1024, maxOpen: Int = 32) {
         self.folder = folder
         self.chunkBytes = max(1, chunkBytes)
+        self.maxOpen = max(1, maxOpen)
     }
 
     /// The tasks started and not yet answered or stopped.
@@ -72,10 +80,28 @@ package final class AssetSchemeDriver {
         let id = ObjectIdentifier(task)
         running.insert(id)
         working += 1
-        Task { @MainActor in
-            await self.serve(task, id: id, components: components, gate: gate)
-            self.workEnded()
+        let begin = {
+            Task { @MainActor in
+                await self.serve(task, id: id, components: components, gate: gate)
+                self.slotFreed()
+                self.workEnded()
+            }
         }
+        if open < maxOpen {
+            open += 1
+            _ = begin()
+        } else {
+            waitingStarts.append { _ = begin() }
+        }
+    }
+
+    /// A task's answer ended: the next waiting task takes its slot.
+    private func slotFreed() {
+        guard !waitingStarts.isEmpty else {
+            open -= 1
+            return
+        }
+        waitingStarts.removeFirst()()
     }
 
     /// The engine stopped `task` (the page went away, the load was cancelled): nothing more is
@@ -95,6 +121,7 @@ package final class AssetSchemeDriver {
     private func serve(
         _ task: some AssetSchemeTask, id: ObjectIdentifier, components: [String], gate: DeliveryGate?
     ) async {
+        guard running.contains(id) else { return }  // stopped while it waited for a slot
         let root = folder.rootPath
         let opened = await onFiles { AssetFile.open(components, root: root) }
         let file: AssetFile.Opened

@@ -37,10 +37,44 @@ enum GTKAssetSchemeHandler {
     /// The GObject data key of a view's ``GTKAssetURIScheme`` (a retained ``Box``).
     private static let viewKey = "bridgekit-asset-scheme"
 
-    /// A view's scheme, as GObject data.
+    /// How many of a view's requests may have their file open and their answer not yet finished
+    /// at once; later ones wait, first come first, before their file is opened. Each holds a
+    /// descriptor of the file and, streamed, two of a socket pair, and its chunk.
+    static let maxOpenPerView = 32
+
+    /// A view's scheme, as GObject data, with the view's open requests.
     private final class Box: Sendable {
         let assets: GTKAssetURIScheme
+        /// How many requests are open, and the starts of those that wait for a slot.
+        private let slots = Mutex<(open: Int, waiting: [@Sendable () -> Void])>((0, []))
+
         init(_ assets: GTKAssetURIScheme) { self.assets = assets }
+
+        /// Runs `start` once a slot is free (at once when one is); `start` gets the slot's
+        /// release, to call once when its request's answer is finished.
+        func acquire(_ start: @escaping @Sendable (_ release: @escaping @Sendable () -> Void) -> Void) {
+            let release: @Sendable () -> Void = { self.releaseSlot() }
+            let now = slots.withLock { slots in
+                guard slots.open < GTKAssetSchemeHandler.maxOpenPerView else {
+                    slots.waiting.append { start(release) }
+                    return false
+                }
+                slots.open += 1
+                return true
+            }
+            if now { start(release) }
+        }
+
+        private func releaseSlot() {
+            let next: (@Sendable () -> Void)? = slots.withLock { slots in
+                guard !slots.waiting.isEmpty else {
+                    slots.open -= 1
+                    return nil
+                }
+                return slots.waiting.removeFirst()
+            }
+            next?()
+        }
     }
 
     /// Registers `assets`' scheme on `context` unless it already is (GTK thread, before a view of
@@ -89,7 +123,8 @@ enum GTKAssetSchemeHandler {
             refuse(request, .notFound)
             return
         }
-        let assets = Unmanaged<Box>.fromOpaque(box).takeUnretainedValue().assets
+        let viewBox = Unmanaged<Box>.fromOpaque(box).takeUnretainedValue()
+        let assets = viewBox.assets
         let method = gString(webkit_uri_scheme_request_get_http_method(raw)) ?? "GET"
         let uri = gString(webkit_uri_scheme_request_get_uri(raw)) ?? ""
         guard method == "GET" else {
@@ -117,6 +152,20 @@ enum GTKAssetSchemeHandler {
         g_object_ref(request.raw)
         let root = assets.rootPath
         let gate = GTKDeliveryGate.of(view)
+        viewBox.acquire { release in
+            serve(request, components: components, root: root, gate: gate) {
+                g_object_unref(request.raw)
+                release()
+            }
+        }
+    }
+
+    /// Opens the file `components` names under `root` and answers `request` with it, off the GTK
+    /// thread and then on it; `done` runs once (GTK thread) when the answer is finished.
+    private static func serve(
+        _ request: GPointer<WebKitURISchemeRequest>, components: [String], root: String, gate: GTKDeliveryGate,
+        done: @escaping @Sendable () -> Void
+    ) {
         let type = AssetPath.contentType(forName: components.last ?? "")
         files.async {
             let opened = AssetFile.open(components, root: root)
@@ -132,11 +181,11 @@ enum GTKAssetSchemeHandler {
                         gate.admit(data.count) {
                             GTKSchemeResponse.finish(
                                 request, status: 200, headers: AssetPath.headers(contentType: type), data: data)
-                            g_object_unref(request.raw)
+                            done()
                         }
                     case .failure:
                         refuse(request, .notFound)
-                        g_object_unref(request.raw)
+                        done()
                     }
                 }
             case .success(let file):
@@ -144,13 +193,12 @@ enum GTKAssetSchemeHandler {
                 GTKThread.post {
                     GTKResponsePump.start(
                         request, status: 200, headers: AssetPath.headers(contentType: type), length: file.size,
-                        body: body, chunkBytes: Int(chunkBytes), gate: gate)
-                    g_object_unref(request.raw)
+                        body: body, chunkBytes: Int(chunkBytes), gate: gate, onEnd: done)
                 }
             case .failure(let refusal):
                 GTKThread.post {
                     refuse(request, refusal)
-                    g_object_unref(request.raw)
+                    done()
                 }
             }
         }

@@ -43,14 +43,19 @@ final class GTKResponsePump: Sendable {
     private let writer: Int32
     private let chunkBytes: Int
     private let gate: GTKDeliveryGate?
+    private let onEnd: (@Sendable () -> Void)?
     /// Touched on the GTK thread only; a lock so that the class is plainly `Sendable`.
     private let state = Mutex(State())
 
-    private init(body: any BinaryBodyReader, writer: Int32, chunkBytes: Int, gate: GTKDeliveryGate?) {
+    private init(
+        body: any BinaryBodyReader, writer: Int32, chunkBytes: Int, gate: GTKDeliveryGate?,
+        onEnd: (@Sendable () -> Void)?
+    ) {
         self.body = body
         self.writer = writer
         self.chunkBytes = chunkBytes
         self.gate = gate
+        self.onEnd = onEnd
     }
 
     /// Finishes `request` with a streamed body and starts writing it (GTK thread).
@@ -59,9 +64,11 @@ final class GTKResponsePump: Sendable {
     ///   - length: the body's length in bytes (`Content-Length`), or nil when unknown.
     ///   - body: the body, read at most `chunkBytes` at a time.
     ///   - gate: the view's flow control; nil when the request has no view.
+    ///   - onEnd: runs once on the GTK thread when the body ended, failed or was cancelled (or at
+    ///     once when no socket could be made).
     static func start(
         _ request: GPointer<WebKitURISchemeRequest>, status: Int, headers: [String: String], length: Int64?,
-        body: any BinaryBodyReader, chunkBytes: Int, gate: GTKDeliveryGate?
+        body: any BinaryBodyReader, chunkBytes: Int, gate: GTKDeliveryGate?, onEnd: (@Sendable () -> Void)? = nil
     ) {
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else {
@@ -69,6 +76,7 @@ final class GTKResponsePump: Sendable {
             GTKSchemeResponse.finish(
                 request, status: 503, headers: ["Content-Type": "application/json"],
                 data: Data("{\"code\":\"unavailable\"}".utf8))
+            onEnd?()
             return
         }
         var buffer = Int32(min(4 << 20, max(256 << 10, 2 * chunkBytes)))
@@ -81,7 +89,8 @@ final class GTKResponsePump: Sendable {
         _ = send(fds[0], &marker, 1, Int32(MSG_NOSIGNAL))
         let stream = g_unix_input_stream_new(fds[0], 1)
         GTKSchemeResponse.finish(request, status: status, headers: headers, stream: stream, length: length ?? -1)
-        let pump = GTKResponsePump(body: body, writer: fds[1], chunkBytes: max(1, chunkBytes), gate: gate)
+        let pump = GTKResponsePump(
+            body: body, writer: fds[1], chunkBytes: max(1, chunkBytes), gate: gate, onEnd: onEnd)
         pump.readNext()
     }
 
@@ -189,6 +198,7 @@ final class GTKResponsePump: Sendable {
             body.cancel()
         }
         close(writer)
+        onEnd?()
     }
 
     /// Replaces the writer's watch with one for `condition` (nil: none).

@@ -101,6 +101,37 @@ extension GTKWrapperTests.EndToEnd {
             #expect(try await harness.value("document.body.textContent", as: String.self).contains("plain text"))
             await harness.close()
         }
+
+        @Test(
+            "a hundred large fetches at once hold at most 32 of the view's files open, and each arrives whole",
+            .timeLimit(.minutes(1)))
+        func openFilesAreCapped() async throws {
+            let site = try Site()
+            let size = 2 * 1024 * 1024
+            try site.makeBlob(bytes: size)
+            let (harness, assets) = try AssetScheme.harness(site, policy: .origins([]))
+            try await harness.load(assets.uri(for: "index.html"))
+            try await harness.run(
+                """
+                window.__sizes = [];
+                for (let i = 0; i < 100; i++) {
+                  fetch('blob.bin?' + i).then(r => r.arrayBuffer()).then(b => __sizes.push(b.byteLength), e => __sizes.push(String(e)));
+                }
+                """)
+            var peak = 0
+            var done = false
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: e2eDeadline)
+            while !done, clock.now < deadline {
+                peak = max(peak, AssetSchemeAttack.descriptorCount(under: site.web))
+                done = try await harness.value("window.__sizes.length", as: Int.self) == 100
+            }
+            #expect(done)
+            print("FLOW peak open files for 100 fetches: \(peak)")
+            #expect(peak <= GTKAssetSchemeHandler.maxOpenPerView, "files open at once: \(peak)")
+            #expect(try await harness.value("window.__sizes", as: [Int].self) == Array(repeating: size, count: 100))
+            await harness.close()
+        }
     }
 }
 #endif

@@ -266,4 +266,30 @@ struct AssetSchemeDriverTests {
         #expect(task.events == before, "nothing after the stop")
         #expect(driver.filesOpened == driver.filesClosed)
     }
+
+    @Test(
+        "at most maxOpen tasks have their file open; the next is opened when one ends, and a stopped waiting one never is",
+        .timeLimit(.minutes(1)))
+    func openFilesAreCapped() async throws {
+        let tree = try AssetPathTests.Tree()
+        try Data("0123456789".utf8).write(to: tree.root.appendingPathComponent("ten.txt"))
+        let driver = AssetSchemeDriver(folder: try AssetFolder(directory: tree.root), chunkBytes: 4, maxOpen: 2)
+        let barriers = HeldBarriers()
+        let gate = DeliveryGate(budget: 8) { await barriers.wait() }
+        let tasks = (0..<4).map { FakeTask("app://bundle/ten.txt?\($0)") }
+        for task in tasks { driver.start(task, viewURL: Self.page, gate: gate) }
+        await HeldBarriers.until { gate.waitingCount == 2 }
+        #expect(driver.filesOpened == 2, "two slots, both held by tasks waiting for the gate")
+        driver.stop(tasks[2])
+        let allFinished = { tasks[0].finishedOnce && tasks[1].finishedOnce && tasks[3].finishedOnce }
+        while !allFinished() {
+            barriers.answerAll()
+            await HeldBarriers.until { barriers.count > 0 || allFinished() }
+        }
+        await driver.settled()
+        #expect(driver.filesOpened == 3, "the stopped task's file was never opened")
+        #expect(driver.filesClosed == 3)
+        #expect(tasks[2].events.isEmpty)
+        #expect(tasks[3].body == Data("0123456789".utf8))
+    }
 }
