@@ -123,7 +123,7 @@ let package = Package(
             dependencies: ["BridgeKitGTK", "BridgeKit", "BridgeCookies", "BridgeTasks"],
             exclude: [
                 "EndToEnd/Support/cookie_server.py", "EndToEnd/Support/replace_server.py",
-                "EndToEnd/Support/many_host_server.py",
+                "EndToEnd/Support/many_host_server.py", "EndToEnd/Support/attack17_static_server.py",
             ],
             swiftSettings: strictSettings
         ),

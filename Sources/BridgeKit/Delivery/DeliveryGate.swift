@@ -11,16 +11,25 @@ package final class DeliveryGate {
     private var window: DeliveryWindow
     private var nextID = 0
     private var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
+    /// How many barriers were sent: the number of the one in flight, if any.
+    private var barriersSent = 0
     private let barrier: @MainActor () async -> Void
+    private let stallInterval: Duration
 
     /// Creates a gate.
     /// - Parameters:
     ///   - budget: the most bytes handed to the engine and not yet confirmed, in bytes.
+    ///   - stallInterval: how long a barrier may go unanswered before one more budget is admitted
+    ///     (`DeliveryWindow.barrierOverdue()`); default ``DeliveryWindow/stallInterval``.
     ///   - barrier: sends a message to the web process behind the chunks already handed, and
     ///     returns when it answered or failed (for example, evaluates `0` in a content world of its
     ///     own).
-    package init(budget: Int, barrier: @escaping @MainActor () async -> Void) {
+    package init(
+        budget: Int, stallInterval: Duration = DeliveryWindow.stallInterval,
+        barrier: @escaping @MainActor () async -> Void
+    ) {
         window = DeliveryWindow(budget: budget)
+        self.stallInterval = stallInterval
         self.barrier = barrier
     }
 
@@ -50,11 +59,24 @@ package final class DeliveryGate {
 
     private func perform(_ actions: DeliveryWindow.Actions) {
         if actions.issuesBarrier {
+            barriersSent += 1
+            let serial = barriersSent
             Task {
                 await barrier()
                 perform(window.barrierReturned())
             }
+            Task { await tickWhileOverdue(serial) }
         }
         for id in actions.admitted { waiting.removeValue(forKey: id)?.resume() }
+    }
+
+    /// Calls `DeliveryWindow.barrierOverdue()` every stall interval while barrier
+    /// `serial` is the one in flight.
+    private func tickWhileOverdue(_ serial: Int) async {
+        while true {
+            try? await Task.sleep(for: stallInterval)
+            guard barriersSent == serial, window.isBarrierInFlight else { return }
+            perform(window.barrierOverdue())
+        }
     }
 }

@@ -19,7 +19,7 @@ package final class DeliveryGates {
     /// - Parameters:
     ///   - view: the web view's identity.
     ///   - budget: the new gate's budget, in bytes.
-    ///   - barrier: makes the new gate's barrier (see ``DeliveryGate/init(budget:barrier:)``).
+    ///   - barrier: makes the new gate's barrier (see ``DeliveryGate/init(budget:stallInterval:barrier:)``).
     package func open(
         for view: ObjectIdentifier, budget: Int, barrier: () -> @MainActor () async -> Void
     ) -> DeliveryGate {

@@ -20,6 +20,13 @@
 ///   the budget (first come, first served: a large chunk is not overtaken by small ones forever).
 /// - One barrier is in flight at a time. One is issued as soon as half the budget is unconfirmed,
 ///   so bytes keep moving while it travels, or when a chunk waits.
+/// - A barrier that has not answered for a while (``barrierOverdue()``, which the adapter calls
+///   every ``stallInterval`` while it waits) means the web process is not taking messages: a
+///   synchronous `XMLHttpRequest`, whose body WebKit keeps in the app until it is complete, a busy
+///   script, a dialog. Each overdue call admits up to one more budget, so a response the page
+///   waits for synchronously still completes (found by attack 17: a synchronous request of 16 MiB,
+///   or of 10 bytes while a large fetch streamed, never completed), and a stalled page costs the
+///   app at most one budget per interval.
 ///
 /// Not thread-safe: an adapter keeps it where it is confined (behind a lock, or on one actor).
 package struct DeliveryWindow: Sendable {
@@ -36,6 +43,11 @@ package struct DeliveryWindow: Sendable {
             self.issuesBarrier = issuesBarrier
         }
     }
+
+    /// How long a barrier may go unanswered before ``barrierOverdue()`` admits one more budget:
+    /// 1 s, so a page stalled by a synchronous request waits about that long per 8 MiB, and a
+    /// stalled page grows the app by at most a budget a second.
+    package static let stallInterval: Duration = .seconds(1)
 
     /// The most bytes handed to the engine and not yet confirmed, unless a single chunk is larger.
     package let budget: Int
@@ -88,6 +100,19 @@ package struct DeliveryWindow: Sendable {
         actions.issuesBarrier = issueBarrierIfDue()
         return actions
     }
+
+    /// The barrier in flight has gone unanswered for another ``stallInterval``: admits waiting
+    /// requests for up to one more budget, as if every byte handed so far were confirmed; the
+    /// barrier stays in flight (no other is sent while it is). Nothing when no barrier is in
+    /// flight.
+    package mutating func barrierOverdue() -> Actions {
+        guard barrierMark != nil else { return Actions() }
+        confirmed = handed
+        return Actions(admitted: admitWaiting())
+    }
+
+    /// Whether a barrier is in flight.
+    package var isBarrierInFlight: Bool { barrierMark != nil }
 
     /// Request `id` no longer waits (its response was stopped); requests behind it may now fit.
     package mutating func withdraw(id: Int) -> Actions {

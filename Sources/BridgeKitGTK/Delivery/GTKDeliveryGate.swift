@@ -30,6 +30,9 @@ final class GTKDeliveryGate: Sendable {
         var window = DeliveryWindow(budget: GTKDeliveryGate.budget)
         var nextID = 0
         var waiting: [Int: @Sendable () -> Void] = [:]
+        /// The number of the barrier in flight (for its overdue timer); nil when none is.
+        var barrierInFlight: Int?
+        var barriersSent = 0
     }
 
     private let state = Mutex(State())
@@ -93,23 +96,47 @@ final class GTKDeliveryGate: Sendable {
     }
 
     /// Sends the barrier; ``barrierReturned()`` when WebKit answers it, or at once without a view.
+    /// While it goes unanswered, ``barrierOverdue(_:)`` runs every `DeliveryWindow.stallInterval`.
     private func sendBarrier() {
         guard let strong = view.strong() else {
             barrierReturned()
             return
         }
         defer { g_object_unref(gRaw(strong)) }
+        let serial = state.withLock { state in
+            state.barriersSent += 1
+            state.barrierInFlight = state.barriersSent
+            return state.barriersSent
+        }
         let data = Unmanaged.passRetained(self).toOpaque()
         webkit_web_view_evaluate_javascript(strong, "0", 1, Self.world, nil, nil, barrierAnswered, data)
+        let interval = DeliveryWindow.stallInterval.components
+        let milliseconds = guint(interval.seconds * 1000 + interval.attoseconds / 1_000_000_000_000_000)
+        let tick = Unmanaged.passRetained(OverdueTick(gate: self, serial: serial)).toOpaque()
+        g_timeout_add_full(G_PRIORITY_DEFAULT, milliseconds, overdueTicked, tick, releaseTick)
     }
 
     /// The barrier answered (or failed: the web process or the view is gone).
     fileprivate func barrierReturned() {
         let (actions, ready) = state.withLock { state in
+            state.barrierInFlight = nil
             let actions = state.window.barrierReturned()
             return (actions, Self.take(actions.admitted, from: &state))
         }
         perform(actions, ready: ready)
+    }
+
+    /// Barrier `serial`'s stall interval passed.
+    /// - Returns: whether it is still in flight (the timer then keeps ticking).
+    fileprivate func barrierOverdue(_ serial: Int) -> Bool {
+        let overdue = state.withLock { state -> (DeliveryWindow.Actions, [@Sendable () -> Void])? in
+            guard state.barrierInFlight == serial else { return nil }
+            let actions = state.window.barrierOverdue()
+            return (actions, Self.take(actions.admitted, from: &state))
+        }
+        guard let (actions, ready) = overdue else { return false }
+        perform(actions, ready: ready)
+        return true
     }
 }
 
@@ -131,6 +158,29 @@ private let barrierAnswered: GAsyncReadyCallback = { source, result, data in
         if let error { g_error_free(error) }
     }
     gate.barrierReturned()
+}
+
+/// The overdue timer's data: a barrier of a gate.
+private final class OverdueTick: Sendable {
+    let gate: GTKDeliveryGate
+    let serial: Int
+    init(gate: GTKDeliveryGate, serial: Int) {
+        self.gate = gate
+        self.serial = serial
+    }
+}
+
+/// `GSourceFunc` of a barrier's overdue timer (GTK thread): ticks while the barrier is in flight.
+private let overdueTicked: GSourceFunc = { data in
+    guard let data else { return 0 }
+    let tick = Unmanaged<OverdueTick>.fromOpaque(data).takeUnretainedValue()
+    return tick.gate.barrierOverdue(tick.serial) ? 1 : 0  // G_SOURCE_CONTINUE : G_SOURCE_REMOVE
+}
+
+/// `GDestroyNotify` of an overdue timer's data.
+private let releaseTick: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
+    guard let pointer else { return }
+    Unmanaged<OverdueTick>.fromOpaque(pointer).release()
 }
 
 /// A weak reference to a web view (`GWeakRef`, which GLib makes thread-safe).

@@ -76,9 +76,13 @@ extension GTKWrapperTests.EndToEnd {
 
             deinit { try? FileManager.default.removeItem(at: base) }
 
-            /// Makes `web/blob.bin` a sparse file of `bytes` zero bytes (nothing written to disk).
-            func makeBlob(bytes: Int) throws {
-                let handle = try FileHandle(forWritingTo: web.appendingPathComponent("blob.bin"))
+            /// Makes `web/<name>` a sparse file of `bytes` zero bytes (nothing written to disk).
+            func makeBlob(_ name: String = "blob.bin", bytes: Int) throws {
+                let url = web.appendingPathComponent(name)
+                guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                    throw CocoaError(.fileWriteUnknown)
+                }
+                let handle = try FileHandle(forWritingTo: url)
                 try handle.truncate(atOffset: UInt64(bytes))
                 try handle.close()
             }

@@ -254,7 +254,7 @@ struct AssetSchemeDriverTests {
         let (tree, driver) = try Self.setup(chunkBytes: 4)
         _ = tree
         let barriers = HeldBarriers()
-        let gate = DeliveryGate(budget: 4) { await barriers.wait() }
+        let gate = DeliveryGate(budget: 4, stallInterval: .seconds(3600)) { await barriers.wait() }
         let task = FakeTask("app://bundle/ten.txt")
         driver.start(task, viewURL: Self.page, gate: gate)
         await barriers.arrival()
@@ -275,7 +275,7 @@ struct AssetSchemeDriverTests {
         try Data("0123456789".utf8).write(to: tree.root.appendingPathComponent("ten.txt"))
         let driver = AssetSchemeDriver(folder: try AssetFolder(directory: tree.root), chunkBytes: 4, maxOpen: 2)
         let barriers = HeldBarriers()
-        let gate = DeliveryGate(budget: 8) { await barriers.wait() }
+        let gate = DeliveryGate(budget: 8, stallInterval: .seconds(3600)) { await barriers.wait() }
         let tasks = (0..<4).map { FakeTask("app://bundle/ten.txt?\($0)") }
         for task in tasks { driver.start(task, viewURL: Self.page, gate: gate) }
         await HeldBarriers.until { gate.waitingCount == 2 }

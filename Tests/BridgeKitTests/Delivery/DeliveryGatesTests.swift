@@ -34,7 +34,7 @@ struct DeliveryGatesTests {
     @Test("a gate admits what fits at once and the rest once its barrier returns", .timeLimit(.minutes(1)))
     func gateAdmits() async {
         let barriers = HeldBarriers()
-        let gate = DeliveryGate(budget: 10) { await barriers.wait() }
+        let gate = DeliveryGate(budget: 10, stallInterval: .seconds(3600)) { await barriers.wait() }
         await gate.admit(6)
         await barriers.arrival()  // 6 of 10 unconfirmed: a barrier is due
         var admitted = false
@@ -48,5 +48,16 @@ struct DeliveryGatesTests {
         await late.value
         #expect(admitted)
         #expect(gate.unconfirmedBytes == 6)
+    }
+
+    @Test(
+        "a barrier the web process never answers (a synchronous request) still lets a budget through per stall interval",
+        .timeLimit(.minutes(1)))
+    func stalledBarrier() async {
+        let barriers = HeldBarriers()
+        let gate = DeliveryGate(budget: 10, stallInterval: .milliseconds(20)) { await barriers.wait() }
+        for _ in 0..<5 { await gate.admit(6) }  // 30 bytes through a budget of 10, no answer
+        #expect(barriers.count == 1, "one barrier, never answered")
+        barriers.answerAll()
     }
 }

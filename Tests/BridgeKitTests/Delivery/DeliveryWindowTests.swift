@@ -74,6 +74,22 @@ struct DeliveryWindowTests {
         #expect(window.withdraw(id: 42) == Actions(), "an unknown id changes nothing")
     }
 
+    @Test("an overdue barrier admits one more budget per call and stays in flight; its answer resumes the usual flow")
+    func overdueBarrier() {
+        var window = DeliveryWindow(budget: 100)
+        #expect(window.barrierOverdue() == Actions(), "no barrier in flight: nothing")
+        _ = window.request(id: 1, bytes: 60)  // barrier issued
+        _ = window.request(id: 2, bytes: 60)
+        _ = window.request(id: 3, bytes: 60)
+        #expect(window.barrierOverdue() == Actions(admitted: [2]), "one budget: 60 fits, 120 does not")
+        #expect(window.isBarrierInFlight)
+        #expect(window.barrierOverdue() == Actions(admitted: [3]))
+        #expect(window.unconfirmedBytes == 60, "3's bytes, handed after the last grant")
+        #expect(window.barrierReturned() == Actions(issuesBarrier: true), "60 unconfirmed: the next barrier is due")
+        #expect(window.request(id: 4, bytes: 60) == Actions(), "120 would exceed the budget")
+        #expect(window.barrierReturned() == Actions(admitted: [4], issuesBarrier: true))
+    }
+
     @Test("a barrier answer with none in flight changes nothing")
     func strayBarrier() {
         var window = DeliveryWindow(budget: 100)
@@ -84,7 +100,7 @@ struct DeliveryWindowTests {
     }
 
     @Test(
-        "however the events come, unconfirmed bytes stay within the budget plus one chunk, and every request is admitted once"
+        "however the events come (overdue barriers too), unconfirmed bytes stay within the budget plus one chunk, and every request is admitted once"
     )
     func randomTraffic() {
         var generator = SplitMix64(seed: 26)
@@ -101,6 +117,9 @@ struct DeliveryWindowTests {
                     largest = max(largest, bytes)
                     actions = window.request(id: step, bytes: bytes)
                     asked += 1
+                } else if barrierInFlight, generator.next() % 4 == 0 {
+                    actions = window.barrierOverdue()
+                    #expect(!actions.issuesBarrier, "an overdue barrier stays the one in flight")
                 } else if barrierInFlight {
                     actions = window.barrierReturned()
                     barrierInFlight = false
