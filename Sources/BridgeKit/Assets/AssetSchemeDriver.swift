@@ -25,11 +25,10 @@ package final class AssetSchemeDriver {
     /// The largest chunk of a file sent at once, in bytes.
     package let chunkBytes: Int
     /// How many tasks may have their file open and their answer unfinished at once; later ones
-    /// wait, first come first, before their file is opened.
-    package let maxOpen: Int
-    /// How many tasks hold a slot (``maxOpen``), and the starts of those waiting for one.
-    private var open = 0
-    private var waitingStarts: [() -> Void] = []
+    /// wait, first come first, before their file is opened (``AssetFileSlots``).
+    package var maxOpen: Int { slots.limit }
+    /// The tasks holding a slot, and the starts of those waiting for one.
+    private var slots: AssetFileSlots<() -> Void>
     /// Where files are opened and read: blocking calls, off the main actor and off Swift's
     /// cooperative threads.
     private let files = DispatchQueue(label: "BridgeKit.asset-files", qos: .userInitiated)
@@ -48,11 +47,12 @@ package final class AssetSchemeDriver {
     /// - Parameters:
     ///   - folder: the folder served.
     ///   - chunkBytes: the largest chunk sent at once; default 64 KiB (at least 1).
-    ///   - maxOpen: how many tasks may have their file open at once; default 32 (at least 1).
-    package init(folder: AssetFolder, chunkBytes: Int = 64 * 1024, maxOpen: Int = 32) {
+    ///   - maxOpen: how many tasks may have their file open at once; default
+    ///     ``AssetFileSlots/defaultLimit`` (at least 1).
+    package init(folder: AssetFolder, chunkBytes: Int = 64 * 1024, maxOpen: Int = AssetFileSlots<Void>.defaultLimit) {
         self.folder = folder
         self.chunkBytes = max(1, chunkBytes)
-        self.maxOpen = max(1, maxOpen)
+        self.slots = AssetFileSlots(limit: maxOpen)
     }
 
     /// The tasks started and not yet answered or stopped.
@@ -80,28 +80,14 @@ package final class AssetSchemeDriver {
         let id = ObjectIdentifier(task)
         running.insert(id)
         working += 1
-        let begin = {
+        let begin: () -> Void = {
             Task { @MainActor in
                 await self.serve(task, id: id, components: components, gate: gate)
-                self.slotFreed()
+                self.slots.release()?()
                 self.workEnded()
             }
         }
-        if open < maxOpen {
-            open += 1
-            _ = begin()
-        } else {
-            waitingStarts.append { _ = begin() }
-        }
-    }
-
-    /// A task's answer ended: the next waiting task takes its slot.
-    private func slotFreed() {
-        guard !waitingStarts.isEmpty else {
-            open -= 1
-            return
-        }
-        waitingStarts.removeFirst()()
+        slots.acquire(begin)?()
     }
 
     /// The engine stopped `task` (the page went away, the load was cancelled): nothing more is

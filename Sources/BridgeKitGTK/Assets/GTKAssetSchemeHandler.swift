@@ -37,43 +37,22 @@ enum GTKAssetSchemeHandler {
     /// The GObject data key of a view's ``GTKAssetURIScheme`` (a retained ``Box``).
     private static let viewKey = "bridgekit-asset-scheme"
 
-    /// How many of a view's requests may have their file open and their answer not yet finished
-    /// at once; later ones wait, first come first, before their file is opened. Each holds a
-    /// descriptor of the file and, streamed, two of a socket pair, and its chunk.
-    static let maxOpenPerView = 32
-
     /// A view's scheme, as GObject data, with the view's open requests.
     private final class Box: Sendable {
         let assets: GTKAssetURIScheme
-        /// How many requests are open, and the starts of those that wait for a slot.
-        private let slots = Mutex<(open: Int, waiting: [@Sendable () -> Void])>((0, []))
+        /// The requests that have their file open and their answer not yet finished, and the
+        /// starts of those that wait for one of the `AssetFileSlots.defaultLimit` slots. Each
+        /// open request holds a descriptor of the file and, streamed, two of a socket pair, and
+        /// its chunk.
+        private let slots = Mutex(AssetFileSlots<@Sendable () -> Void>())
 
         init(_ assets: GTKAssetURIScheme) { self.assets = assets }
 
         /// Runs `start` once a slot is free (at once when one is); `start` gets the slot's
         /// release, to call once when its request's answer is finished.
         func acquire(_ start: @escaping @Sendable (_ release: @escaping @Sendable () -> Void) -> Void) {
-            let release: @Sendable () -> Void = { self.releaseSlot() }
-            let now = slots.withLock { slots in
-                guard slots.open < GTKAssetSchemeHandler.maxOpenPerView else {
-                    slots.waiting.append { start(release) }
-                    return false
-                }
-                slots.open += 1
-                return true
-            }
-            if now { start(release) }
-        }
-
-        private func releaseSlot() {
-            let next: (@Sendable () -> Void)? = slots.withLock { slots in
-                guard !slots.waiting.isEmpty else {
-                    slots.open -= 1
-                    return nil
-                }
-                return slots.waiting.removeFirst()
-            }
-            next?()
+            let release: @Sendable () -> Void = { self.slots.withLock { $0.release() }?() }
+            slots.withLock { $0.acquire { start(release) } }?()
         }
     }
 

@@ -128,7 +128,7 @@ extension GTKWrapperTests.EndToEnd {
             }
             #expect(done)
             print("FLOW peak open files for 100 fetches: \(peak)")
-            #expect(peak <= GTKAssetSchemeHandler.maxOpenPerView, "files open at once: \(peak)")
+            #expect(peak <= AssetFileSlots<Void>.defaultLimit, "files open at once: \(peak)")
             #expect(try await harness.value("window.__sizes", as: [Int].self) == Array(repeating: size, count: 100))
             await harness.close()
         }

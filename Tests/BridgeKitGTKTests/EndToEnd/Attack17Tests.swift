@@ -44,6 +44,41 @@ extension GTKWrapperTests.EndToEnd {
             }
         }
 
+        /// Starts a synchronous `XMLHttpRequest` of `path` in `harness`'s page after `delay` ms
+        /// (from a timer, so the evaluation that starts it returns first), which sets
+        /// `window[key]` to `{n, text, ms}` or `{error}` when it returns.
+        static func startSyncRequest(_ harness: E2EHarness, _ path: String, into key: String, after delay: Int = 0)
+            async throws
+        {
+            try await harness.run(
+                """
+                setTimeout(function () {
+                  var t = Date.now(), x = new XMLHttpRequest(); x.open('GET', '\(path)', false);
+                  try {
+                    x.send();
+                    window.\(key) = {n: x.responseText.length, text: x.responseText.slice(0, 64), ms: Date.now() - t};
+                  } catch (e) { window.\(key) = {error: String(e)}; }
+                }, \(delay));
+                """)
+        }
+
+        /// Waits up to `seconds` for the request `startSyncRequest` put under `key` to return, and
+        /// prints its result; false when it did not return in time (the page hangs).
+        static func syncRequestReturns(_ harness: E2EHarness, _ key: String, label: String, within seconds: Int)
+            async -> Bool
+        {
+            do {
+                try await withDeadline(label, timeout: .seconds(seconds)) {
+                    try await harness.waitFor("window.\(key) != null", timeout: .seconds(seconds))
+                }
+                print("ATTACK17 \(label):", (try? await harness.json("window.\(key)")) ?? "?")
+                return true
+            } catch {
+                print("ATTACK17 \(label) never finished: \(error)")
+                return false
+            }
+        }
+
         // MARK: 1. Synchronous XHR
 
         @Test(
@@ -56,36 +91,10 @@ extension GTKWrapperTests.EndToEnd {
             let (harness, assets) = try AssetScheme.harness(site, policy: .origins([]))
             try await harness.load(assets.uri(for: "index.html"))
             // Control: 4 MiB (below the budget) arrives.
-            try await harness.run(
-                """
-                setTimeout(function () {
-                  var t = Date.now(), x = new XMLHttpRequest(); x.open('GET', 'small4.bin', false);
-                  try { x.send(); window.__sync4 = {n: x.responseText.length, ms: Date.now() - t}; }
-                  catch (e) { window.__sync4 = {error: String(e)}; }
-                }, 0);
-                """)
-            try await withDeadline("sync 4 MiB", timeout: .seconds(15)) {
-                try await harness.waitFor("window.__sync4 != null")
-            }
-            print("ATTACK17 sync 4 MiB:", try await harness.json("window.__sync4"))
-            try await harness.run(
-                """
-                setTimeout(function () {
-                  var t = Date.now(), x = new XMLHttpRequest(); x.open('GET', 'big16.bin', false);
-                  try { x.send(); window.__sync16 = {n: x.responseText.length, ms: Date.now() - t}; }
-                  catch (e) { window.__sync16 = {error: String(e)}; }
-                }, 0);
-                """)
-            var finished = true
-            do {
-                try await withDeadline("sync 16 MiB", timeout: .seconds(20)) {
-                    try await harness.waitFor("window.__sync16 != null", timeout: .seconds(20))
-                }
-                print("ATTACK17 sync 16 MiB:", try await harness.json("window.__sync16"))
-            } catch {
-                finished = false
-                print("ATTACK17 sync 16 MiB never finished: \(error)")
-            }
+            try await Self.startSyncRequest(harness, "small4.bin", into: "__sync4")
+            #expect(await Self.syncRequestReturns(harness, "__sync4", label: "sync 4 MiB", within: 15))
+            try await Self.startSyncRequest(harness, "big16.bin", into: "__sync16")
+            let finished = await Self.syncRequestReturns(harness, "__sync16", label: "sync 16 MiB", within: 20)
             #expect(finished, "a synchronous XHR of a 16 MiB app:// file hung the page for 20 s")
             Self.terminateWebProcess(harness)
             await harness.close()
@@ -99,25 +108,10 @@ extension GTKWrapperTests.EndToEnd {
             try site.makeBlob("huge.bin", bytes: 1 << 30)
             let (harness, assets) = try AssetScheme.harness(site, policy: .origins([]))
             try await harness.load(assets.uri(for: "index.html"))
-            try await harness.run(
-                """
-                fetch('huge.bin').then(function (r) { window.__streaming = true; });
-                setTimeout(function () {
-                  var t = Date.now(), x = new XMLHttpRequest(); x.open('GET', 'notes.txt', false);
-                  try { x.send(); window.__sync = {text: x.responseText, ms: Date.now() - t}; }
-                  catch (e) { window.__sync = {error: String(e)}; }
-                }, 500);
-                """)
-            var finished = true
-            do {
-                try await withDeadline("sync notes.txt", timeout: .seconds(20)) {
-                    try await harness.waitFor("window.__sync != null", timeout: .seconds(20))
-                }
-                print("ATTACK17 sync small while streaming:", try await harness.json("window.__sync"))
-            } catch {
-                finished = false
-                print("ATTACK17 sync small while streaming never finished: \(error)")
-            }
+            try await harness.run("fetch('huge.bin').then(function (r) { window.__streaming = true; });")
+            try await Self.startSyncRequest(harness, "notes.txt", into: "__sync", after: 500)
+            let finished = await Self.syncRequestReturns(
+                harness, "__sync", label: "sync small while streaming", within: 20)
             #expect(
                 finished, "a synchronous XHR of a 10-byte app:// file hung the page for 20 s while a fetch streamed")
             // Another view meanwhile.
@@ -150,18 +144,8 @@ extension GTKWrapperTests.EndToEnd {
                 contentType: "application/octet-stream", body: String(repeating: "a", count: 16 << 20))
             let harness = try E2EHarness(policy: .origins([]))
             try await harness.load(server.origin + "/")
-            try await harness.run(
-                """
-                setTimeout(function () {
-                  var t = Date.now(), x = new XMLHttpRequest(); x.open('GET', '/big', false);
-                  try { x.send(); window.__sync16 = {n: x.responseText.length, ms: Date.now() - t}; }
-                  catch (e) { window.__sync16 = {error: String(e)}; }
-                }, 0);
-                """)
-            try await withDeadline("sync 16 MiB over HTTP", timeout: .seconds(20)) {
-                try await harness.waitFor("window.__sync16 != null", timeout: .seconds(20))
-            }
-            print("ATTACK17 sync 16 MiB over HTTP:", try await harness.json("window.__sync16"))
+            try await Self.startSyncRequest(harness, "/big", into: "__sync16")
+            #expect(await Self.syncRequestReturns(harness, "__sync16", label: "sync 16 MiB over HTTP", within: 20))
             #expect(try await harness.value("window.__sync16.n", as: Int.self) == 16 << 20)
             await harness.close()
         }
