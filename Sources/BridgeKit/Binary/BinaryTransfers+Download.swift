@@ -59,6 +59,47 @@ extension BinaryTransfers {
     {
         let origin = try checkCall(context)
         try checkUnsettled(context)
+        let token = try hold(source, size: size, type: type, origin: origin, context: context)
+        do {
+            guard let router else { throw BridgeError.unavailable("The router was released.") }
+            if let call = context.pendingCall {
+                // The token rides the call's next message (no message of its own).
+                guard router.offerBinary(token, for: call) else {
+                    router.record(
+                        .outbound, .progress, id: call.id, task: call.taskName, outcome: "cancelled",
+                        reason: .notDelivered)
+                    throw BridgeError.cancelled("The call has already settled.")
+                }
+            } else {
+                try await router.emit(Self.announcementEvent, data: Announcement(tokens: [token]))
+            }
+        } catch {
+            endOffer(token, .cancelled, bytes: 0)
+            throw error
+        }
+        return BridgeBinary(token: token, size: size, type: type)
+    }
+
+    /// `data` that a call's result or progress holds as a plain `Data` value, offered while the
+    /// router writes that message (``BinaryOutlet``), as ``send(_:type:context:)`` offers it: the
+    /// router lists the token in the envelope of the message being written, so this neither
+    /// waits nor announces. Synchronous, any thread.
+    /// - Returns: the placeholder written in place of the bytes.
+    /// - Throws: ``BridgeError``, as ``send(_:type:context:)`` throws before it announces.
+    func offerWritten(_ data: Data, context: CallContext) throws(BridgeError) -> BridgeBinary {
+        let origin = try checkCall(context)
+        let token = try hold(.data(data), size: data.count, type: nil, origin: origin, context: context)
+        return BridgeBinary(token: token, size: data.count, type: nil)
+    }
+
+    /// Holds a new offer of `source` for the call `context` runs, within the limits, until the
+    /// page fetches it, it expires or its generation ends.
+    /// - Returns: its token.
+    /// - Throws: ``BridgeError``: `payload_too_large` over ``BinaryLimits/maxTransferBytes``,
+    ///   `memory_budget_exceeded` over ``BinaryLimits/maxHeldBytes`` or ``BinaryLimits/maxOffers``.
+    private func hold(_ source: OfferSource, size: Int?, type: String?, origin: String, context: CallContext)
+        throws(BridgeError) -> String
+    {
         if let size, size > limits.maxTransferBytes {
             throw BridgeError.payloadTooLarge(bytes: size, limit: limits.maxTransferBytes)
         }
@@ -87,24 +128,7 @@ extension BinaryTransfers {
             s.noteIdle(generation: offer.generation, expires: offer.expires)
         }
         scheduleExpiry()
-        do {
-            guard let router else { throw BridgeError.unavailable("The router was released.") }
-            if let call = context.pendingCall {
-                // The token rides the call's next message (no message of its own).
-                guard router.offerBinary(token, for: call) else {
-                    router.record(
-                        .outbound, .progress, id: call.id, task: call.taskName, outcome: "cancelled",
-                        reason: .notDelivered)
-                    throw BridgeError.cancelled("The call has already settled.")
-                }
-            } else {
-                try await router.emit(Self.announcementEvent, data: Announcement(tokens: [token]))
-            }
-        } catch {
-            endOffer(token, .cancelled, bytes: 0)
-            throw error
-        }
-        return BridgeBinary(token: token, size: size, type: type)
+        return token
     }
 
     /// Refuses bytes for a call that has already settled (replied, cancelled, timed out), as

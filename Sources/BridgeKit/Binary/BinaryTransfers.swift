@@ -36,7 +36,9 @@ public final class BinaryTransfers: Sendable {
 
     /// Creates the transfers of `router`'s page. They follow the router's page generations by
     /// themselves: when a document commits (``BridgeRouter/pageDidCommitNavigation()``, whichever
-    /// host reports it), the old document's transfers end at once.
+    /// host reports it), the old document's transfers end at once. From now on, plain `Data` in a
+    /// call's result or progress reaches the page as a `Uint8Array` through them, as a value from
+    /// ``send(_:type:context:)`` does (the latest transfers made for a router are the ones used).
     /// - Parameters:
     ///   - router: the router whose calls own the transfers; held weakly, read for its page generation.
     ///   - limits: the byte transport's limits.
@@ -48,6 +50,7 @@ public final class BinaryTransfers: Sendable {
         generationObserverID = Locked(nil)
         let id = router.addGenerationObserver { [weak self] in self?.pageDidCommitNavigation() }
         generationObserverID.withLock { $0 = id }
+        router.binaryOutlet.attach(self)
     }
 
     deinit {

@@ -7,6 +7,9 @@
 /// read them with ``BinaryTransfers/upload(of:context:)`` (a stream of chunks) or
 /// ``BinaryTransfers/data(of:context:)``; put one made by ``BinaryTransfers/send(_:type:context:)``
 /// into a result, progress or event to hand bytes to the page, which gets a `Uint8Array` there.
+/// Plain `Data` in a result or progress becomes such a value by itself once the router has
+/// ``BinaryTransfers`` (``BinaryTransfers/init(router:limits:)``); `send` adds a MIME type, and
+/// `send(chunks:size:type:context:)` streams.
 ///
 /// Which message carries the token decides where it works: `send` with a running call's context
 /// announces the token in that call's next progress or reply, so put the placeholder there; for

@@ -7,6 +7,12 @@ public import Foundation
 /// Decoding: Foundation's strict `JSONDecoder` (a JSON `1` is never a `Bool`, a `true` is never
 /// an `Int`; integers up to `UInt64.max` decode exactly, never through `Double`).
 ///
+/// `Data` is written as a base64 string, as `JSONEncoder` writes it, except in a call's result or
+/// progress when the router's byte transport is attached: there it is a binary value the page
+/// gets as a `Uint8Array` (`BinaryTransfers`). A `Data` field of a task's options reads base64
+/// text; a binary value the page passes (an `ArrayBuffer`, typed array or `Blob`) needs a
+/// ``BridgeBinary`` field, and the page is told so.
+///
 /// Dates are written as JavaScript writes them (`Date.prototype.toJSON`, what `JSON.stringify`
 /// does with a `Date`): an ISO 8601 string with milliseconds in UTC, `"2023-11-14T22:13:20.250Z"`,
 /// which `new Date(text)` reads. A date from the page may be such a string (with or without
@@ -21,6 +27,15 @@ public enum BridgeJSON {
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
             try container.encode(date.formatted(javaScriptDate))
+        }
+        encoder.dataEncodingStrategy = .custom { data, encoder in
+            // In a call's result or progress with a byte transport attached, a download.
+            if let writer = BinaryOutlet.Writer.current, let binary = try writer.placeholder(for: data) {
+                try binary.encode(to: encoder)
+                return
+            }
+            var container = encoder.singleValueContainer()
+            try container.encode(data.base64EncodedString())
         }
         return encoder
     }
@@ -41,6 +56,21 @@ public enum BridgeJSON {
                         + "or milliseconds since 1970.")
             }
             return date
+        }
+        decoder.dataDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            // A binary value from the page is a placeholder object, whose bytes come later: only a
+            // `BridgeBinary` field can take it (DecodingErrorDescription names it).
+            guard let text = try? container.decode(String.self) else {
+                throw DecodingError.typeMismatch(
+                    Data.self,
+                    DecodingError.Context(
+                        codingPath: decoder.codingPath, debugDescription: "Expected base64 text for Data."))
+            }
+            guard let data = Data(base64Encoded: text) else {
+                throw DecodingError.dataCorruptedError(in: container, debugDescription: "Not base64 text.")
+            }
+            return data
         }
         return decoder
     }

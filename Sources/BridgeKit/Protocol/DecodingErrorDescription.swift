@@ -1,3 +1,5 @@
+import Foundation
+
 /// A `DecodingError` as the page sees it: a message and the coding path of the failure,
 /// written like a JavaScript property path (`buttons[1].title`), without Swift's debug text.
 struct DecodingErrorDescription {
@@ -46,6 +48,8 @@ struct DecodingErrorDescription {
             is UInt16.Type, is UInt32.Type, is UInt64.Type:
             return "an integer"
         case is Double.Type, is Float.Type: return "a number"
+        case is Data.Type:
+            return "base64 text (a binary value, an ArrayBuffer, typed array or Blob, needs a BridgeBinary field)"
         default: return "a value of type \(name)"
         }
     }

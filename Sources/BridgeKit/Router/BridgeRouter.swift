@@ -27,6 +27,9 @@ public final class BridgeRouter: Sendable {
     /// The router's one lock: its page, its calls and its tasks (``RouterState``). Never held
     /// while calling out (a task, a channel, an observer, a reply handler).
     let state = Locked(RouterState())
+    /// The byte transport attached to this router's page, if any: where `Data` in a call's result
+    /// or progress goes (``BinaryOutlet``).
+    let binaryOutlet = BinaryOutlet()
 
     /// Creates a router.
     /// - Parameter configuration: policy, limits and default timeout.
@@ -791,25 +794,34 @@ extension BridgeRouter {
         var cancelBarrier: UInt64?
         let taskName = call.taskName
         let bytes = text.count
-        let outcome = call.respond(options) {
-            refusal = state.withLock { state in
-                if state.isClosed { return .unavailable("The router was closed.") }
-                if state.calls[id] != nil { return .invalidMessage("The id \"\(id)\" is already in use.") }
-                generation = state.generation
-                channel = state.channel
-                observer = state.observer
-                cancelBarrier = state.cancelOrder.barrier(generation: state.generation)
-                return nil
+        // The downloads the result's `Data` became (``BinaryOutlet``), listed in the reply's envelope.
+        var written: [String] = []
+        let outcome = call.respond(
+            options,
+            {
+                refusal = state.withLock { state in
+                    if state.isClosed { return .unavailable("The router was closed.") }
+                    if state.calls[id] != nil { return .invalidMessage("The id \"\(id)\" is already in use.") }
+                    generation = state.generation
+                    channel = state.channel
+                    observer = state.observer
+                    cancelBarrier = state.cancelOrder.barrier(generation: state.generation)
+                    return nil
+                }
+                guard refusal == nil else { return nil }
+                observer?(
+                    TrafficRecord(
+                        direction: .inbound, kind: .call, id: id, task: taskName, outcome: nil,
+                        reason: nil,
+                        bytes: bytes))
+                return CallContext(
+                    callID: id, taskName: taskName, source: source, pageGeneration: generation,
+                    progress: Self.noProgress)
             }
-            guard refusal == nil else { return nil }
-            observer?(
-                TrafficRecord(
-                    direction: .inbound, kind: .call, id: id, task: taskName, outcome: nil,
-                    reason: nil,
-                    bytes: bytes))
-            return CallContext(
-                callID: id, taskName: taskName, source: source, pageGeneration: generation,
-                progress: Self.noProgress)
+        ) { context, encode in
+            let (json, tokens) = try binaryOutlet.write(for: context, encode)
+            written = tokens
+            return json
         }
         let result: Result<Data, BridgeError>
         switch outcome {
@@ -827,7 +839,7 @@ extension BridgeRouter {
         }
         sendSynchronousReply(
             result, id: id, taskName: taskName, source: source, replyHandler: replyHandler,
-            generation: generation, channel: channel, afterCancels: cancelBarrier)
+            generation: generation, channel: channel, binary: written, afterCancels: cancelBarrier)
         return nil
     }
 
@@ -841,14 +853,14 @@ extension BridgeRouter {
     private func sendSynchronousReply(
         _ result: Result<Data, BridgeError>, id: String, taskName: String,
         source: MessageSource, replyHandler: ReplyHandler?, generation: UInt64, channel: PageChannel?,
-        afterCancels: UInt64?
+        binary: [String], afterCancels: UInt64?
     ) {
         let route = CallStateMachine.route(
             replyHandler: replyHandler, source: source, hasChannel: channel != nil, refused: false)
         if case .script = route { replyHandler?.reply(nil) }
         if let outgoing = writeFinalReply(
             json: result, id: id, task: taskName, route: route, generation: generation, channel: channel,
-            afterCancels: afterCancels)
+            binary: binary, afterCancels: afterCancels)
         {
             Task { await send(outgoing) }
         }

@@ -542,7 +542,7 @@ extension BridgeRouter {
         }
         return writeFinalReply(
             consume outcome, id: call.id, task: call.taskName, route: call.route, generation: call.generation,
-            binary: binary, afterCancels: cancelBarrier)
+            binary: binary, afterCancels: cancelBarrier, call: call)
     }
 
     /// Adds the token of a download offered for `call` to the call's next message

@@ -613,16 +613,30 @@ extension BridgeRouter {
     ///     (``ReplyPipeline/success(id:result:binary:)``); a reply with none takes the fast paths.
     ///   - afterCancels: for a reply handler's answer, the newest cancel in flight it follows
     ///     (``CancelOrder``): written now, answered once the cancels up to it were evaluated.
+    ///   - call: the call replied to, whose result's `Data` values become downloads listed with
+    ///     `binary` (``BinaryOutlet``); `nil` writes them as base64.
     func writeFinalReply(
         _ outcome: consuming Result<any Encodable & Sendable, BridgeError>, id: String, task: String,
         route: CallStateMachine.Route, generation: UInt64, channel: PageChannel? = nil, binary: [String] = [],
-        afterCancels: UInt64? = nil
+        afterCancels: UInt64? = nil, call: PendingCall? = nil
     ) -> OutgoingScript? {
         let json: Result<Data, BridgeError>
+        var binary = binary
         switch consume outcome {
         case .success(let value):
             do {
-                json = .success(try ReplyPipeline.resultJSON(value))
+                if let call {
+                    let (result, written) = try binaryOutlet.write(for: CallContext(call: call)) {
+                        try ReplyPipeline.resultJSON(value)
+                    }
+                    json = .success(result)
+                    binary += written
+                } else {
+                    json = .success(try ReplyPipeline.resultJSON(value))
+                }
+            } catch let error as BridgeError {
+                // A download over a limit (``BinaryOutlet``), or the task's own `encode(to:)`.
+                json = .failure(error)
             } catch {
                 // The encoder's error may come from the task's own `encode(to:)`: only for the log.
                 json = .failure(.resultNotEncodable(error))
@@ -745,7 +759,7 @@ extension BridgeRouter {
         let binary = state.withLock { _ in call.machine.takeBinaryTokens() }
         if let outgoing = writeFinalReply(
             consume outcome, id: call.id, task: call.taskName, route: call.route, generation: call.generation,
-            channel: channel, binary: binary, afterCancels: afterCancels)
+            channel: channel, binary: binary, afterCancels: afterCancels, call: call)
         {
             await send(outgoing)
         }
@@ -764,6 +778,18 @@ extension BridgeRouter {
         let limit = configuration.limits.maxPayloadBytes
         guard json.count <= limit else { throw BridgeError.payloadTooLarge(bytes: json.count, limit: limit) }
         return json
+    }
+
+    /// Runs `encode`, the encoding of a progress value: a ``BridgeError`` (a download over a
+    /// limit) as it is, any other error as `invalid_result`.
+    private static func progressJSON<Value>(_ encode: () throws -> Value) throws(BridgeError) -> Value {
+        do {
+            return try encode()
+        } catch let error as BridgeError {
+            throw error
+        } catch {
+            throw BridgeError.resultNotEncodable(error, what: "The progress value")
+        }
     }
 
     /// Sends a progress value of `call` (``PendingCall/sendProgress(_:)``): enforces the
@@ -795,29 +821,28 @@ extension BridgeRouter {
             }
             throw BridgeError.progressLimitExceeded(limit: limit)
         case .sendProgress:
-            let data: Data
-            do {
-                data = try BridgeJSON.encode(value)
-            } catch {
-                throw BridgeError.resultNotEncodable(error, what: "The progress value")
-            }
             let maxBytes = configuration.limits.maxPayloadBytes
-            var json = try ReplyPipeline.progress(id: id, data: data)
-            guard json.count <= maxBytes else { throw BridgeError.payloadTooLarge(bytes: json.count, limit: maxBytes) }
             guard call.replyHandler?.carriesFinalReplies ?? true, call.source.isMainFrame else {
                 // Subframe calls have no ordered script path to their frame; progress is not delivered
-                // (its download tokens stay with the call, for its final reply).
+                // (its download tokens stay with the call, for its final reply). Its size is still checked.
+                let json = try ReplyPipeline.progress(id: id, data: Self.progressJSON { try BridgeJSON.encode(value) })
+                guard json.count <= maxBytes else {
+                    throw BridgeError.payloadTooLarge(bytes: json.count, limit: maxBytes)
+                }
                 record(.outbound, .progress, id: id, task: call.taskName, reason: .subframeNotDelivered)
                 return
             }
-            // The download tokens the call has not sent yet ride this message.
-            let binary = state.withLock { _ in call.machine.takeBinaryTokens() }
-            if !binary.isEmpty {
-                json = try ReplyPipeline.progress(id: id, data: data, binary: binary)
-                guard json.count <= maxBytes else {
-                    state.withLock { _ in call.machine.restoreBinaryTokens(binary) }
-                    throw BridgeError.payloadTooLarge(bytes: json.count, limit: maxBytes)
-                }
+            // Its `Data` values become downloads (``BinaryOutlet``); they and the download tokens the
+            // call has not sent yet ride this message's envelope.
+            let (data, written) = try Self.progressJSON {
+                try binaryOutlet.write(for: CallContext(call: call)) { try BridgeJSON.encode(value) }
+            }
+            let taken = state.withLock { _ in call.machine.takeBinaryTokens() }
+            let json = try ReplyPipeline.progress(id: id, data: data, binary: taken + written)
+            guard json.count <= maxBytes else {
+                state.withLock { _ in call.machine.restoreBinaryTokens(taken) }
+                binaryOutlet.withdraw(written)
+                throw BridgeError.payloadTooLarge(bytes: json.count, limit: maxBytes)
             }
             await send(
                 OutgoingScript(

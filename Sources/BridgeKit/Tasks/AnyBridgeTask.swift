@@ -38,7 +38,10 @@ final class AnyBridgeTask: Sendable {
     /// the general initializer, with its one-pass step compiled for its own types.
     @inlinable
     convenience init<T: SynchronousBridgeTask>(_ task: T) {
-        self.init(task, respond: { text, admit in SynchronousStep.respond(task, toOptions: text, admit: admit) })
+        self.init(
+            task,
+            respond: { text, admit, write in SynchronousStep.respond(task, toOptions: text, admit: admit, write: write)
+            })
     }
 
     /// The shared part of both initializers: everything but the synchronous step.
@@ -65,16 +68,21 @@ final class AnyBridgeTask: Sendable {
     /// registered (an `any BridgeTask`): the same step, not specialised for its types.
     @usableFromInline
     static func responder<T: SynchronousBridgeTask>(for task: T) -> SynchronousResponder {
-        { text, admit in SynchronousStep.respond(task, toOptions: text, admit: admit) }
+        { text, admit, write in SynchronousStep.respond(task, toOptions: text, admit: admit, write: write) }
     }
 }
 
 /// Runs one call of a ``SynchronousBridgeTask`` from the JSON text of its options (`null` when
 /// absent; only read during the call, except by a task whose options are ``RawJSON``, which keeps
 /// it: the router hands such a task a `Data` that owns its bytes): decodes them, asks `admit` for the call's context (`nil`:
-/// the router refused the call and answers it itself), runs the task and encodes its result.
+/// the router refused the call and answers it itself), runs the task and encodes its result
+/// inside `write`, which gets the context and the encoding step and returns its JSON text (the
+/// router's ``BinaryOutlet`` turns `Data` in the result into downloads there).
 @usableFromInline
-typealias SynchronousResponder = @Sendable (_ options: Data, _ admit: () -> CallContext?) -> SynchronousOutcome
+typealias SynchronousResponder =
+    @Sendable (
+        _ options: Data, _ admit: () -> CallContext?, _ write: (CallContext, () throws -> Data) throws -> Data
+    ) -> SynchronousOutcome
 
 // MARK: The registered tasks by name
 

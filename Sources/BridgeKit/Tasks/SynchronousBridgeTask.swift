@@ -98,10 +98,13 @@ enum SynchronousStep {
     ///   - text: the JSON text of the call's `options` member (`null` when absent). RawJSON
     ///     options keep it (the router hands such a task a `Data` that owns its bytes).
     ///   - admit: returns the call's context, or `nil` when the router refuses the call.
+    ///   - write: runs the result's encoding for the call's context and returns its JSON text
+    ///     (``SynchronousResponder``); it may throw a ``BridgeError`` (a download over a limit).
     @inlinable
-    static func respond<T: SynchronousBridgeTask>(_ task: T, toOptions text: Data, admit: () -> CallContext?)
-        -> SynchronousOutcome
-    {
+    static func respond<T: SynchronousBridgeTask>(
+        _ task: T, toOptions text: Data, admit: () -> CallContext?,
+        write: (CallContext, () throws -> Data) throws -> Data
+    ) -> SynchronousOutcome {
         let options: T.Options
         if T.Options.self == RawJSON.self {
             let valid = text.withUnsafeBytes { JSONValidator.isValid($0.bindMemory(to: UInt8.self), maxDepth: .max) }
@@ -127,7 +130,9 @@ enum SynchronousStep {
         }
         if T.Result.self == RawJSON.self, let raw = result as? RawJSON { return .result(raw.data) }
         do {
-            return .result(try BridgeJSON.sharedEncoder.encode(result))
+            return .result(try write(context) { try BridgeJSON.sharedEncoder.encode(result) })
+        } catch let error as BridgeError {
+            return .failure(error)
         } catch {
             return .failure(.resultNotEncodable(error))
         }

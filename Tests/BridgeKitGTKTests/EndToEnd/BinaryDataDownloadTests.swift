@@ -52,6 +52,60 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
+        /// A result holding plain `Data` (no `send`): at the top, nested, and from a synchronous task.
+        struct Holding: Encodable, Sendable {
+            var name: String
+            var file: Data
+            var parts: [Data]
+        }
+
+        @Test(
+            "plain Data in a result reaches the page as a Uint8Array with its exact bytes: at the top, nested, from a synchronous task",
+            .timeLimit(.minutes(1)))
+        func plainData() async throws {
+            let scene = try BinaryScene()
+            defer { scene.stop() }
+            let harness = scene.harness
+            try harness.router.register(
+                ClosureTask(name: "Plain") { (count: Int, _: CallContext) in Data(repeating: 7, count: count) })
+            try harness.router.register(
+                SynchronousClosureTask(name: "PlainSync") { (count: Int, _: CallContext) in
+                    Data(repeating: 7, count: count)
+                })
+            try harness.router.register(
+                ClosureTask(name: "Holding") { (_: NoOptions, _: CallContext) in
+                    Holding(name: "n", file: Data([1, 2, 3]), parts: [Data([4]), Data()])
+                })
+            try await scene.load()
+            try await harness.run(
+                """
+                e2eCall('top', 'Plain', 1048579);
+                e2eCall('sync', 'PlainSync', 3);
+                e2eCall('nested', 'Holding');
+                """)
+            try await harness.waitForSettled(["top", "sync", "nested"])
+            #expect(
+                try await harness.isTrue(
+                    """
+                    (function () { var d = window.__settled.top.data;
+                      return d instanceof Uint8Array && d.length === 1048579 && d[0] === 7 && d[1048578] === 7; })()
+                    """))
+            #expect(
+                try await harness.isTrue(
+                    "window.__settled.sync.data instanceof Uint8Array && window.__settled.sync.data.join() === '7,7,7'")
+            )
+            #expect(
+                try await harness.isTrue(
+                    """
+                    (function () { var d = window.__settled.nested.data;
+                      return d.name === 'n' && d.file instanceof Uint8Array && d.file.join() === '1,2,3'
+                        && d.parts[0] instanceof Uint8Array && d.parts[0].join() === '4'
+                        && d.parts[1] instanceof Uint8Array && d.parts[1].length === 0; })()
+                    """))
+            #expect(await eventually { harness.transfers?.heldBytes == 0 }, "every download was read")
+            await harness.close()
+        }
+
         @Test(
             "a 128 MiB Data download cancelled by the page's AbortSignal mid-download ends once, and gives its held bytes back",
             .timeLimit(.minutes(1)))
