@@ -89,17 +89,14 @@ struct HostRun {
             configuration: GTKWebViewConfiguration(
                 applicationName: "bridgehost", applicationVersion: "1", developerExtrasEnabled: options.window))
         webView.suppressesErrorPages = !options.window
-        try webView.registerScriptMessageHandler(name: ConsoleScript.handlerName, world: nil, withReply: false) {
+        try webView.registerScriptMessageHandler(name: GTKConsoleOutput.handlerName, world: nil, withReply: false) {
             [printer] message in
-            guard let body = try? BridgeJSON.decode(JSONValue.self, from: Data(message.bodyJSONText.utf8)) else {
-                return
-            }
+            guard let body = GTKConsoleOutput.Message(json: message.bodyJSONText) else { return }
             printer.console(
-                level: body["level"]?.stringValue ?? "log", kind: body["kind"]?.stringValue ?? "console",
-                message: body["message"]?.stringValue ?? "", source: body["source"]?.stringValue,
-                line: body["line"]?.intValue.map { Int($0) })
+                level: body.level, kind: body.kind, message: body.message, source: body.source, line: body.line)
         }
-        try webView.addUserScript(ConsoleScript.source, world: nil, frames: .allFrames, injectionTime: .documentStart)
+        try webView.addUserScript(
+            GTKConsoleOutput.source, world: nil, frames: .allFrames, injectionTime: .documentStart)
         let host = WebKitGTKBridgeHost(router: router, webView: webView)
         host.onMessage = { [printer] message in
             printer.message(inbound: message.direction == .inbound, json: message.json)

@@ -278,33 +278,9 @@ final class TrafficPrinter: Sendable {
         Self.writeOut(Data("\(seconds)  \(Self.terminalSafe(text))\n".utf8))
     }
 
-    /// `text` with every control character a terminal would act on written as an escape
-    /// (`\n`, `\r`, `\u{1B}`): C0 but the tab, DEL and C1. The human form prints what pages
-    /// wrote (console lines, alert texts, task names, error messages, the page's summary), and a
-    /// page must not move the cursor, retitle the terminal, set its clipboard (OSC 52) or begin
-    /// a line of its own that looks like bridgehost's.
-    static func terminalSafe(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var safe = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            guard isControl(scalar) else {
-                safe.append(scalar)
-                continue
-            }
-            let escaped: String =
-                switch scalar {
-                case "\n": "\\n"
-                case "\r": "\\r"
-                default: "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
-                }
-            safe.append(contentsOf: escaped.unicodeScalars)
-        }
-        return String(safe)
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
-    }
+    /// `text` safe to print on a terminal (`TerminalText.safe`): a page must not move the cursor,
+    /// retitle the terminal or begin a line of its own that looks like bridgehost's.
+    static func terminalSafe(_ text: String) -> String { TerminalText.safe(text) }
 
     private func writeJSON(_ value: JSONValue) {
         guard let data = try? BridgeJSON.encode(value) else { return }

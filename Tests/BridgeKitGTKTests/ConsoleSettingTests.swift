@@ -4,22 +4,54 @@ import CWebKitGTK
 import Testing
 
 extension GTKWrapperTests {
-    /// A new user's trial: a headless app had no way to see its page's console output.
+    /// A new user's trial: a headless app had no way to see its page's console output; then the
+    /// setting that was to do it (WebKit's `enable-write-console-messages-to-stdout`) printed
+    /// nothing on Debian's WebKitGTK 2.50, whose logging goes to the systemd journal.
     @MainActor
     @Suite("Console output setting")
     struct ConsoleSetting {
-        @Test("writesConsoleToStandardOutput reaches WebKit's setting; off by default", .timeLimit(.minutes(1)))
-        func consoleSetting() throws {
-            func written(_ configuration: GTKWebViewConfiguration) throws -> Bool? {
-                let view = try GTKWebView(configuration: configuration)
-                defer { finish(view) }
-                return view.withOpenCore { core in
-                    webkit_settings_get_enable_write_console_messages_to_stdout(
-                        webkit_web_view_get_settings(core.webView)) != 0
-                }
-            }
-            #expect(try written(GTKWebViewConfiguration()) == false)
-            #expect(try written(GTKWebViewConfiguration(writesConsoleToStandardOutput: true)) == true)
+        static let page = """
+            <title>console</title>
+            <script>
+            console.log('marker-1', {a: 1});
+            console.warn('marker-2\\u001b]52;c;AAAA\\u0007\\nCONSOLE LOG forged');
+            setTimeout(function () { throw new TypeError('marker-3'); }, 0);
+            Promise.reject(new Error('marker-4'));
+            </script>
+            """
+
+        @Test(
+            "with writesConsoleToStandardOutput the page's console, uncaught errors and rejections are lines on standard output, terminal-safe; without it nothing",
+            .timeLimit(.minutes(1)))
+        func consoleLines() throws {
+            let capture = try StandardOutputCapture()
+            defer { capture.restore() }
+            let quiet = try GTKWebView(configuration: GTKWebViewConfiguration())
+            defer { finish(quiet) }
+            try loadAndWait(
+                quiet, html: Self.page.replacingOccurrences(of: "marker-", with: "quiet-"), title: "console")
+            let view = try GTKWebView(configuration: GTKWebViewConfiguration(writesConsoleToStandardOutput: true))
+            defer { finish(view) }
+            try loadAndWait(view, html: Self.page, title: "console")
+            #expect(waitUntil { capture.text.contains("marker-3") && capture.text.contains("marker-4") })
+            let lines = capture.text.split(separator: "\n").map(String.init)
+            #expect(lines.contains(#"CONSOLE LOG marker-1 {"a":1}"#), "\(lines)")
+            #expect(
+                lines.contains(#"CONSOLE WARN marker-2\u{1B}]52;c;AAAA\u{7}\nCONSOLE LOG forged"#),
+                "control characters escaped, one line: \(lines)")
+            #expect(lines.contains { $0.hasPrefix("CONSOLE ERROR ") && $0.contains("TypeError: marker-3") }, "\(lines)")
+            #expect(lines.contains("CONSOLE ERROR Unhandled promise rejection: marker-4"), "\(lines)")
+            #expect(!lines.contains { $0.contains("quiet-") }, "a view without the setting writes nothing")
+        }
+
+        @Test("a long message is cut and says how much was left out")
+        func longMessage() throws {
+            let message = try #require(
+                GTKConsoleOutput.Message(
+                    json: #"{"level":"log","kind":"console","message":"\#(String(repeating: "x", count: 9000))"}"#))
+            let line = GTKConsoleOutput.line(for: message)
+            #expect(line.hasSuffix("… (808 more characters)"))
+            #expect(line.count < 8300)
         }
     }
 }

@@ -86,6 +86,7 @@ public final class GTKWebView {
         self.cookies = GTKCookieStore(core: core)
         core.reference.set(self)
         GTKThread.perform { core.connectViewSignals() }
+        if configuration.writesConsoleToStandardOutput { try GTKConsoleOutput.install(on: self) }
     }
 
     /// Closes the view: ends its running asynchronous calls (scripts, cookies) with ``GTKWebViewError/closed``, and on the GTK thread

@@ -22,10 +22,15 @@ public struct GTKWebViewConfiguration: Sendable, Equatable {
     public var applicationVersion: String?
     /// Whether the web inspector is available (`enable-developer-extras`); default false.
     public var developerExtrasEnabled: Bool
-    /// Whether the page's `console` messages (and its uncaught errors) are written to standard
-    /// output, as `CONSOLE LOG <text>` lines (WebKit's `enable-write-console-messages-to-stdout`;
-    /// the web process inherits the app's standard output); default false. For a headless app or
-    /// a test while you develop: the page's log without the inspector.
+    /// Whether the page's `console` messages, uncaught errors, unhandled promise rejections and
+    /// failed subresource loads (every frame's) are written to the app's standard output, one line
+    /// each: `CONSOLE LOG hello`, `CONSOLE ERROR Uncaught TypeError: … (app.js:12)`; default false.
+    /// For a headless app or a test while you develop: the page's log without the inspector.
+    /// BridgeKitGTK writes the lines itself, from a page-world user script that wraps `console` at
+    /// document start and a page-world message handler (`bridgekitConsole`), what the page wrote
+    /// made terminal-safe; `GTKWebView/removeAllUserScripts()` removes the script too. (WebKit's
+    /// own `enable-write-console-messages-to-stdout` goes to the systemd journal on a WebKitGTK
+    /// built with journald, Debian's, and is not used.)
     public var writesConsoleToStandardOutput: Bool
     /// Size of the offscreen window in pixels (width, height); default 1024 x 768.
     public var windowSize: (width: Int, height: Int)

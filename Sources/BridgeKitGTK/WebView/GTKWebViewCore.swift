@@ -86,8 +86,6 @@ final class GTKWebViewCore: @unchecked Sendable {
             }
         }
         webkit_settings_set_enable_developer_extras(settings, configuration.developerExtrasEnabled ? 1 : 0)
-        webkit_settings_set_enable_write_console_messages_to_stdout(
-            settings, configuration.writesConsoleToStandardOutput ? 1 : 0)
         gtk_window_set_default_size(
             gCast(gRaw(window)), gint(clamping: configuration.windowSize.width),
             gint(clamping: configuration.windowSize.height))
