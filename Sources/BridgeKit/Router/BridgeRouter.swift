@@ -817,12 +817,12 @@ extension BridgeRouter {
                 return CallContext(
                     callID: id, taskName: taskName, source: source, pageGeneration: generation,
                     progress: Self.noProgress)
-            }
-        ) { context, encode in
-            let (json, tokens) = try binaryOutlet.write(for: context, encode)
-            written = tokens
-            return json
-        }
+            },
+            { context, encode in
+                let (json, tokens) = try binaryOutlet.write(for: context, encode)
+                written = tokens
+                return json
+            })
         let result: Result<Data, BridgeError>
         switch outcome {
         case .undecodable(let error):
