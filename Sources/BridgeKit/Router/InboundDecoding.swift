@@ -631,6 +631,7 @@ struct InboundEnvelope: Decodable {
         decodeOptions: (AnyBridgeTask) throws -> any Sendable
     ) throws -> InboundMessage {
         if let reason = (task?.policy ?? policy).refusal(for: source) {
+            PolicyHint.noteRefusal(reason: reason, task: name, source: source, policy: task?.policy ?? policy)
             let error = BridgeError.forbidden(reason: reason, origin: source.origin?.description)
             return .call(InboundCall(id: id, taskName: name, prepared: .failure(error), refusal: reason))
         }
