@@ -124,6 +124,7 @@ let package = Package(
             exclude: [
                 "EndToEnd/Support/cookie_server.py", "EndToEnd/Support/replace_server.py",
                 "EndToEnd/Support/many_host_server.py", "EndToEnd/Support/attack17_static_server.py",
+                "EndToEnd/Support/attack18_server.py",
             ],
             swiftSettings: strictSettings
         ),

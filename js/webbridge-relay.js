@@ -17,7 +17,12 @@
     // Settings the host injects into this world before the relay (WebBridgeRelay.settingsScript).
     var settings = null;
     try { settings = window.__webbridgeRelaySettings; } catch (e) { settings = null; }
-    api.createRelay({ window: window, maxBodyUnits: settings ? settings.maxBodyUnits : undefined });
+    api.createRelay({
+      window: window,
+      maxBodyUnits: settings ? settings.maxBodyUnits : undefined,
+      maxPendingPosts: settings ? settings.maxPendingPosts : undefined,
+      maxPendingUnits: settings ? settings.maxPendingUnits : undefined,
+    });
   }
 })(function () {
   'use strict';
@@ -118,11 +123,45 @@
     return false;
   }
 
+  /** The start of every call the shim writes (its key order, `encodeCall` in js/webbridge.js). */
+  var CALL_PREFIX = '{"v":1,"kind":"call","id":"';
+
+  /**
+   * The id of a call the shim wrote, read from the start of its body, or null for any other body
+   * (a fire-and-forget call, a reply, a cancel, or what a page script made itself). The shim's
+   * ids need no escape; one that would is not read.
+   */
+  function callID(body) {
+    if (body.lastIndexOf(CALL_PREFIX, 0) !== 0) { return null; }
+    var end = body.indexOf('"', CALL_PREFIX.length);
+    if (end < 0 || end - CALL_PREFIX.length > 256) { return null; }
+    var id = body.slice(CALL_PREFIX.length, end);
+    return id.length > 0 && id.indexOf('\\') < 0 ? id : null;
+  }
+
+  /**
+   * The failed reply the relay writes itself for a call it does not post (docs/protocol.md,
+   * "Relay"): the same shape as native's, `id` embedded as JSON data.
+   */
+  function refusal(id, code, message) {
+    return JSON.stringify({ error: { code: code, message: message }, id: id, kind: 'reply', ok: false, v: 1 });
+  }
+
   /**
    * Installs the relay on `opts.window` (the relay world's window) for `opts.channel`
    * (default "webbridge"); bodies of more than `opts.maxBodyUnits` bytes of UTF-8 (default: no
    * limit) are refused before they are posted (see `oversized`). Returns true when installed, false
    * when already installed or impossible.
+   *
+   * At most `opts.maxPendingPosts` posts, of at most `opts.maxPendingUnits` UTF-16 code units
+   * together, are awaiting native's answer at once (default: no limit; the host passes its
+   * router's `maxPendingCalls` and `maxHeldBytes`). Every post is copied into the app before native
+   * can refuse it, so without this a page script that dispatches posts without waiting (it need
+   * not use the shim) filled the app's memory and held up every other web view (attack 18). A
+   * post over either limit is not posted: a call the shim wrote is answered here, later, with
+   * `too_many_pending_calls` or `memory_budget_exceeded`, as native would; anything else is
+   * dropped. So is a call native turned away unread because the view's queue was full (its
+   * answer is a rejection whose message starts with `bridgekit:busy`).
    */
   function createRelay(opts) {
     try {
@@ -137,6 +176,14 @@
         return false;
       }
       var maxBodyUnits = opts && typeof opts.maxBodyUnits === 'number' && opts.maxBodyUnits > 0 ? opts.maxBodyUnits : 0;
+      var limit = function (name) {
+        var value = opts ? opts[name] : undefined;
+        return typeof value === 'number' && value > 0 ? value : Infinity;
+      };
+      var maxPendingPosts = limit('maxPendingPosts');
+      var maxPendingUnits = limit('maxPendingUnits');
+      var pendingPosts = 0;          // posts awaiting native's answer
+      var pendingUnits = 0;          // their length, in UTF-16 code units
 
       var decoder = null;
       var Bytes = null;
@@ -192,7 +239,21 @@
           }
         }
       };
-      var ignoreRejection = function () { /* a rejected post settles nothing by itself */ };
+      // A refusal is answered in a later task, as native's answer would be: a page that calls
+      // again when a call fails then still yields between its calls.
+      var later = typeof win.setTimeout === 'function' ? win.setTimeout : null;
+      var resolved = Promise.resolve();
+      /** Answers the call in `body`, if the shim wrote it, with a refusal, in a later task. */
+      var refuse = function (body, code, message) {
+        var id = callID(body);
+        if (id === null) { return; }
+        var reply = refusal(id, code, message);
+        var answer = function () { deliverReply(reply); };
+        try {
+          if (later) { Reflect.apply(later, win, [answer, 0]); return; }
+        } catch (e) { /* fall back to a microtask */ }
+        resolved.then(answer);
+      };
       var handler = function () {
         try {
           var mh = win.webkit && win.webkit.messageHandlers;
@@ -210,14 +271,43 @@
           // for documents that inherit it (srcdoc, about:blank). Without it: no origin.
           var origin = null;
           try { origin = typeof win.origin === 'string' ? win.origin : null; } catch (e) { origin = null; }
+          // Over the bound of posts awaiting native's answer: refused before anything else is
+          // done with the body (the checks below read all of it).
+          if (pendingPosts >= maxPendingPosts) {
+            refuse(body, 'too_many_pending_calls', 'Too many messages are waiting for the app.');
+            return;
+          }
+          // What it would post, in UTF-16 code units: the body (narrowing changes it little), or
+          // only its head when it is over the native limit by its length alone.
+          var estimate = maxBodyUnits > 0 && body.length > maxBodyUnits ? HEAD_UNITS : body.length;
+          if (pendingPosts > 0 && pendingUnits + estimate > maxPendingUnits) {
+            refuse(body, 'memory_budget_exceeded', 'Too many bytes are waiting for the app.');
+            return;
+          }
           // The body is never escaped into a second JSON text (docs/protocol.md, "Relay").
           var frame = win.top === win ? 'main' : 'sub';
           // Over the native limit in UTF-8 bytes: only the head crosses. Narrowing writes more
           // characters (as ASCII escapes), so its result is checked again.
           var text = maxBodyUnits > 0 && overLimit(body, maxBodyUnits) ? null : narrow(body, decoder, Bytes);
           if (text !== null && maxBodyUnits > 0 && text !== body && text.length > maxBodyUnits) { text = null; }
+          var units = text === null ? HEAD_UNITS : text.length;
           var result = h.postMessage(text === null ? oversized(origin, frame, body) : envelope(origin, frame, text));
-          if (result && typeof result.then === 'function') { result.then(deliverReply, ignoreRejection); }
+          if (!result || typeof result.then !== 'function') { return; }
+          pendingPosts += 1;
+          pendingUnits += units;
+          result.then(function (reply) {
+            pendingPosts -= 1;
+            pendingUnits -= units;
+            deliverReply(reply);
+          }, function (error) {
+            pendingPosts -= 1;
+            pendingUnits -= units;
+            var text = '';
+            try { text = String(error && error.message !== undefined ? error.message : error); } catch (e) { text = ''; }
+            if (text.lastIndexOf('bridgekit:busy', 0) === 0) {
+              refuse(body, 'memory_budget_exceeded', 'The app is busy with this page\'s earlier messages.');
+            }
+          });
         } catch (e) { /* never throw into the engine */ }
       };
 

@@ -44,7 +44,7 @@ extension GTKWrapperTests {
             #expect(!lines.contains { $0.contains("quiet-") }, "a view without the setting writes nothing")
         }
 
-        @Test("a long message is cut and says how much was left out")
+        @Test("a long message is cut and says how much was left out", .timeLimit(.minutes(1)))
         func longMessage() throws {
             let message = try #require(
                 GTKConsoleOutput.Message(

@@ -507,7 +507,7 @@ extension BridgeRouter {
     /// and timeout wins and every later one does nothing, and none of them touches a later call
     /// that reuses the id (``CallStateMachine``). The call's other tasks are cancelled; the
     /// settling task itself never is, so its reply is not interrupted. The final reply is written
-    /// by the route decided at admission (``writeFinalReply(_:id:task:route:generation:channel:binary:afterCancels:)``),
+    /// by the route decided at admission (``writeFinalReply(_:id:task:route:generation:channel:binary:afterCancels:call:)``),
     /// with the download tokens the call has not sent yet.
     ///
     /// Takes `outcome` over: passed with `consume`, the result is released as soon as its reply

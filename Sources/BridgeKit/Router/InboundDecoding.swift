@@ -62,6 +62,9 @@ struct InboundDecoder: Sendable {
     func admission(
         of text: UnsafeBufferPointer<UInt8>, body: CallBody, from source: MessageSource, state: Locked<RouterState>
     ) -> InboundAdmission {
+        if text.count >= Self.earlyRefusalBytes, let refusal = earlyRefusal(of: text, from: source, state: state) {
+            return refusal
+        }
         guard text.count <= limits.maxPayloadBytes, let scan = CallEnvelopeScan(text) else {
             return generalAdmission(of: text, from: source, state: state)
         }
@@ -79,6 +82,28 @@ struct InboundDecoder: Sendable {
                 SynchronousCall(id: id, taskName: scan.task, task: task, respond: respond, options: scan.options))
         }
         return preparedCall(scan, in: text, task: task, from: source)
+    }
+
+    /// From this size on (64 KiB), a body from a sender no policy admits is refused before it is
+    /// read (``earlyRefusal(of:from:state:)``).
+    static let earlyRefusalBytes = 64 * 1024
+
+    /// The refusal of a large body from a sender that neither the router's policy nor any task's
+    /// own policy admits (an origin not listed, a subframe, no origin), before the body is scanned:
+    /// reading 15 MiB of a page the app does not serve to find out it may not call took the main
+    /// actor long enough to hold up every other web view (attack 18). A call the shim wrote is
+    /// answered `forbidden` under its id (read from the start of the body); anything else
+    /// under none. `nil` when some policy admits the sender.
+    @inline(never)
+    private func earlyRefusal(
+        of text: UnsafeBufferPointer<UInt8>, from source: MessageSource, state: Locked<RouterState>
+    ) -> InboundAdmission? {
+        guard let reason = policy.refusal(for: source),
+            !state.withLock({ $0.taskTable.hasOwnPolicy(admitting: source) })
+        else { return nil }
+        return .unreadable(
+            id: CallEnvelopeScan.shimCallID(in: text),
+            .forbidden(reason: reason, origin: source.origin?.description))
     }
 
     /// A scanned call that is neither deferred nor synchronous (no id, refused by the policy, no
@@ -252,6 +277,26 @@ struct CallEnvelopeScan {
     /// order is still read correctly, one member at a time. Pinned on both sides: js/test/call.test.js
     /// ("encodeCall key order") and `CallEnvelopeScanTests`.
     static let shimPrefix: StaticString = #"{"v":1,"kind":"call","#
+
+    /// The id of a call the shim wrote (`{"v":1,"kind":"call","id":"…"`), read from the start of
+    /// `bytes` without reading the rest; nil for any other body, or an id longer than 256 bytes or
+    /// with an escape.
+    static func shimCallID(in bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        let idKey: StaticString = #""id":""#
+        let start = shimPrefix.utf8CodeUnitCount + idKey.utf8CodeUnitCount
+        guard startsWithShimPrefix(bytes), bytes.count > start, let base = bytes.baseAddress,
+            memcmp(base + shimPrefix.utf8CodeUnitCount, idKey.utf8Start, idKey.utf8CodeUnitCount) == 0
+        else { return nil }
+        var end = start
+        while end < bytes.count, end - start <= 256 {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") { break }
+            guard byte != UInt8(ascii: "\\"), byte >= 0x20 else { return nil }
+            end += 1
+        }
+        guard end < bytes.count, bytes[end] == UInt8(ascii: "\""), end > start else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
 
     /// Whether `bytes` start with ``shimPrefix`` (and go on after it).
     static func startsWithShimPrefix(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -649,7 +649,7 @@ extension BridgeRouter {
             binary: binary, afterCancels: afterCancels)
     }
 
-    /// ``writeFinalReply(_:id:task:route:generation:channel:binary:afterCancels:)`` for a result
+    /// ``writeFinalReply(_:id:task:route:generation:channel:binary:afterCancels:call:)`` for a result
     /// already written as JSON text (a ``SynchronousBridgeTask``'s, or one that step wrote).
     func writeFinalReply(
         json reply: consuming Result<Data, BridgeError>, id: String, task: String, route: CallStateMachine.Route,
@@ -749,7 +749,7 @@ extension BridgeRouter {
         return (json, replacement.code, internalError ?? replacement.internalDescription)
     }
 
-    /// Writes and sends the final reply of a call that settled (``writeFinalReply(_:id:task:route:generation:channel:binary:afterCancels:)``,
+    /// Writes and sends the final reply of a call that settled (``writeFinalReply(_:id:task:route:generation:channel:binary:afterCancels:call:)``,
     /// then ``send(_:)``), with the download tokens the call has not sent yet
     /// (``CallStateMachine/takeBinaryTokens()``).
     func sendFinalReply(

@@ -104,6 +104,12 @@ struct TaskTable: Sendable {
     /// The task the last look-up found; always one of ``tasks``.
     private var last: AnyBridgeTask?
 
+    /// Whether a task with a policy of its own admits `source` (a task may admit senders the
+    /// router's policy refuses). Reads every task: for the rare refused sender only.
+    func hasOwnPolicy(admitting source: MessageSource) -> Bool {
+        tasks.values.contains { task in task.policy.map { $0.refusal(for: source) == nil } ?? false }
+    }
+
     /// The task registered as `name`, if any.
     mutating func task(named name: String) -> AnyBridgeTask? {
         if let last, last.name == name { return last }

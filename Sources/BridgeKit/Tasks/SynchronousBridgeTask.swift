@@ -61,7 +61,7 @@ public protocol SynchronousBridgeTask: BridgeTask {
     func runSynchronously(_ options: Options, context: CallContext) throws -> Result
 }
 
-/// What ``SynchronousStep/respond(_:toOptions:admit:)`` did.
+/// What ``SynchronousStep/respond(_:toOptions:admit:write:)`` did.
 @usableFromInline
 enum SynchronousOutcome {
     /// The options do not decode into the task's type: nothing ran; the router answers with the

@@ -100,10 +100,12 @@ public final class WebKitGTKBridgeHost {
         if let attachment {
             return attachment.attach(to: registry ?? GTKMessageHandlerRegistry(webView: webView, world: world))
         }
-        let maxBodyUnits = router.configuration.limits.maxPayloadBytes
+        let limits = router.configuration.limits
         try webView.addUserScript(
-            WebBridgeRelay.settingsScript(maxBodyUnits: maxBodyUnits), world: world, frames: .allFrames,
-            injectionTime: .documentStart)
+            WebBridgeRelay.settingsScript(
+                maxBodyUnits: limits.maxPayloadBytes, maxPendingPosts: limits.maxPendingCalls,
+                maxPendingUnits: limits.maxPayloadBytes),
+            world: world, frames: .allFrames, injectionTime: .documentStart)
         try webView.addUserScript(
             WebBridgeRelay.source, world: world, frames: .allFrames, injectionTime: .documentStart)
         try webView.addUserScript(WebBridgeShim.source, world: nil, frames: .allFrames, injectionTime: .documentStart)

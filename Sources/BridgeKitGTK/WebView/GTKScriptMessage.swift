@@ -20,6 +20,15 @@ public struct GTKScriptMessage: Sendable {
 
     let body: Body
 
+    /// The bytes the body holds in the app while it waits for its handler (UTF-8), counted against
+    /// the view's inbound budget (``GTKWebViewCore/InboundBudget``).
+    var queuedBytes: Int {
+        switch body {
+        case .text(let text): text.utf8.count
+        case .strings(let elements): elements.reduce(0) { $0 + ($1?.count ?? 0) }
+        }
+    }
+
     /// True when the page posted a JavaScript string (then ``bodyJSONText`` is that string itself).
     public let isString: Bool
     /// The answer channel when the handler was registered with reply, else nil.
@@ -79,6 +88,9 @@ public struct GTKScriptMessage: Sendable {
         var string: String { gBytesString(bytes) }
 
         /// The bytes, shared: the `Data` holds this object until it is released.
+        /// The byte count.
+        var count: Int { Int(g_bytes_get_size(bytes)) }
+
         var data: Data {
             var size: gsize = 0
             guard let base = g_bytes_get_data(bytes, &size), size > 0 else { return Data() }
@@ -224,8 +236,15 @@ extension GTKWebViewCore {
 
     /// Queues a message for the handler `name`, if registered (GTK thread).
     /// - Returns: false when there is no such handler (WebKit then answers a reply with undefined).
+    /// Over the view's inbound budget (``InboundBudget``) the message is not read: a message with a
+    /// reply is answered at once with an error whose message starts `bridgekit:busy` (the relay
+    /// settles a call so refused with `memory_budget_exceeded`), one without is dropped.
     func deliver(name: String, value: UnsafeMutablePointer<JSCValue>, reply: OpaquePointer?) -> Bool {
         guard handlers[name] != nil else { return false }
+        guard inbound.withLock({ $0.admits() }) else {
+            if let reply { webkit_script_message_reply_return_error_message(reply, InboundBudget.busy) }
+            return true
+        }
         // WebKit made `value` in its current shared context just now: replies are made in it.
         ReplyValueContext.noteWebKitValue(value)
         let reply = reply.map { GTKScriptMessage.Reply($0, core: self) }
@@ -236,6 +255,8 @@ extension GTKWebViewCore {
             let (text, isString) = JSCValueText.text(of: value)
             message = GTKScriptMessage(body: .text(text), isString: isString, reply: reply)
         }
+        let bytes = message.queuedBytes
+        inbound.withLock { $0.queued(bytes: bytes) }
         post(.scriptMessage(name: name, message: message))
         return true
     }

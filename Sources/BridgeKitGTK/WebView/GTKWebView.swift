@@ -109,6 +109,11 @@ public final class GTKWebView {
 
     /// Delivers one event from the GTK thread (dropped after close).
     func handle(_ event: GTKWebViewEvent) {
+        if case .scriptMessage(_, let message) = event {
+            // It left the queue (what the handler keeps, the router counts against its own budget).
+            let bytes = message.queuedBytes
+            core.inbound.withLock { $0.handled(bytes: bytes) }
+        }
         guard !isClosed else { return }
         switch event {
         case .title(let title): onTitleChange?(title)

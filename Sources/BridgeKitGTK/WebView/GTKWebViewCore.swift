@@ -34,6 +34,9 @@ final class GTKWebViewCore: @unchecked Sendable {
     /// Mirrors whether ``GTKWebView/onPolicyDecision`` is set (the `decide-policy` handler must
     /// answer at once whether it takes the decision).
     let hasPolicyHandler = Atomic<Bool>(false)
+    /// The script messages read and not yet handled (``InboundBudget``): counted on the GTK thread,
+    /// given back on the main actor.
+    let inbound = Mutex(InboundBudget())
 
     private init(
         window: UnsafeMutablePointer<GtkWidget>, webView: UnsafeMutablePointer<WebKitWebView>,
