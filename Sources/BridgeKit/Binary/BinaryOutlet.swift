@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// Where plain `Data` in a call's result or progress goes: with the router's byte transport
 /// attached (``BinaryTransfers``, which attaches itself), each `Data` value the router writes
@@ -23,12 +22,12 @@ final class BinaryOutlet: Sendable {
         private let transfers: BinaryTransfers
         /// The call the message belongs to: set before anything is written (a synchronous task's
         /// context exists only once the router admitted the call).
-        private let context: Mutex<CallContext?>
-        private let written = Mutex<[String]>([])
+        private let context: Locked<CallContext?>
+        private let written = Locked<[String]>([])
 
         init(transfers: BinaryTransfers, context: CallContext?) {
             self.transfers = transfers
-            self.context = Mutex(context)
+            self.context = Locked(context)
         }
 
         /// Names the call the message belongs to (for a synchronous task, once admitted).
@@ -64,7 +63,7 @@ final class BinaryOutlet: Sendable {
         weak var transfers: BinaryTransfers?
     }
 
-    private let reference = Mutex(Reference())
+    private let reference = Locked(Reference())
 
     init() {}
 

@@ -46,6 +46,9 @@ enum GTKAssetSchemeHandler {
         /// its chunk.
         private let slots = Mutex(AssetFileSlots<@Sendable () -> Void>())
 
+        /// The pumps streaming the view's files, and whether the view is gone (GTK thread).
+        private let live = Mutex<(isGone: Bool, pumps: [ObjectIdentifier: GTKResponsePump])>((false, [:]))
+
         init(_ assets: GTKAssetURIScheme) { self.assets = assets }
 
         /// Runs `start` once a slot is free (at once when one is); `start` gets the slot's
@@ -53,6 +56,35 @@ enum GTKAssetSchemeHandler {
         func acquire(_ start: @escaping @Sendable (_ release: @escaping @Sendable () -> Void) -> Void) {
             let release: @Sendable () -> Void = { self.slots.withLock { $0.release() }?() }
             slots.withLock { $0.acquire { start(release) } }?()
+        }
+
+        /// Whether the view was finalized: its waiting requests are answered at once, unread.
+        var isGone: Bool { live.withLock { $0.isGone } }
+
+        /// Keeps `pump` until it ends (``untrack(_:)``); stops it at once when the view is gone.
+        func track(_ pump: GTKResponsePump) {
+            let gone = live.withLock { live in
+                if !live.isGone { live.pumps[ObjectIdentifier(pump)] = pump }
+                return live.isGone
+            }
+            if gone { pump.stop() }
+        }
+
+        func untrack(_ pump: GTKResponsePump) {
+            _ = live.withLock { $0.pumps.removeValue(forKey: ObjectIdentifier(pump)) }
+        }
+
+        /// The view was finalized (GTK thread): stops every pump of its files. WebKit may keep the
+        /// read end of a request's stream open after its view is gone, and a pump that waits for
+        /// room or for the gate would then hold its file open for ever (attack 18: 32 files left
+        /// open after twelve views were closed mid-stream).
+        func viewGone() {
+            let pumps = live.withLock { live in
+                live.isGone = true
+                defer { live.pumps = [:] }
+                return Array(live.pumps.values)
+            }
+            for pump in pumps { pump.stop() }
         }
     }
 
@@ -82,7 +114,9 @@ enum GTKAssetSchemeHandler {
     /// `GDestroyNotify` of a view's ``Box``.
     private static let release: @convention(c) (UnsafeMutableRawPointer?) -> Void = { pointer in
         guard let pointer else { return }
-        Unmanaged<Box>.fromOpaque(pointer).release()
+        let box = Unmanaged<Box>.fromOpaque(pointer)
+        box.takeUnretainedValue().viewGone()
+        box.release()
     }
 
     /// `WebKitURISchemeRequestCallback` (GTK thread).
@@ -132,10 +166,15 @@ enum GTKAssetSchemeHandler {
         let root = assets.rootPath
         let gate = GTKDeliveryGate.of(view)
         viewBox.acquire { release in
-            serve(request, components: components, root: root, gate: gate) {
+            let done: @Sendable () -> Void = {
                 g_object_unref(request.raw)
                 release()
             }
+            guard !viewBox.isGone else {
+                refuse(request, .notFound)
+                return done()
+            }
+            serve(request, components: components, root: root, gate: gate, box: viewBox, done: done)
         }
     }
 
@@ -143,7 +182,7 @@ enum GTKAssetSchemeHandler {
     /// thread and then on it; `done` runs once (GTK thread) when the answer is finished.
     private static func serve(
         _ request: GPointer<WebKitURISchemeRequest>, components: [String], root: String, gate: GTKDeliveryGate,
-        done: @escaping @Sendable () -> Void
+        box: Box, done: @escaping @Sendable () -> Void
     ) {
         let type = AssetPath.contentType(forName: components.last ?? "")
         files.async {
@@ -170,9 +209,23 @@ enum GTKAssetSchemeHandler {
             case .success(let file):
                 let body = AssetFileBody(file, queue: files)
                 GTKThread.post {
-                    GTKResponsePump.start(
+                    let ended = Mutex<GTKResponsePump?>(nil)
+                    let pump = GTKResponsePump.start(
                         request, status: 200, headers: AssetPath.headers(contentType: type), length: file.size,
-                        body: body, chunkBytes: Int(chunkBytes), gate: gate, onEnd: done)
+                        body: body, chunkBytes: Int(chunkBytes), gate: gate
+                    ) {
+                        // Taken out, so that the pump and this closure do not keep each other.
+                        let pump = ended.withLock { pump in
+                            defer { pump = nil }
+                            return pump
+                        }
+                        if let pump { box.untrack(pump) }
+                        done()
+                    }
+                    if let pump {
+                        ended.withLock { $0 = pump }
+                        box.track(pump)
+                    }
                 }
             case .failure(let refusal):
                 GTKThread.post {

@@ -66,10 +66,12 @@ final class GTKResponsePump: Sendable {
     ///   - gate: the view's flow control; nil when the request has no view.
     ///   - onEnd: runs once on the GTK thread when the body ended, failed or was cancelled (or at
     ///     once when no socket could be made).
+    /// - Returns: the pump, for ``stop()``; nil when no socket could be made.
+    @discardableResult
     static func start(
         _ request: GPointer<WebKitURISchemeRequest>, status: Int, headers: [String: String], length: Int64?,
         body: any BinaryBodyReader, chunkBytes: Int, gate: GTKDeliveryGate?, onEnd: (@Sendable () -> Void)? = nil
-    ) {
+    ) -> GTKResponsePump? {
         var fds: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else {
             body.cancel()
@@ -77,7 +79,7 @@ final class GTKResponsePump: Sendable {
                 request, status: 503, headers: ["Content-Type": "application/json"],
                 data: Data("{\"code\":\"unavailable\"}".utf8))
             onEnd?()
-            return
+            return nil
         }
         var buffer = Int32(min(4 << 20, max(256 << 10, 2 * chunkBytes)))
         _ = setsockopt(fds[1], SOL_SOCKET, SO_SNDBUF, &buffer, socklen_t(MemoryLayout<Int32>.size))
@@ -92,6 +94,13 @@ final class GTKResponsePump: Sendable {
         let pump = GTKResponsePump(
             body: body, writer: fds[1], chunkBytes: max(1, chunkBytes), gate: gate, onEnd: onEnd)
         pump.readNext()
+        return pump
+    }
+
+    /// Ends the body now, as a cancelled one (GTK thread): for a view that is gone, whose WebKit
+    /// request may never read or close its end. Nothing when it has ended already.
+    func stop() {
+        end(cleanly: false)
     }
 
     // MARK: Steps (GTK thread)
