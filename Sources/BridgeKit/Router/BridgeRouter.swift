@@ -460,6 +460,8 @@ extension BridgeRouter {
         case .reply(let id, let result):
             replyHandler?.reply(nil)
             settlePageCall(id, result: result, from: source, bytes: bytes)
+        case .sync:
+            replyHandler?.reply(nil)
         case .call(let call):
             start(call, from: source, replyHandler: replyHandler, bytes: bytes)
         }

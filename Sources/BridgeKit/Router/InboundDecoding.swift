@@ -575,6 +575,9 @@ enum InboundMessage: Sendable {
     case call(InboundCall)
     case cancel(id: String)
     case reply(id: String, result: Result<JSONValue, BridgeError>)
+    /// A relay asks to be answered once native has read its frame's earlier messages (they are
+    /// read in order; docs/protocol.md, "Relay: flow control"). Answered with nothing, at once.
+    case sync
     /// Not a usable message; `id` is set when the body named one, so the call can be answered.
     case invalid(id: String?, error: BridgeError)
 }
@@ -620,6 +623,8 @@ struct InboundEnvelope: Decodable {
             }
         case "reply":
             message = Self.decodeReply(container, id: id)
+        case "sync":
+            message = .sync
         default:
             message = .invalid(
                 id: id,

@@ -30,8 +30,8 @@ public enum WebBridgeRelay {
     api.createRelay({
       window: window,
       maxBodyUnits: settings ? settings.maxBodyUnits : undefined,
-      maxPendingPosts: settings ? settings.maxPendingPosts : undefined,
-      maxPendingUnits: settings ? settings.maxPendingUnits : undefined,
+      maxUnreadPosts: settings ? settings.maxUnreadPosts : undefined,
+      maxUnreadBytes: settings ? settings.maxUnreadBytes : undefined,
     });
   }
 })(function () {
@@ -48,6 +48,7 @@ public enum WebBridgeRelay {
   var LARGE_BODY_UNITS = 65536;
   var LINE_BREAK = /[\r\n]/;
   var WIDE = /[^\u0000-\u00ff]/;
+  var NON_ASCII = /[^\u0000-\u007f]/;
   /** The bytes of the lowercase hexadecimal digits, for the `\u` escapes `narrow` writes. */
   var HEX_DIGITS = [48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 97, 98, 99, 100, 101, 102];
 
@@ -150,6 +151,26 @@ public enum WebBridgeRelay {
   }
 
   /**
+   * What the relay posts to learn that native has read its frame's earlier posts: native answers
+   * it, with nothing, once it has read it, and it reads a frame's posts in order
+   * (docs/protocol.md, "Relay: flow control").
+   */
+  var SYNC_BODY = '{"v":1,"kind":"sync"}';
+  /** How long a frame holds its posts after native turned one away unread (its queue was full). */
+  var BUSY_PAUSE_MS = 50;
+
+  /**
+   * What a posted text costs the app while native has not read it, in bytes of UTF-8 (the unit of
+   * every BridgeKit limit): its length when it is known to be ASCII, else three bytes per UTF-16
+   * code unit (the most one unit takes; a surrogate pair, two units, takes four). Only a large
+   * body is looked at, once (`ascii`); a short one is counted at three bytes per unit, which
+   * keeps the common post free of a scan.
+   */
+  function cost(text, ascii) {
+    return ascii ? text.length : text.length * 3;
+  }
+
+  /**
    * The failed reply the relay writes itself for a call it does not post (docs/protocol.md,
    * "Relay"): the same shape as native's, `id` embedded as JSON data.
    */
@@ -163,15 +184,21 @@ public enum WebBridgeRelay {
    * limit) are refused before they are posted (see `oversized`). Returns true when installed, false
    * when already installed or impossible.
    *
-   * At most `opts.maxPendingPosts` posts, of at most `opts.maxPendingUnits` UTF-16 code units
-   * together, are awaiting native's answer at once (default: no limit; the host passes its
-   * router's `maxPendingCalls` and `maxHeldBytes`). Every post is copied into the app before native
-   * can refuse it, so without this a page script that dispatches posts without waiting (it need
-   * not use the shim) filled the app's memory and held up every other web view (attack 18). A
-   * post over either limit is not posted: a call the shim wrote is answered here, later, with
-   * `too_many_pending_calls` or `memory_budget_exceeded`, as native would; anything else is
-   * dropped. So is a call native turned away unread because the view's queue was full (its
-   * answer is a rejection whose message starts with `bridgekit:busy`).
+   * Flow control (docs/protocol.md, "Relay: flow control"): at most `opts.maxUnreadPosts` posts,
+   * of at most `opts.maxUnreadBytes` bytes together (see `cost`), may be unread by native at once
+   * (default: no limit; the host passes its router's `maxPendingCalls` and `maxPayloadBytes`).
+   * WebKit copies every post into the app before native can look at it, so without this a page
+   * script that dispatches posts without waiting (it need not use the shim) filled the app's
+   * memory and held up every other web view (attack 18). A post is read once native answered it
+   * or any later post (native reads one frame's posts in order and answers a call when it ends);
+   * when a post does not fit, it waits here, in the page's own process, with every post after it,
+   * and the relay posts a `sync`, which native answers as soon as it has read everything before
+   * it. Nothing is dropped and nothing is refused for lack of room: a cancel or an answer to
+   * native's call always gets through, and a long call holds nothing here once native read it
+   * (the router bounds what it keeps: `maxPendingCalls`, `maxHeldBytes`; attack 19). A call native
+   * turned away unread because the view's queue was full (a rejection whose message starts with
+   * `bridgekit:busy`) is answered here with `memory_budget_exceeded`, and the frame pauses its
+   * posts for `BUSY_PAUSE_MS`.
    */
   function createRelay(opts) {
     try {
@@ -190,10 +217,21 @@ public enum WebBridgeRelay {
         var value = opts ? opts[name] : undefined;
         return typeof value === 'number' && value > 0 ? value : Infinity;
       };
-      var maxPendingPosts = limit('maxPendingPosts');
-      var maxPendingUnits = limit('maxPendingUnits');
-      var pendingPosts = 0;          // posts awaiting native's answer
-      var pendingUnits = 0;          // their length, in UTF-16 code units
+      var maxUnreadPosts = limit('maxUnreadPosts');
+      var maxUnreadBytes = limit('maxUnreadBytes');
+      // Flow control (see above). Posts are numbered in the order they are posted; `unread` holds
+      // the cost of each one from number `firstUnread` on (-1: known read), so that an answer to
+      // post n marks every post up to n read.
+      var nextNumber = 0;
+      var firstUnread = 0;
+      var unread = [];
+      var unreadHead = 0;
+      var unreadPosts = 0;
+      var unreadBytes = 0;
+      var waiting = [];              // posts that did not fit, in order: [message, cost, body] each
+      var waitingHead = 0;
+      var syncing = false;           // a sync is awaiting native's answer
+      var paused = false;            // native turned a post away unread: hold posts for a while
 
       var decoder = null;
       var Bytes = null;
@@ -271,53 +309,154 @@ public enum WebBridgeRelay {
           return h && typeof h.postMessage === 'function' ? h : null;
         } catch (e) { return null; }
       };
+      /** Marks every post up to number `n` read. */
+      var markReadThrough = function (n) {
+        while (firstUnread <= n && unreadHead < unread.length) {
+          var c = unread[unreadHead];
+          if (c >= 0) { unreadPosts -= 1; unreadBytes -= c; }
+          unreadHead += 1;
+          firstUnread += 1;
+        }
+        if (unreadHead === unread.length) { unread.length = 0; unreadHead = 0; }
+      };
+      /** Marks only post `n` read: native turned it away unread, and says nothing of the others. */
+      var markRead = function (n) {
+        var index = unreadHead + (n - firstUnread);
+        if (n < firstUnread || index >= unread.length || unread[index] < 0) { return; }
+        unreadPosts -= 1;
+        unreadBytes -= unread[index];
+        unread[index] = -1;
+      };
+      var fits = function (c) {
+        return !paused && unreadPosts < maxUnreadPosts && (unreadPosts === 0 || unreadBytes + c <= maxUnreadBytes);
+      };
+      var isBusy = function (error) {
+        var text = '';
+        try { text = String(error && error.message !== undefined ? error.message : error); } catch (e) { text = ''; }
+        return text.lastIndexOf('bridgekit:busy', 0) === 0;
+      };
+      var drain = null;
+      /** Holds this frame's posts for `BUSY_PAUSE_MS`, then lets them go again. */
+      var pause = function () {
+        if (paused) { return; }
+        paused = true;
+        var resume = function () { paused = false; drain(); };
+        try {
+          if (later) { Reflect.apply(later, win, [resume, BUSY_PAUSE_MS]); return; }
+        } catch (e) { /* fall back to a microtask */ }
+        resolved.then(resume);
+      };
+      /**
+       * Posts `message` (what `envelope` or `oversized` made of `body`), which costs `c`, and
+       * counts it unread until native answers it or a later post.
+       */
+      var send = function (h, message, c, body) {
+        var result = h.postMessage(message);
+        if (!result || typeof result.then !== 'function') { return; }
+        var number = nextNumber;
+        nextNumber += 1;
+        unread.push(c);
+        unreadPosts += 1;
+        unreadBytes += c;
+        result.then(function (reply) {
+          markReadThrough(number);
+          deliverReply(reply);
+          drain();
+        }, function (error) {
+          if (isBusy(error)) {
+            markRead(number);
+            refuse(body, 'memory_budget_exceeded', 'The app is busy with this page\'s earlier messages.');
+            pause();
+          } else {
+            markReadThrough(number);
+          }
+          drain();
+        });
+      };
+      /** Posts a sync, unless one is awaiting its answer: its answer marks everything before it read. */
+      var sync = function (h) {
+        if (syncing) { return; }
+        var result = null;
+        try { result = h.postMessage(envelope(documentOrigin(), frameName(), SYNC_BODY)); } catch (e) { result = null; }
+        if (!result || typeof result.then !== 'function') { return; }
+        syncing = true;
+        var number = nextNumber;
+        nextNumber += 1;
+        unread.push(-1);
+        result.then(function () {
+          syncing = false;
+          markReadThrough(number);
+          drain();
+        }, function (error) {
+          syncing = false;
+          if (isBusy(error)) {
+            markRead(number);
+            pause();
+          } else {
+            markReadThrough(number);
+          }
+          drain();
+        });
+      };
+      /** Posts the waiting posts that fit, in order; when one does not, asks native for a sync. */
+      drain = function () {
+        try {
+          if (waitingHead === waiting.length) { return; }
+          var h = handler();
+          if (!h) { return; }
+          while (waitingHead < waiting.length) {
+            var next = waiting[waitingHead];
+            if (!fits(next[1])) {
+              if (!paused) { sync(h); }
+              return;
+            }
+            waiting[waitingHead] = undefined;
+            waitingHead += 1;
+            send(h, next[0], next[1], next[2]);
+          }
+          waiting.length = 0;
+          waitingHead = 0;
+        } catch (e) { /* never throw into the engine */ }
+      };
+      /**
+       * The document's security origin (`self.origin`), not its URL's (`location.origin`): "null"
+       * for an opaque origin (CSP sandbox, sandboxed iframe, data:), and the creator's origin for
+       * documents that inherit it (srcdoc, about:blank). Without it: no origin.
+       */
+      var documentOrigin = function () {
+        try { return typeof win.origin === 'string' ? win.origin : null; } catch (e) { return null; }
+      };
+      var frameName = function () { return win.top === win ? 'main' : 'sub'; };
       var onPost = function (event) {
         try {
           var body = event ? event.detail : null;
           var h = handler();
           if (typeof body !== 'string' || !h) { return; }
-          // The document's security origin (`self.origin`), not its URL's (`location.origin`): "null"
-          // for an opaque origin (CSP sandbox, sandboxed iframe, data:), and the creator's origin
-          // for documents that inherit it (srcdoc, about:blank). Without it: no origin.
-          var origin = null;
-          try { origin = typeof win.origin === 'string' ? win.origin : null; } catch (e) { origin = null; }
-          // Over the bound of posts awaiting native's answer: refused before anything else is
-          // done with the body (the checks below read all of it).
-          if (pendingPosts >= maxPendingPosts) {
-            refuse(body, 'too_many_pending_calls', 'Too many messages are waiting for the app.');
-            return;
-          }
-          // What it would post, in UTF-16 code units: the body (narrowing changes it little), or
-          // only its head when it is over the native limit by its length alone.
-          var estimate = maxBodyUnits > 0 && body.length > maxBodyUnits ? HEAD_UNITS : body.length;
-          if (pendingPosts > 0 && pendingUnits + estimate > maxPendingUnits) {
-            refuse(body, 'memory_budget_exceeded', 'Too many bytes are waiting for the app.');
-            return;
-          }
+          var origin = documentOrigin();
           // The body is never escaped into a second JSON text (docs/protocol.md, "Relay").
-          var frame = win.top === win ? 'main' : 'sub';
+          var frame = frameName();
           // Over the native limit in UTF-8 bytes: only the head crosses. Narrowing writes more
-          // characters (as ASCII escapes), so its result is checked again.
-          var text = maxBodyUnits > 0 && overLimit(body, maxBodyUnits) ? null : narrow(body, decoder, Bytes);
-          if (text !== null && maxBodyUnits > 0 && text !== body && text.length > maxBodyUnits) { text = null; }
-          var units = text === null ? HEAD_UNITS : text.length;
-          var result = h.postMessage(text === null ? oversized(origin, frame, body) : envelope(origin, frame, text));
-          if (!result || typeof result.then !== 'function') { return; }
-          pendingPosts += 1;
-          pendingUnits += units;
-          result.then(function (reply) {
-            pendingPosts -= 1;
-            pendingUnits -= units;
-            deliverReply(reply);
-          }, function (error) {
-            pendingPosts -= 1;
-            pendingUnits -= units;
-            var text = '';
-            try { text = String(error && error.message !== undefined ? error.message : error); } catch (e) { text = ''; }
-            if (text.lastIndexOf('bridgekit:busy', 0) === 0) {
-              refuse(body, 'memory_budget_exceeded', 'The app is busy with this page\'s earlier messages.');
+          // characters (as ASCII escapes), so its result is checked again. A large body is looked
+          // at once for a character beyond ASCII: without one it needs no narrowing, and its
+          // length is its size in the app.
+          var text = maxBodyUnits > 0 && overLimit(body, maxBodyUnits) ? null : body;
+          var ascii = false;
+          if (text !== null && text.length >= LARGE_BODY_UNITS) {
+            ascii = !NON_ASCII.test(text);
+            if (!ascii) {
+              text = narrow(body, decoder, Bytes);
+              ascii = text !== body;
             }
-          });
+          }
+          if (text !== null && maxBodyUnits > 0 && text !== body && text.length > maxBodyUnits) { text = null; }
+          var message = text === null ? oversized(origin, frame, body) : envelope(origin, frame, text);
+          var c = text === null ? cost(message[2], false) : cost(text, ascii);
+          if (waitingHead < waiting.length || !fits(c)) {
+            waiting.push([message, c, body]);
+            drain();
+            return;
+          }
+          send(h, message, c, body);
         } catch (e) { /* never throw into the engine */ }
       };
 

@@ -103,8 +103,8 @@ public final class WebKitGTKBridgeHost {
         let limits = router.configuration.limits
         try webView.addUserScript(
             WebBridgeRelay.settingsScript(
-                maxBodyUnits: limits.maxPayloadBytes, maxPendingPosts: limits.maxPendingCalls,
-                maxPendingUnits: limits.maxPayloadBytes),
+                maxBodyUnits: limits.maxPayloadBytes, maxUnreadPosts: limits.maxPendingCalls,
+                maxUnreadBytes: limits.maxPayloadBytes),
             world: world, frames: .allFrames, injectionTime: .documentStart)
         try webView.addUserScript(
             WebBridgeRelay.source, world: world, frames: .allFrames, injectionTime: .documentStart)

@@ -33,6 +33,8 @@ public struct GTKScriptMessage: Sendable {
     public let isString: Bool
     /// The answer channel when the handler was registered with reply, else nil.
     public let reply: Reply?
+    /// Whose share of the view's inbound budget it counts against (``GTKWebViewCore/InboundBudget``).
+    var inboundShare = GTKWebViewCore.InboundBudget.Share.others
 
     init(body: Body, isString: Bool, reply: Reply?) {
         self.body = body
@@ -238,28 +240,48 @@ extension GTKWebViewCore {
     /// - Returns: false when there is no such handler (WebKit then answers a reply with undefined).
     /// Over the view's inbound budget (``InboundBudget``) the message is not read: a message with a
     /// reply is answered at once with an error whose message starts `bridgekit:busy` (the relay
-    /// settles a call so refused with `memory_budget_exceeded`), one without is dropped.
+    /// settles a call so refused with `memory_budget_exceeded`), one without is dropped. A string
+    /// to a handler in an isolated world (the relay's, which posts only short strings) is read
+    /// first, to find its frame stamp.
     func deliver(name: String, value: UnsafeMutablePointer<JSCValue>, reply: OpaquePointer?) -> Bool {
-        guard handlers[name] != nil else { return false }
-        guard inbound.withLock({ $0.admits() }) else {
+        guard let registration = handlers[name] else { return false }
+        let stamped = registration.world != nil
+        var read: (text: String, isString: Bool)?
+        var share = InboundBudget.Share.others
+        if stamped {
+            if jsc_value_is_string(value) != 0 {
+                let text = JSCValueText.text(of: value)
+                read = text
+                if text.text.utf8.starts(with: Self.mainStamp) { share = .mainFrame }
+            } else if JSCValueText.isMainFrameArray(value) {
+                share = .mainFrame
+            }
+        }
+        guard inbound.withLock({ $0.admits(share) }) else {
             if let reply { webkit_script_message_reply_return_error_message(reply, InboundBudget.busy) }
             return true
         }
         // WebKit made `value` in its current shared context just now: replies are made in it.
         ReplyValueContext.noteWebKitValue(value)
         let reply = reply.map { GTKScriptMessage.Reply($0, core: self) }
-        let message: GTKScriptMessage
-        if let elements = JSCValueText.stringElements(of: value, limit: GTKScriptMessage.maxStringElements) {
+        var message: GTKScriptMessage
+        if let read {
+            message = GTKScriptMessage(body: .text(read.text), isString: read.isString, reply: reply)
+        } else if let elements = JSCValueText.stringElements(of: value, limit: GTKScriptMessage.maxStringElements) {
             message = GTKScriptMessage(body: .strings(elements), isString: false, reply: reply)
         } else {
             let (text, isString) = JSCValueText.text(of: value)
             message = GTKScriptMessage(body: .text(text), isString: isString, reply: reply)
         }
+        message.inboundShare = share
         let bytes = message.queuedBytes
-        inbound.withLock { $0.queued(bytes: bytes) }
+        inbound.withLock { $0.queued(bytes: bytes, share: share) }
         post(.scriptMessage(name: name, message: message))
         return true
     }
+
+    /// The start of a relay's one-string envelope from the main frame (``RelayEnvelope``).
+    private static let mainStamp = Array("main ".utf8)
 }
 
 /// `script-message-received::<name>` (4.1 API):
@@ -301,6 +323,18 @@ enum JSCValueText {
             return (gBytesString(bytes), true)
         }
         return (json(of: value) ?? "null", false)
+    }
+
+    /// Whether `value` is an array whose element 1 is the string "main": the relay's array
+    /// envelope from the main frame (``RelayEnvelope``). Reads that one element only.
+    static func isMainFrameArray(_ value: UnsafeMutablePointer<JSCValue>) -> Bool {
+        guard jsc_value_is_array(value) != 0, let element = jsc_value_object_get_property_at_index(value, 1) else {
+            return false
+        }
+        defer { g_object_unref(gRaw(element)) }
+        guard jsc_value_is_string(element) != 0, let chars = jsc_value_to_string(element) else { return false }
+        defer { g_free(chars) }
+        return strcmp(chars, "main") == 0
     }
 
     /// The elements of `value` when it is an array of at most `limit` elements, each a string,

@@ -112,7 +112,8 @@ public final class GTKWebView {
         if case .scriptMessage(_, let message) = event {
             // It left the queue (what the handler keeps, the router counts against its own budget).
             let bytes = message.queuedBytes
-            core.inbound.withLock { $0.handled(bytes: bytes) }
+            let share = message.inboundShare
+            core.inbound.withLock { $0.handled(bytes: bytes, share: share) }
         }
         guard !isClosed else { return }
         switch event {

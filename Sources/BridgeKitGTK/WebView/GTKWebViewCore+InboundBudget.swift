@@ -9,10 +9,27 @@ extension GTKWebViewCore {
     /// view's calls wait 40 s). Over the budget a message is not read at all
     /// (``GTKWebViewCore/deliver(name:value:reply:)``).
     ///
-    /// The relay bounds each frame first (its `maxPendingPosts` and `maxPendingUnits`, the
-    /// router's `maxPendingCalls` and `maxHeldBytes`); this bounds a view whatever its frames do,
-    /// at twice the relay's defaults, so a page that keeps to the relay's limits never meets it.
+    /// The main frame has a reserve: everything else (subframes, and page-world handlers, which
+    /// any frame's scripts can post to) shares at most half of the budget, so third-party iframes
+    /// cannot make the main frame's messages fail (attack 19). A message to a handler in an
+    /// isolated world, which page scripts cannot reach, is the main frame's when the relay's stamp
+    /// says so (``RelayEnvelope``).
+    ///
+    /// The relay's flow control bounds each frame first (at most the router's `maxPendingCalls`
+    /// posts and `maxPayloadBytes` bytes unread; docs/protocol.md, "Relay: flow control"), so the
+    /// main frame alone stays within its half. The bytes counted are the messages' UTF-8 as the
+    /// app keeps it while they wait; the engine's own copies of a message (its IPC buffer and its
+    /// JavaScript string, two bytes per character when the string has one beyond U+00FF) come on
+    /// top while it is read (docs/performance.md, "What a message costs the app").
     struct InboundBudget {
+        /// Whose share a message counts against.
+        enum Share: Sendable {
+            /// The main frame's messages, stamped by the relay.
+            case mainFrame
+            /// Every other message.
+            case others
+        }
+
         /// The most messages waiting for their handler.
         static let maxMessages = 8192
         /// The most bytes of messages waiting for their handler: 128 MiB.
@@ -23,20 +40,35 @@ extension GTKWebViewCore {
 
         private(set) var messages = 0
         private(set) var bytes = 0
+        /// The part of ``messages`` and ``bytes`` that is ``Share/others``'.
+        private(set) var otherMessages = 0
+        private(set) var otherBytes = 0
 
-        /// Whether one more message may be read now.
-        func admits() -> Bool { messages < Self.maxMessages && bytes < Self.maxBytes }
-
-        /// A message of `bytes` was read and queued.
-        mutating func queued(bytes: Int) {
-            messages += 1
-            self.bytes += bytes
+        /// Whether one more message of `share` may be read now: the budget is not full, and
+        /// ``Share/others`` holds less than half of it.
+        func admits(_ share: Share) -> Bool {
+            guard messages < Self.maxMessages, bytes < Self.maxBytes else { return false }
+            return share == .mainFrame || (otherMessages < Self.maxMessages / 2 && otherBytes < Self.maxBytes / 2)
         }
 
-        /// A message of `bytes` reached its handler (or was dropped with its view).
-        mutating func handled(bytes: Int) {
+        /// A message of `bytes` of `share` was read and queued.
+        mutating func queued(bytes: Int, share: Share) {
+            messages += 1
+            self.bytes += bytes
+            if share == .others {
+                otherMessages += 1
+                otherBytes += bytes
+            }
+        }
+
+        /// A message of `bytes` of `share` reached its handler (or was dropped with its view).
+        mutating func handled(bytes: Int, share: Share) {
             messages = max(0, messages - 1)
             self.bytes = max(0, self.bytes - bytes)
+            if share == .others {
+                otherMessages = max(0, otherMessages - 1)
+                otherBytes = max(0, otherBytes - bytes)
+            }
         }
     }
 }

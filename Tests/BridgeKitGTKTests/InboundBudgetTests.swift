@@ -1,0 +1,52 @@
+#if WebKitGTK
+@testable import BridgeKitGTK
+import Testing
+
+/// The view's inbound budget as a value (``GTKWebViewCore/InboundBudget``): the main frame's
+/// reserve. Attack 19: third-party iframes filled the whole budget and the main frame's calls
+/// failed `memory_budget_exceeded`. The end-to-end side is in Attack 19's suite.
+@Suite("Inbound budget")
+struct InboundBudgetTests {
+    typealias Budget = GTKWebViewCore.InboundBudget
+
+    @Test(
+        "everything but the main frame's stamped messages shares at most half; the main frame keeps the rest",
+        .timeLimit(.minutes(1)))
+    func mainFrameReserve() {
+        var budget = Budget()
+        var others = 0
+        while budget.admits(.others) {
+            budget.queued(bytes: 10, share: .others)
+            others += 1
+        }
+        #expect(others == Budget.maxMessages / 2, "others stop at half the messages")
+        var main = 0
+        while budget.admits(.mainFrame) {
+            budget.queued(bytes: 10, share: .mainFrame)
+            main += 1
+        }
+        #expect(main == Budget.maxMessages - others, "the main frame has the other half")
+        #expect(!budget.admits(.others))
+        budget.handled(bytes: 10, share: .others)
+        #expect(budget.admits(.others) && budget.admits(.mainFrame), "a message handled makes room for one of either")
+    }
+
+    @Test(
+        "bytes: others stop at half of the bytes, the main frame goes on; handled messages give their bytes back",
+        .timeLimit(.minutes(1)))
+    func bytes() {
+        var budget = Budget()
+        budget.queued(bytes: Budget.maxBytes / 2, share: .others)
+        #expect(!budget.admits(.others))
+        #expect(budget.admits(.mainFrame))
+        budget.queued(bytes: Budget.maxBytes / 2, share: .mainFrame)
+        #expect(!budget.admits(.mainFrame), "the whole budget is spent")
+        budget.handled(bytes: Budget.maxBytes / 2, share: .mainFrame)
+        #expect(budget.admits(.mainFrame))
+        #expect(!budget.admits(.others), "the main frame's bytes given back do not widen the others' half")
+        budget.handled(bytes: Budget.maxBytes / 2, share: .others)
+        #expect(budget.admits(.others))
+        #expect(budget.bytes == 0 && budget.messages == 0 && budget.otherMessages == 0 && budget.otherBytes == 0)
+    }
+}
+#endif
