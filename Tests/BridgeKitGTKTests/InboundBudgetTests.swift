@@ -1,5 +1,6 @@
 #if WebKitGTK
 @testable import BridgeKitGTK
+import CWebKitGTK
 import Testing
 
 /// The view's inbound budget as a value (``GTKWebViewCore/InboundBudget``): the main frame's
@@ -47,6 +48,43 @@ struct InboundBudgetTests {
         budget.handled(bytes: Budget.maxBytes / 2, share: .others)
         #expect(budget.admits(.others))
         #expect(budget.bytes == 0 && budget.messages == 0 && budget.otherMessages == 0 && budget.otherBytes == 0)
+    }
+
+    @Test(
+        "whose share a message is: the relay's main-frame stamp (either form) and main-frame-only handlers are the main frame's; page-world handlers and everything else are the others'",
+        .timeLimit(.minutes(1)))
+    func shares() throws {
+        // A context of its own, used on this thread only (JavaScriptCore's GLib API needs no GTK thread).
+        let outcomes = { () -> [String] in
+            guard let context = jsc_context_new() else { return ["no context"] }
+            defer { g_object_unref(gRaw(context)) }
+            func value(_ script: String) -> UnsafeMutablePointer<JSCValue>? {
+                jsc_context_evaluate(context, script, -1)
+            }
+            func registration(world: String?, mainFrameOnly: Bool = false) -> GTKWebViewCore.HandlerRegistration {
+                GTKWebViewCore.HandlerRegistration(
+                    world: world, withReply: true, signalID: 0, mainFrameOnly: mainFrameOnly)
+            }
+            let cases: [(String, GTKWebViewCore.HandlerRegistration)] = [
+                (#"'main https://app.example\n{}'"#, registration(world: "relay")),
+                (#"['https://app.example', 'main', '{}']"#, registration(world: "relay")),
+                (#"'sub https://ads.example\n{}'"#, registration(world: "relay")),
+                (#"['https://ads.example', 'sub', '{}']"#, registration(world: "relay")),
+                (#"'main https://app.example\n{}'"#, registration(world: nil)),
+                (#"'{"v":1,"kind":"document","document":"d1"}'"#, registration(world: "relay", mainFrameOnly: true)),
+                (#"'{"v":1,"kind":"document","document":"d1"}'"#, registration(world: "relay")),
+            ]
+            return cases.map { script, registration in
+                guard let value = value(script) else { return "no value" }
+                defer { g_object_unref(gRaw(value)) }
+                let (share, read) = GTKWebViewCore.inboundShare(of: value, to: registration)
+                return "\(share)" + (read == nil ? "" : " read")
+            }
+        }()
+        #expect(
+            outcomes == [
+                "mainFrame read", "mainFrame", "others read", "others", "others", "mainFrame", "others read",
+            ])
     }
 }
 #endif

@@ -156,8 +156,9 @@ public final class WebKitGTKBridgeHost {
         // message (docs/protocol.md, "Document notice").
         try webView.addUserScript(
             WebBridgeDocumentNotice.source, world: world, frames: .mainFrameOnly, injectionTime: .documentStart)
-        try webView.registerScriptMessageHandler(name: Self.documentNoticeHandler, world: world, withReply: false) {
-            [weak self] message in
+        try webView.registerScriptMessageHandler(
+            name: Self.documentNoticeHandler, world: world, withReply: false, mainFrameOnly: true
+        ) { [weak self] message in
             guard let router = self?.router else { return }
             if let id = DocumentNoticeBody.document(in: message.bodyJSONText) {
                 router.pageDidAnnounceDocument(id)

@@ -167,6 +167,18 @@ extension GTKWebView {
         name: String, world: String? = nil, withReply: Bool,
         handler: @escaping @MainActor (GTKScriptMessage) -> Void
     ) throws(GTKWebViewError) {
+        try registerScriptMessageHandler(
+            name: name, world: world, withReply: withReply, mainFrameOnly: false, handler: handler)
+    }
+
+    /// ``registerScriptMessageHandler(name:world:withReply:handler:)``, for a handler in an
+    /// isolated world that only a main-frame-only user script of that world posts to (BridgeKit's
+    /// document notice): `mainFrameOnly` counts its messages against the main frame's share of
+    /// the view's inbound budget, so other frames' floods cannot drop them.
+    func registerScriptMessageHandler(
+        name: String, world: String?, withReply: Bool, mainFrameOnly: Bool,
+        handler: @escaping @MainActor (GTKScriptMessage) -> Void
+    ) throws(GTKWebViewError) {
         try checkOpen()
         guard !name.isEmpty, isCStringSafe(name) else {
             throw .invalidArgument("handler name is empty or contains NUL")
@@ -174,11 +186,16 @@ extension GTKWebView {
         if let world, world.isEmpty || !isCStringSafe(world) {
             throw .invalidArgument("world name is empty or contains NUL")
         }
+        if mainFrameOnly && world == nil {
+            throw .invalidArgument("a main-frame-only handler must be in an isolated world")
+        }
         if let existing = messageHandlers[name] {
             throw .handlerAlreadyRegistered(name: name, world: existing.world)
         }
         let core = self.core
-        try GTKThread.perform { core.register(name: name, world: world, withReply: withReply) }.get()
+        try GTKThread.perform {
+            core.register(name: name, world: world, withReply: withReply, mainFrameOnly: mainFrameOnly)
+        }.get()
         messageHandlers[name] = (world, handler)
     }
 
@@ -205,7 +222,9 @@ extension GTKWebView {
 extension GTKWebViewCore {
     /// Connects the message signal and registers `name` in WebKit (GTK thread).
     /// - Returns: failure ``GTKWebViewError/registrationRejected(name:world:)`` when WebKit refuses.
-    func register(name: String, world: String?, withReply: Bool) -> Result<Void, GTKWebViewError> {
+    func register(name: String, world: String?, withReply: Bool, mainFrameOnly: Bool = false)
+        -> Result<Void, GTKWebViewError>
+    {
         guard !isClosed else { return .failure(.closed) }
         let signal = withReply ? "script-message-with-reply-received::\(name)" : "script-message-received::\(name)"
         let callback = withReply ? gCallback(scriptMessageWithReplyCallback) : gCallback(scriptMessageCallback)
@@ -223,7 +242,8 @@ extension GTKWebViewCore {
             signals.disconnect(signalID)
             return .failure(.registrationRejected(name: name, world: world))
         }
-        handlers[name] = HandlerRegistration(world: world, withReply: withReply, signalID: signalID)
+        handlers[name] = HandlerRegistration(
+            world: world, withReply: withReply, signalID: signalID, mainFrameOnly: mainFrameOnly)
         return .success(())
     }
 
@@ -245,18 +265,7 @@ extension GTKWebViewCore {
     /// first, to find its frame stamp.
     func deliver(name: String, value: UnsafeMutablePointer<JSCValue>, reply: OpaquePointer?) -> Bool {
         guard let registration = handlers[name] else { return false }
-        let stamped = registration.world != nil
-        var read: (text: String, isString: Bool)?
-        var share = InboundBudget.Share.others
-        if stamped {
-            if jsc_value_is_string(value) != 0 {
-                let text = JSCValueText.text(of: value)
-                read = text
-                if text.text.utf8.starts(with: Self.mainStamp) { share = .mainFrame }
-            } else if JSCValueText.isMainFrameArray(value) {
-                share = .mainFrame
-            }
-        }
+        let (share, read) = Self.inboundShare(of: value, to: registration)
         guard inbound.withLock({ $0.admits(share) }) else {
             if let reply { webkit_script_message_reply_return_error_message(reply, InboundBudget.busy) }
             return true
@@ -278,6 +287,24 @@ extension GTKWebViewCore {
         inbound.withLock { $0.queued(bytes: bytes, share: share) }
         post(.scriptMessage(name: name, message: message))
         return true
+    }
+
+    /// Whose share of the inbound budget a message to `registration` counts against
+    /// (``InboundBudget``): the main frame's for a main-frame-only handler, and for a message to a
+    /// handler in an isolated world (which page scripts cannot reach) that the relay stamped
+    /// "main"; everyone else's otherwise. A string to a handler in an isolated world (the
+    /// relay's, which posts only short strings) is read to find its stamp and returned as `read`.
+    /// GTK thread.
+    static func inboundShare(of value: UnsafeMutablePointer<JSCValue>, to registration: HandlerRegistration) -> (
+        share: InboundBudget.Share, read: (text: String, isString: Bool)?
+    ) {
+        if registration.mainFrameOnly { return (.mainFrame, nil) }
+        guard registration.world != nil else { return (.others, nil) }
+        if jsc_value_is_string(value) != 0 {
+            let text = JSCValueText.text(of: value)
+            return (text.text.utf8.starts(with: mainStamp) ? .mainFrame : .others, text)
+        }
+        return (JSCValueText.isMainFrameArray(value) ? .mainFrame : .others, nil)
     }
 
     /// The start of a relay's one-string envelope from the main frame (``RelayEnvelope``).

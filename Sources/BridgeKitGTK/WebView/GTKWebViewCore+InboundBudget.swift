@@ -13,7 +13,8 @@ extension GTKWebViewCore {
     /// any frame's scripts can post to) shares at most half of the budget, so third-party iframes
     /// cannot make the main frame's messages fail (attack 19). A message to a handler in an
     /// isolated world, which page scripts cannot reach, is the main frame's when the relay's stamp
-    /// says so (``RelayEnvelope``).
+    /// says so (``RelayEnvelope``) or the handler is main-frame-only (BridgeKit's document notice;
+    /// ``GTKWebViewCore/inboundShare(of:to:)``).
     ///
     /// The relay's flow control bounds each frame first (at most the router's `maxPendingCalls`
     /// posts and `maxPayloadBytes` bytes unread; docs/protocol.md, "Relay: flow control"), so the

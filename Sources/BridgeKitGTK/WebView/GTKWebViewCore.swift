@@ -12,6 +12,10 @@ final class GTKWebViewCore: @unchecked Sendable {
         let world: String?
         let withReply: Bool
         let signalID: gulong
+        /// Only the main frame posts to it (a handler in an isolated world that only a
+        /// main-frame-only user script of that world uses): its messages count against the main
+        /// frame's share of the inbound budget (``InboundBudget``).
+        var mainFrameOnly = false
     }
 
     let window: UnsafeMutablePointer<GtkWidget>
