@@ -96,8 +96,9 @@ extension GTKWrapperTests.EndToEnd {
         /// A page with the test helpers.
         static let plainPage = E2EPage.html(title: "plain", body: "plain")
 
-        /// A plain page in view A, of an origin its router does not allow (the attacker), and in
-        /// view B, allowed: each on a loopback server of its own, loaded.
+        /// A plain page in view A (the attacker; its router allows its origin only when
+        /// `allowingA`, and has the byte transport with `binaryLimits`), and in view B, allowed:
+        /// each on a loopback server of its own, loaded.
         @MainActor
         struct TwoViews {
             let a: E2EHarness
@@ -111,14 +112,15 @@ extension GTKWrapperTests.EndToEnd {
             }
         }
 
-        static func twoViews() async throws -> TwoViews {
+        static func twoViews(allowingA: Bool = false, binaryLimits: BinaryLimits? = nil) async throws -> TwoViews {
             let serverA = try LoopbackServer()
             let serverB = try LoopbackServer()
             serverA.routes["/"] = .init(body: Self.plainPage)
             serverB.routes["/"] = .init(body: Self.plainPage)
             let views = TwoViews(
-                a: try E2EHarness(policy: .origins([])), b: try E2EHarness(allowing: [serverB.origin]),
-                serverA: serverA, serverB: serverB)
+                a: try E2EHarness(
+                    policy: .origins(allowingA ? [OriginPattern(serverA.origin)] : []), binaryLimits: binaryLimits),
+                b: try E2EHarness(allowing: [serverB.origin]), serverA: serverA, serverB: serverB)
             try await views.a.load(serverA.origin + "/")
             try await views.b.load(serverB.origin + "/")
             return views
@@ -130,21 +132,12 @@ extension GTKWrapperTests.EndToEnd {
             "view B's bridge calls stay prompt while view A floods the bridge with 15 MiB messages (compared with the same bodies posted over HTTP)",
             .timeLimit(.minutes(1)))
         func largeMessageFloodFromOtherView() async throws {
-            let serverA = try LoopbackServer()
-            let serverB = try LoopbackServer()
-            defer {
-                serverA.stop()
-                serverB.stop()
-            }
+            let views = try await Self.twoViews(allowingA: true)
+            defer { views.stop() }
+            let (a, b) = (views.a, views.b)
             let folder = try Site()
             let http = try PythonTestServer(script: "attack18_server.py", arguments: [folder.web.path])
             defer { http.stop() }
-            serverA.routes["/"] = .init(body: Self.plainPage)
-            serverB.routes["/"] = .init(body: Self.plainPage)
-            let a = try E2EHarness(allowing: [serverA.origin])
-            let b = try E2EHarness(allowing: [serverB.origin])
-            try await a.load(serverA.origin + "/")
-            try await b.load(serverB.origin + "/")
             let baseline = try await Self.probe(b, for: .seconds(3))
             // Attack: four chains of calls to an unknown task, each with 15 MiB of options.
             try await a.run(
@@ -189,55 +182,6 @@ extension GTKWrapperTests.EndToEnd {
                 underBridge.p95 < max(500, 4 * underHTTP.p95),
                 "B's p95 latency \(underBridge.p95) ms with A flooding the bridge, \(underHTTP.p95) ms with A posting the same to HTTP"
             )
-            await a.close()
-            await b.close()
-        }
-
-        @Test(
-            "view B's bridge calls stay prompt, and the app's memory bounded, while view A floods tiny fire-and-forget messages",
-            .timeLimit(.minutes(1)))
-        func tinyMessageFloodFromOtherView() async throws {
-            let serverA = try LoopbackServer()
-            let serverB = try LoopbackServer()
-            defer {
-                serverA.stop()
-                serverB.stop()
-            }
-            serverA.routes["/"] = .init(body: Self.plainPage)
-            serverB.routes["/"] = .init(body: Self.plainPage)
-            let a = try E2EHarness(allowing: [serverA.origin])
-            let b = try E2EHarness(allowing: [serverB.origin])
-            try await a.load(serverA.origin + "/")
-            try await b.load(serverB.origin + "/")
-            let baseline = try await Self.probe(b, for: .seconds(3))
-            let resident0 = AssetSchemeAttack.residentBytes()
-            try await a.run(
-                """
-                window.__stop = false; window.__sent = 0;
-                function burst() { if (window.__stop) return;
-                  for (let i = 0; i < 2000; i++) { WebBridge.notify('Nope', {i: i}); }
-                  window.__sent += 2000; setTimeout(burst, 0); }
-                burst();
-                """)
-            var peak = resident0
-            try await Self.startProbe(b)
-            let clock = ContinuousClock()
-            let until = clock.now.advanced(by: .seconds(5))
-            while clock.now < until {
-                peak = max(peak, AssetSchemeAttack.residentBytes())
-                await idle(.milliseconds(100))
-            }
-            let sent = (try? await a.value("window.__sent", as: Int.self)) ?? -1
-            try? await a.run("window.__stop = true;")
-            let under = try await Self.stopProbe(b)
-            let grown = (peak - resident0) >> 20
-            print(
-                "ATTACK18 tiny flood: A sent \(sent) notifies in 5 s; app +\(grown) MiB; B baseline \(baseline); under attack \(under)"
-            )
-            #expect(under.unsettled == 0 && under.failed == 0)
-            #expect(under.p95 < 500, "B's p95 latency \(under.p95) ms while A flooded tiny messages")
-            #expect(grown < 256, "the app grew by \(grown) MiB while A flooded tiny messages")
-            Self.terminateWebProcess(a)
             await a.close()
             await b.close()
         }
@@ -380,74 +324,6 @@ extension GTKWrapperTests.EndToEnd {
         }
 
         @Test(
-            "a page POSTing 15 MiB bodies for made-up tokens to the byte transport, without waiting, neither exhausts the app's memory nor stalls another view's calls",
-            .timeLimit(.minutes(1)))
-        func binarySchemeBodyFlood() async throws {
-            let serverA = try LoopbackServer()
-            let serverB = try LoopbackServer()
-            defer {
-                serverA.stop()
-                serverB.stop()
-            }
-            serverA.routes["/"] = .init(body: Self.plainPage)
-            serverB.routes["/"] = .init(body: Self.plainPage)
-            let a = try E2EHarness(policy: .origins([OriginPattern(serverA.origin)]), binaryLimits: BinaryLimits())
-            let b = try E2EHarness(allowing: [serverB.origin])
-            try await a.load(serverA.origin + "/")
-            try await b.load(serverB.origin + "/")
-            let baseline = try await Self.probe(b, for: .seconds(2))
-            let result = try await Self.flood(
-                a: a, b: b,
-                attack: """
-                    window.__big = 'x'.repeat(15 * 1048576);
-                    window.__sent = 0; window.__status = {};
-                    (function pump() { if (window.__sent >= 64) return;
-                      for (let i = 0; i < 4; i++) {
-                        const token = Array.from(crypto.getRandomValues(new Uint8Array(16)), function (x) { return (x + 256).toString(16).slice(1); }).join('');
-                        fetch('webbridge-binary://transfer/' + token, {method: 'POST', body: window.__big}).then(function (r) {
-                          window.__status[r.status] = (window.__status[r.status] || 0) + 1; }, function () {
-                          window.__status.err = (window.__status.err || 0) + 1; });
-                        window.__sent++; }
-                      setTimeout(pump, 0); })();
-                    """, seconds: 5)
-            let statuses = (try? await a.json("window.__status")) ?? .null
-            print(
-                "ATTACK18 byte transport 15 MiB POST flood (64 bodies): answers \(statuses); app peak +\(result.grownMiB) MiB; B baseline \(baseline); under attack \(result.latency)"
-            )
-            Self.terminateWebProcess(a)
-            #expect(result.grownMiB < 512, "the app grew by \(result.grownMiB) MiB")
-            #expect(result.latency.p95 < 500, "B's p95 \(result.latency.p95) ms")
-            await a.close()
-            await b.close()
-        }
-
-        @Test(
-            "a page changing its title in a tight loop (no bridge involved) does not stall another view's calls",
-            .timeLimit(.minutes(1)))
-        func titleFloodFromOtherView() async throws {
-            let views = try await Self.twoViews()
-            defer { views.stop() }
-            let (a, b) = (views.a, views.b)
-            let baseline = try await Self.probe(b, for: .seconds(2))
-            let result = try await Self.flood(
-                a: a, b: b,
-                attack: """
-                    window.__sent = 0;
-                    (function pump() { if (window.__sent >= 300000) return;
-                      for (let i = 0; i < 20000; i++) { document.title = 't' + (window.__sent + i); }
-                      window.__sent += 20000; setTimeout(pump, 0); })();
-                    """, seconds: 4)
-            print(
-                "ATTACK18 title flood (300,000 titles): app peak +\(result.grownMiB) MiB; B baseline \(baseline); under attack \(result.latency)"
-            )
-            Self.terminateWebProcess(a)
-            #expect(result.grownMiB < 256)
-            #expect(result.latency.p95 < 500, "B's p95 \(result.latency.p95) ms")
-            await a.close()
-            await b.close()
-        }
-
-        @Test(
             "view B's asset loads stay prompt while a page in view A dispatches 15 MiB bodies to the relay",
             .timeLimit(.minutes(1)))
         func rawFloodDelaysOtherViewsAssets() async throws {
@@ -485,29 +361,78 @@ extension GTKWrapperTests.EndToEnd {
             await b.close()
         }
 
-        @Test(
-            "a page dispatching tiny bodies to the relay in a tight loop neither exhausts the app's memory nor stalls another view's calls",
-            .timeLimit(.minutes(1)))
-        func rawTinyFloodFromOtherView() async throws {
-            let views = try await Self.twoViews()
-            defer { views.stop() }
-            let (a, b) = (views.a, views.b)
-            let baseline = try await Self.probe(b, for: .seconds(2))
-            // 300,000 small bodies, 20,000 per turn of A's event loop, then A stops.
-            let result = try await Self.flood(
-                a: a, b: b,
+        /// A flood view A's page sends (a bounded amount, then it stops by itself) while view B
+        /// calls, with the most the app may grow meanwhile.
+        struct Flood: Sendable, CustomTestStringConvertible {
+            let testDescription: String
+            let attack: String
+            var seconds = 4
+            var maxGrowthMiB = 256
+            /// A's router allows its origin (it may use the bridge).
+            var allowingA = false
+            var binaryLimits: BinaryLimits?
+
+            /// 600,000 fire-and-forget calls through the shim, 2,000 per turn of A's event loop.
+            static let notifies = Flood(
+                testDescription: "tiny fire-and-forget calls through the shim",
+                attack: """
+                    window.__sent = 0;
+                    (function burst() { if (window.__sent >= 600000) return;
+                      for (let i = 0; i < 2000; i++) { WebBridge.notify('Nope', {i: i}); }
+                      window.__sent += 2000; setTimeout(burst, 0); })();
+                    """, seconds: 5, allowingA: true)
+            /// 300,000 small bodies dispatched at the relay, 20,000 per turn of A's event loop.
+            static let rawTiny = Flood(
+                testDescription: "tiny bodies dispatched at the relay in a tight loop",
                 attack: """
                     window.__sent = 0;
                     (function pump() { if (window.__sent >= 300000) return;
                       for (let i = 0; i < 20000; i++) { window.dispatchEvent(new CustomEvent('webbridge:post', {detail: '{"id":"' + i + '","task":"Nope"}'})); }
                       window.__sent += 20000; setTimeout(pump, 0); })();
-                    """, seconds: 4)
+                    """)
+            /// 300,000 title changes (no bridge involved).
+            static let titles = Flood(
+                testDescription: "title changes in a tight loop (no bridge involved)",
+                attack: """
+                    window.__sent = 0;
+                    (function pump() { if (window.__sent >= 300000) return;
+                      for (let i = 0; i < 20000; i++) { document.title = 't' + (window.__sent + i); }
+                      window.__sent += 20000; setTimeout(pump, 0); })();
+                    """)
+            /// 64 POSTs of 15 MiB for made-up tokens to the byte transport, four per turn.
+            static let bytePosts = Flood(
+                testDescription: "15 MiB POSTs for made-up tokens to the byte transport",
+                attack: """
+                    window.__big = 'x'.repeat(15 * 1048576);
+                    window.__sent = 0; window.__status = {};
+                    (function pump() { if (window.__sent >= 64) return;
+                      for (let i = 0; i < 4; i++) {
+                        const token = Array.from(crypto.getRandomValues(new Uint8Array(16)), function (x) { return (x + 256).toString(16).slice(1); }).join('');
+                        fetch('webbridge-binary://transfer/' + token, {method: 'POST', body: window.__big}).then(function (r) {
+                          window.__status[r.status] = (window.__status[r.status] || 0) + 1; }, function () {
+                          window.__status.err = (window.__status.err || 0) + 1; });
+                        window.__sent++; }
+                      setTimeout(pump, 0); })();
+                    """, seconds: 5, maxGrowthMiB: 512, allowingA: true, binaryLimits: BinaryLimits())
+            static let all = [notifies, rawTiny, titles, bytePosts]
+        }
+
+        @Test(
+            "a page flooding its view neither exhausts the app's memory nor stalls another view's calls",
+            .timeLimit(.minutes(1)), arguments: Flood.all)
+        func floodFromOtherView(_ flood: Flood) async throws {
+            let views = try await Self.twoViews(allowingA: flood.allowingA, binaryLimits: flood.binaryLimits)
+            defer { views.stop() }
+            let (a, b) = (views.a, views.b)
+            let baseline = try await Self.probe(b, for: .seconds(2))
+            let result = try await Self.flood(a: a, b: b, attack: flood.attack, seconds: flood.seconds)
+            let sent = (try? await a.value("window.__sent", as: Int.self)) ?? -1
             print(
-                "ATTACK18 raw tiny flood (300,000 bodies): app peak +\(result.grownMiB) MiB; B baseline \(baseline); under attack \(result.latency); B's probe drained in \(result.drain)"
+                "ATTACK18 \(flood.testDescription) (\(sent) sent): app peak +\(result.grownMiB) MiB; B baseline \(baseline); under attack \(result.latency); B's probe drained in \(result.drain)"
             )
             Self.terminateWebProcess(a)
-            #expect(result.grownMiB < 256, "the app grew by \(result.grownMiB) MiB")
-            #expect(result.latency.unsettled == 0)
+            #expect(result.grownMiB < flood.maxGrowthMiB, "the app grew by \(result.grownMiB) MiB")
+            #expect(result.latency.unsettled == 0 && result.latency.failed == 0)
             #expect(result.latency.p95 < 500, "B's p95 \(result.latency.p95) ms")
             await a.close()
             await b.close()
