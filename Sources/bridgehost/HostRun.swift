@@ -89,14 +89,10 @@ struct HostRun {
             configuration: GTKWebViewConfiguration(
                 applicationName: "bridgehost", applicationVersion: "1", developerExtrasEnabled: options.window))
         webView.suppressesErrorPages = !options.window
-        try webView.registerScriptMessageHandler(name: GTKConsoleOutput.handlerName, world: nil, withReply: false) {
-            [printer] message in
-            guard let body = GTKConsoleOutput.Message(json: message.bodyJSONText) else { return }
+        try GTKConsoleOutput.install(on: webView) { [printer] body in
             printer.console(
                 level: body.level, kind: body.kind, message: body.message, source: body.source, line: body.line)
         }
-        try webView.addUserScript(
-            GTKConsoleOutput.source, world: nil, frames: .allFrames, injectionTime: .documentStart)
         let host = WebKitGTKBridgeHost(router: router, webView: webView)
         host.onMessage = { [printer] message in
             printer.message(inbound: message.direction == .inbound, json: message.json)

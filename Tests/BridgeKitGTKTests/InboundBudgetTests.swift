@@ -51,6 +51,27 @@ struct InboundBudgetTests {
     }
 
     @Test(
+        "a read message's bytes: the others stop at half of them, whatever one message's size; the main frame may fill the rest, and one message of any size goes when nothing waits",
+        .timeLimit(.minutes(1)))
+    func queueBytes() {
+        var budget = Budget()
+        var fits = budget.queue(bytes: 160 << 20, share: .others)
+        #expect(!fits, "one page-world message of 160 MiB does not fit the others' half")
+        #expect(budget.messages == 0 && budget.bytes == 0)
+        fits = budget.queue(bytes: 40 << 20, share: .others)
+        #expect(fits)
+        fits = budget.queue(bytes: 30 << 20, share: .others)
+        #expect(!fits, "40 + 30 MiB is over the others' 64 MiB")
+        fits = budget.queue(bytes: 80 << 20, share: .mainFrame)
+        #expect(fits)
+        fits = budget.queue(bytes: 16 << 20, share: .mainFrame)
+        #expect(!fits, "40 + 80 + 16 MiB is over 128 MiB")
+        var empty = Budget()
+        fits = empty.queue(bytes: 200 << 20, share: .mainFrame)
+        #expect(fits, "alone, the main frame's message is the router's to judge")
+    }
+
+    @Test(
         "whose share a message is: the relay's main-frame stamp (either form) and main-frame-only handlers are the main frame's; page-world handlers and everything else are the others'",
         .timeLimit(.minutes(1)))
     func shares() throws {
@@ -85,6 +106,32 @@ struct InboundBudgetTests {
             outcomes == [
                 "mainFrame read", "mainFrame", "others read", "others", "others", "mainFrame", "others read",
             ])
+    }
+
+    @Test(
+        "the relay's large form from a sender the router refuses becomes its head form: origin, frame, 1,024 code units, length; anything else is read as it is",
+        .timeLimit(.minutes(1)))
+    func unadmittedHead() throws {
+        let context = try #require(jsc_context_new())
+        defer { g_object_unref(gRaw(context)) }
+        func head(_ script: String, admits: Bool) -> [String?]? {
+            guard let value = jsc_context_evaluate(context, script, -1) else { return ["no value"] }
+            defer { g_object_unref(gRaw(value)) }
+            return JSCValueText.unadmittedHead(of: value, admits: { _, _ in admits })?.map { $0?.string }
+        }
+        let large =
+            "['https://ads.example', 'sub', '{\"v\":1,\"kind\":\"call\",\"id\":\"a-1\",\"task\":\"t\",\"options\":\"' + '\\u00e9x'.repeat(50000) + '\"}']"
+        let refused = try #require(head(large, admits: false))
+        #expect(refused.count == 4)
+        #expect(refused[0] == "https://ads.example" && refused[1] == "sub")
+        #expect(refused[2]?.unicodeScalars.count == JSCValueText.headUnits)
+        #expect(refused[2]?.hasPrefix(#"{"v":1,"kind":"call","id":"a-1""#) == true)
+        #expect(refused[3] == String(54 + 100_000 + 2))
+        #expect(head(large, admits: true) == nil, "an admitted sender's body is read whole")
+        #expect(head("['https://ads.example', 'sub', 'x', '3']", admits: false) == nil, "not the large form")
+        #expect(head("[null, 'sub', 'x']", admits: false) == nil)
+        #expect(head("['o', 'top', 'x']", admits: false) == nil)
+        #expect(head("'sub o\\n{}'", admits: false) == nil)
     }
 }
 #endif

@@ -47,6 +47,12 @@ public final class MessageHandlerProxy: @unchecked Sendable {
         replyHandler?.reply(Self.unavailableReply(for: .string(head)))
     }
 
+    /// Whether the router admits `source` (``BridgeRouter/admitsSender(_:)``); false when the
+    /// router is gone. Any thread.
+    public func admitsSender(_ source: MessageSource) -> Bool {
+        router?.admitsSender(source) ?? false
+    }
+
     /// The JSON text of an `unavailable` reply for the call in `body`, or `nil` when the body
     /// names no id.
     /// - Parameter message: the reply's error message.

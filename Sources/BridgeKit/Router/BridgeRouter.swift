@@ -467,11 +467,13 @@ extension BridgeRouter {
         }
     }
 
-    /// Answers a message that its host refused to copy because it is over
-    /// ``BridgeLimits/maxPayloadBytes``: `payload_too_large` for the call its first characters
-    /// name (a page answer to a native-to-page call fails that call), as if the whole body had
-    /// arrived. For hosts that can see a body's length before its bytes cross into the app (the
-    /// WebKitGTK relay measures the page's string and posts only its head). Any thread.
+    /// Answers a message whose host did not read it whole: because it is over
+    /// ``BridgeLimits/maxPayloadBytes`` (the WebKitGTK relay measures the page's string and posts
+    /// only its head), or because no policy admits its sender (``admitsSender(_:)``; WebKitGTK
+    /// then reads only the head of a large body). The call its first characters name is answered
+    /// as if the whole body had arrived: `forbidden` when no policy admits the sender (checked
+    /// first, as for a body read whole), else `payload_too_large` (a page answer to a
+    /// native-to-page call fails that call). Any thread.
     /// - Parameters:
     ///   - head: the body's first characters (a kilobyte is plenty for the shim's envelope, whose
     ///     `id` comes before the options).
@@ -484,9 +486,26 @@ extension BridgeRouter {
     ) {
         var head = head
         let id = head.withUTF8 { BodyScan($0).id }
-        rejectUnreadable(
-            id: id, .payloadTooLarge(bytes: byteCount, limit: configuration.limits.maxPayloadBytes), bytes: byteCount,
-            source: source, replyHandler: replyHandler)
+        let error: BridgeError =
+            if let reason = senderRefusal(source) {
+                .forbidden(reason: reason, origin: source.origin?.description)
+            } else {
+                .payloadTooLarge(bytes: byteCount, limit: configuration.limits.maxPayloadBytes)
+            }
+        rejectUnreadable(id: id, error, bytes: byteCount, source: source, replyHandler: replyHandler)
+    }
+
+    /// Whether the router's policy or some task's own policy admits `source`. A sender no policy
+    /// admits is refused `forbidden` whatever it sends, so a host may leave a large body from it
+    /// unread and hand over only its head (``refuseOversizedBody(head:byteCount:from:replyHandler:)``).
+    /// Any thread.
+    public func admitsSender(_ source: MessageSource) -> Bool {
+        senderRefusal(source) == nil
+    }
+
+    /// Why no policy admits `source` (the router's policy's reason), or `nil` when one does.
+    func senderRefusal(_ source: MessageSource) -> String? {
+        decoder.senderRefusal(source, state: state)
     }
 
     /// A body that is itself a JSON string carries the message as its content (R15).

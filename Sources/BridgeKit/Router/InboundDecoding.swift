@@ -98,12 +98,19 @@ struct InboundDecoder: Sendable {
     private func earlyRefusal(
         of text: UnsafeBufferPointer<UInt8>, from source: MessageSource, state: Locked<RouterState>
     ) -> InboundAdmission? {
-        guard let reason = policy.refusal(for: source),
-            !state.withLock({ $0.taskTable.hasOwnPolicy(admitting: source) })
-        else { return nil }
+        guard let reason = senderRefusal(source, state: state) else { return nil }
         return .unreadable(
             id: CallEnvelopeScan.shimCallID(in: text),
             .forbidden(reason: reason, origin: source.origin?.description))
+    }
+
+    /// Why neither the router's policy nor any task's own policy admits `source` (the router's
+    /// policy's reason), or `nil` when one does (``BridgeRouter/admitsSender(_:)``).
+    func senderRefusal(_ source: MessageSource, state: Locked<RouterState>) -> String? {
+        guard let reason = policy.refusal(for: source),
+            !state.withLock({ $0.taskTable.hasOwnPolicy(admitting: source) })
+        else { return nil }
+        return reason
     }
 
     /// A scanned call that is neither deferred nor synchronous (no id, refused by the policy, no

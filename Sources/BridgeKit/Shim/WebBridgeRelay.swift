@@ -197,8 +197,9 @@ public enum WebBridgeRelay {
    * native's call always gets through, and a long call holds nothing here once native read it
    * (the router bounds what it keeps: `maxPendingCalls`, `maxHeldBytes`; attack 19). A call native
    * turned away unread because the view's queue was full (a rejection whose message starts with
-   * `bridgekit:busy`) is answered here with `memory_budget_exceeded`, and the frame pauses its
-   * posts for `BUSY_PAUSE_MS`.
+   * `bridgekit:busy`) is answered here with `memory_budget_exceeded`; any other post so turned
+   * away (a cancel, an answer to native's call) is posted again, before the posts waiting. Either
+   * way the frame pauses its posts for `BUSY_PAUSE_MS`.
    */
   function createRelay(opts) {
     try {
@@ -365,7 +366,12 @@ public enum WebBridgeRelay {
         }, function (error) {
           if (isBusy(error)) {
             markRead(number);
-            refuse(body, 'memory_budget_exceeded', 'The app is busy with this page\'s earlier messages.');
+            if (callID(body) !== null) {
+              refuse(body, 'memory_budget_exceeded', 'The app is busy with this page\'s earlier messages.');
+            } else {
+              // Anything else (a cancel, an answer to native's call) goes again, first, after the pause.
+              waiting.splice(waitingHead, 0, [message, c, body]);
+            }
             pause();
           } else {
             markReadThrough(number);

@@ -29,7 +29,14 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
         // A failure here means the name is taken on this view, which BridgeAttachment already rules out.
         let origins = SecurityOriginCache()
         let tap = self.tap
-        try? webView?.registerScriptMessageHandler(name: name, world: world, withReply: true) { message in
+        // A large body from a sender the router does not admit is read only as far as its head
+        // (GTK thread; `JSCValueText.unadmittedHead(of:admits:)`).
+        let admitsSender: @Sendable (String, Bool) -> Bool = { origin, isMainFrame in
+            proxy.admitsSender(MessageSource(origin: SecurityOrigin(origin), isMainFrame: isMainFrame))
+        }
+        try? webView?.registerScriptMessageHandler(
+            name: name, world: world, withReply: true, mainFrameOnly: false, admitsSender: admitsSender
+        ) { message in
             Self.forward(message, to: proxy, origins: origins, tap: tap)
         }
     }

@@ -7,17 +7,24 @@ import Glibc
 #endif
 
 /// The page's console on standard output (``GTKWebViewConfiguration/writesConsoleToStandardOutput``),
-/// and the page-world user script bridgehost prints the console from.
+/// and the scripts bridgehost prints the console from.
 ///
 /// WebKit's own setting for this (`enable-write-console-messages-to-stdout`) goes through WebKit's
 /// logging, which a WebKitGTK built with journald (Debian's 2.50) sends to the systemd journal,
 /// and where no journal runs (a container, CI) nowhere: a new user's headless app printed
 /// nothing. So BridgeKitGTK forwards the console itself: a user script at document start in every
 /// frame wraps `console`'s methods (they still print as before, for the Web Inspector) and
-/// reports uncaught errors, unhandled promise rejections and failed subresource loads to a
-/// page-world message handler, which writes one line per message:
+/// reports uncaught errors, unhandled promise rejections and failed subresource loads as
+/// `bridgekit:console` events; a script of an isolated world of its own (``world``) forwards each
+/// to a message handler there, which writes one line per message:
 /// `CONSOLE LOG hello`, `CONSOLE ERROR Uncaught TypeError: … (app.js:12)`. What the page wrote is
 /// made terminal-safe (`TerminalText`) and cut at ``maxMessageCharacters``.
+///
+/// Why the isolated world: a handler in the page world takes any value from any frame's scripts,
+/// of any size, and WebKit copies it into the app first (attack 20: an iframe posting 160 MiB
+/// values grew the app by 1.4 GiB). The forwarder passes on only strings of at most
+/// ``maxEventCharacters``, at most ``maxMessagesPerSecond`` a second per frame (then one line says
+/// how many it left out).
 ///
 /// Thread: the handler runs on the main actor (WebKit's script-message signal).
 package enum GTKConsoleOutput {
@@ -26,6 +33,17 @@ package enum GTKConsoleOutput {
 
     /// The longest message written, in characters; a longer one is cut and says how much was left out.
     package static let maxMessageCharacters = 8192
+
+    /// The isolated script world of the forwarder and the handler.
+    package static let world = "bridgekit-console"
+
+    /// The longest event the forwarder passes on, in UTF-16 code units (a message the page-world
+    /// script cut at ``maxMessageCharacters``, in its JSON envelope); a longer one is a page's own
+    /// and is dropped.
+    package static let maxEventCharacters = 4 * maxMessageCharacters
+
+    /// The most messages one frame's forwarder passes on in a second.
+    package static let maxMessagesPerSecond = 500
 
     /// One message the script posts.
     package struct Message: Decodable, Sendable, Equatable {
@@ -38,6 +56,8 @@ package enum GTKConsoleOutput {
         package var source: String?
         /// The line in `source`, or 0.
         package var line: Int?
+        /// The message's length before the page-world script cut it, in UTF-16 code units.
+        package var length: Int?
 
         /// Reads a message from its JSON text (`GTKScriptMessage.bodyJSONText`); nil when it is
         /// not one (a page may post anything to the handler).
@@ -52,7 +72,7 @@ package enum GTKConsoleOutput {
     package static func line(for message: Message) -> String {
         var text = message.message
         if text.count > maxMessageCharacters {
-            let left = text.count - maxMessageCharacters
+            let left = max(message.length ?? 0, text.count) - maxMessageCharacters
             text = String(text.prefix(maxMessageCharacters)) + "… (\(left) more characters)"
         }
         var place = ""
@@ -64,15 +84,25 @@ package enum GTKConsoleOutput {
         return TerminalText.safe("CONSOLE \(level) \(text)\(place)")
     }
 
-    /// Registers the handler and adds the script to `view` (before its first load).
+    /// Registers the handler and adds the scripts to `view` (before its first load), handing each
+    /// message to `receive`.
     /// - Throws: what registering a handler or adding a script throws (``GTKWebViewError``).
     @MainActor
-    static func install(on view: GTKWebView) throws(GTKWebViewError) {
-        try view.registerScriptMessageHandler(name: handlerName, world: nil, withReply: false) { message in
+    package static func install(
+        on view: GTKWebView, receive: @escaping @MainActor (Message) -> Void
+    ) throws(GTKWebViewError) {
+        try view.registerScriptMessageHandler(name: handlerName, world: world, withReply: false) { message in
             guard let console = Message(json: message.bodyJSONText) else { return }
-            writeLine(line(for: console))
+            receive(console)
         }
+        try view.addUserScript(forwarder, world: world, frames: .allFrames, injectionTime: .documentStart)
         try view.addUserScript(source, world: nil, frames: .allFrames, injectionTime: .documentStart)
+    }
+
+    /// ``install(on:receive:)`` writing each message's ``line(for:)`` to standard output.
+    @MainActor
+    static func install(on view: GTKWebView) throws(GTKWebViewError) {
+        try install(on: view) { writeLine(line(for: $0)) }
     }
 
     /// Writes `line` and a line break to standard output in one `write(2)`, unbuffered, so lines
@@ -92,15 +122,15 @@ package enum GTKConsoleOutput {
         }
     }
 
-    /// The user script (page world, every frame, document start).
+    /// The user script (page world, every frame, document start): dispatches each message as a
+    /// `bridgekit:console` event whose detail is its JSON text, the message cut at
+    /// ``maxMessageCharacters`` (and a character more, so the cut shows).
     package static let source = #"""
         (function () {
           "use strict";
-          var handlers = window.webkit && window.webkit.messageHandlers;
-          var handler = handlers && handlers.bridgekitConsole;
-          if (!handler) { return; }
-          var post = handler.postMessage.bind(handler);
           var stringify = JSON.stringify;
+          var CustomEventCtor = window.CustomEvent;
+          var dispatch = window.dispatchEvent.bind(window);
           function text(value) {
             if (typeof value === "string") { return value; }
             if (value instanceof Error) { return String(value); }
@@ -108,7 +138,12 @@ package enum GTKConsoleOutput {
             return String(value);
           }
           function send(level, kind, message, source, line) {
-            try { post({ level: level, kind: kind, message: String(message), source: source || "", line: line || 0 }); } catch (e) {}
+            try {
+              var whole = String(message);
+              var cut = whole.length > \#(maxMessageCharacters + 1) ? whole.slice(0, \#(maxMessageCharacters + 1)) : whole;
+              var detail = stringify({ level: level, kind: kind, message: cut, source: String(source || "").slice(0, 2048), line: line || 0, length: whole.length });
+              dispatch(new CustomEventCtor("bridgekit:console", { detail: detail }));
+            } catch (e) {}
           }
           ["log", "info", "warn", "error", "debug"].forEach(function (level) {
             var original = console[level];
@@ -132,6 +167,41 @@ package enum GTKConsoleOutput {
             var message = reason && typeof reason === "object" && "message" in reason ? reason.message : text(reason);
             send("error", "unhandledrejection", "Unhandled promise rejection: " + message);
           });
+        })();
+        """#
+
+    /// The forwarder (the isolated ``world``, every frame, document start): posts each
+    /// `bridgekit:console` event's detail to the handler when it is a string of at most
+    /// ``maxEventCharacters``, at most ``maxMessagesPerSecond`` a second; then, with the next
+    /// message, one line that says how many it left out. Evaluated again in the same window (after
+    /// `document.open()` erased its listener), it adds the same listener back.
+    package static let forwarder = #"""
+        (function () {
+          "use strict";
+          if (window.__bridgekitConsole) { window.addEventListener("bridgekit:console", window.__bridgekitConsole); return; }
+          var handlers = window.webkit && window.webkit.messageHandlers;
+          var handler = handlers && handlers.bridgekitConsole;
+          if (!handler) { return; }
+          var post = handler.postMessage.bind(handler);
+          var started = 0, sent = 0, leftOut = 0;
+          var listener = function (event) {
+            try {
+              var detail = event.detail;
+              if (typeof detail !== "string" || detail.length > \#(maxEventCharacters)) { return; }
+              var now = Date.now();
+              if (now - started >= 1000) {
+                if (leftOut > 0) {
+                  post(JSON.stringify({ level: "warn", kind: "console", message: leftOut + " console messages left out (more than \#(maxMessagesPerSecond) a second)", source: "", line: 0 }));
+                }
+                started = now; sent = 0; leftOut = 0;
+              }
+              if (sent >= \#(maxMessagesPerSecond)) { leftOut += 1; return; }
+              sent += 1;
+              post(detail);
+            } catch (e) {}
+          };
+          Object.defineProperty(window, "__bridgekitConsole", { value: listener });
+          window.addEventListener("bridgekit:console", listener);
         })();
         """#
 }

@@ -13,19 +13,25 @@ enum GTKWebViewEvent: Sendable {
     case scriptMessage(name: String, message: GTKScriptMessage)
 }
 
-/// Carries events from the GTK thread to web views on the main actor, in order.
+/// Carries events from the GTK thread to web views on the main actor, each view's in order.
 ///
 /// The GTK thread appends to one process-wide queue; the first event after the queue ran empty
-/// schedules one main-actor task that delivers everything queued by then. WebKit callbacks
+/// schedules a main-actor task that delivers at most ``maxEventsPerTurn`` events, taking the
+/// views in turns (``Turns``), and schedules another while events are left. WebKit callbacks
 /// therefore never wait for the main actor (so main-actor code may wait for the GTK thread without
-/// deadlock), and handlers run as ordinary main-actor code. ``GLibMainLoop/iterate(until:timeout:)``
+/// deadlock), handlers run as ordinary main-actor code, and a view whose page floods it holds up
+/// another view's events by at most one event per turn. ``GLibMainLoop/iterate(until:timeout:)``
 /// also delivers queued events synchronously while it blocks the main actor.
 final class GTKEventQueue: Sendable {
     private struct State {
-        var items: [(GTKViewReference, GTKWebViewEvent)] = []
+        var items = Turns<ObjectIdentifier, (GTKViewReference, GTKWebViewEvent)>()
         var drainScheduled = false
         var waiterBlocked = false
     }
+
+    /// The most events one main-actor task delivers; then it yields to the main actor's other
+    /// work and a new task goes on.
+    static let maxEventsPerTurn = 64
 
     /// The process-wide queue.
     static let shared = GTKEventQueue()
@@ -36,7 +42,7 @@ final class GTKEventQueue: Sendable {
     /// Queues `event` for the view behind `reference` (any thread).
     func post(_ event: GTKWebViewEvent, to reference: GTKViewReference) {
         let (schedule, wake) = state.withLock { state in
-            state.items.append((reference, event))
+            state.items.append((reference, event), of: ObjectIdentifier(reference))
             let schedule = !state.drainScheduled
             state.drainScheduled = true
             let wake = state.waiterBlocked
@@ -49,15 +55,19 @@ final class GTKEventQueue: Sendable {
         }
     }
 
-    /// Delivers every queued event to its view (views that are gone or closed drop theirs).
+    /// Delivers at most ``maxEventsPerTurn`` queued events to their views, the views in turns
+    /// (views that are gone or closed drop theirs), and schedules the next delivery while events
+    /// are left.
     @MainActor
     func deliver() {
-        let items = state.withLock { state in
-            defer {
-                state.items.removeAll()
-                state.drainScheduled = false
-            }
-            return state.items
+        let (items, more) = state.withLock { state in
+            let items = state.items.take(upTo: Self.maxEventsPerTurn)
+            let more = !state.items.isEmpty
+            state.drainScheduled = more
+            return (items, more)
+        }
+        if more {
+            Task { @MainActor in self.deliver() }
         }
         for (reference, event) in items {
             reference.view?.handle(event)

@@ -177,6 +177,7 @@ extension GTKWebView {
     /// the view's inbound budget, so other frames' floods cannot drop them.
     func registerScriptMessageHandler(
         name: String, world: String?, withReply: Bool, mainFrameOnly: Bool,
+        admitsSender: (@Sendable (_ origin: String, _ isMainFrame: Bool) -> Bool)? = nil,
         handler: @escaping @MainActor (GTKScriptMessage) -> Void
     ) throws(GTKWebViewError) {
         try checkOpen()
@@ -194,7 +195,9 @@ extension GTKWebView {
         }
         let core = self.core
         try GTKThread.perform {
-            core.register(name: name, world: world, withReply: withReply, mainFrameOnly: mainFrameOnly)
+            core.register(
+                name: name, world: world, withReply: withReply, mainFrameOnly: mainFrameOnly,
+                admitsSender: admitsSender)
         }.get()
         messageHandlers[name] = (world, handler)
     }
@@ -222,9 +225,10 @@ extension GTKWebView {
 extension GTKWebViewCore {
     /// Connects the message signal and registers `name` in WebKit (GTK thread).
     /// - Returns: failure ``GTKWebViewError/registrationRejected(name:world:)`` when WebKit refuses.
-    func register(name: String, world: String?, withReply: Bool, mainFrameOnly: Bool = false)
-        -> Result<Void, GTKWebViewError>
-    {
+    func register(
+        name: String, world: String?, withReply: Bool, mainFrameOnly: Bool = false,
+        admitsSender: (@Sendable (String, Bool) -> Bool)? = nil
+    ) -> Result<Void, GTKWebViewError> {
         guard !isClosed else { return .failure(.closed) }
         let signal = withReply ? "script-message-with-reply-received::\(name)" : "script-message-received::\(name)"
         let callback = withReply ? gCallback(scriptMessageWithReplyCallback) : gCallback(scriptMessageCallback)
@@ -243,7 +247,8 @@ extension GTKWebViewCore {
             return .failure(.registrationRejected(name: name, world: world))
         }
         handlers[name] = HandlerRegistration(
-            world: world, withReply: withReply, signalID: signalID, mainFrameOnly: mainFrameOnly)
+            world: world, withReply: withReply, signalID: signalID, mainFrameOnly: mainFrameOnly,
+            admitsSender: admitsSender)
         return .success(())
     }
 
@@ -258,11 +263,13 @@ extension GTKWebViewCore {
 
     /// Queues a message for the handler `name`, if registered (GTK thread).
     /// - Returns: false when there is no such handler (WebKit then answers a reply with undefined).
-    /// Over the view's inbound budget (``InboundBudget``) the message is not read: a message with a
-    /// reply is answered at once with an error whose message starts `bridgekit:busy` (the relay
-    /// settles a call so refused with `memory_budget_exceeded`), one without is dropped. A string
+    /// Over the view's inbound budget (``InboundBudget``) the message is not read (too many wait),
+    /// or is dropped once read (its bytes do not fit): a message with a reply is answered at once
+    /// with an error whose message starts `bridgekit:busy` (the relay settles a call so refused
+    /// with `memory_budget_exceeded` and posts anything else again), one without is dropped. A string
     /// to a handler in an isolated world (the relay's, which posts only short strings) is read
-    /// first, to find its frame stamp.
+    /// first, to find its frame stamp. A large body from a sender the router does not admit
+    /// (``HandlerRegistration/admitsSender``) is read only as far as its head.
     func deliver(name: String, value: UnsafeMutablePointer<JSCValue>, reply: OpaquePointer?) -> Bool {
         guard let registration = handlers[name] else { return false }
         let (share, read) = Self.inboundShare(of: value, to: registration)
@@ -276,6 +283,10 @@ extension GTKWebViewCore {
         var message: GTKScriptMessage
         if let read {
             message = GTKScriptMessage(body: .text(read.text), isString: read.isString, reply: reply)
+        } else if let admits = registration.admitsSender,
+            let head = JSCValueText.unadmittedHead(of: value, admits: admits)
+        {
+            message = GTKScriptMessage(body: .strings(head), isString: false, reply: reply)
         } else if let elements = JSCValueText.stringElements(of: value, limit: GTKScriptMessage.maxStringElements) {
             message = GTKScriptMessage(body: .strings(elements), isString: false, reply: reply)
         } else {
@@ -284,7 +295,10 @@ extension GTKWebViewCore {
         }
         message.inboundShare = share
         let bytes = message.queuedBytes
-        inbound.withLock { $0.queued(bytes: bytes, share: share) }
+        guard inbound.withLock({ $0.queue(bytes: bytes, share: share) }) else {
+            message.reply?.returnError(InboundBudget.busy)
+            return true
+        }
         post(.scriptMessage(name: name, message: message))
         return true
     }
@@ -351,6 +365,57 @@ enum JSCValueText {
         }
         return (json(of: value) ?? "null", false)
     }
+
+    /// For the relay's large form `[origin, frame, body]` from a sender `admits` refuses: the
+    /// relay's head form `[origin, frame, head, length]` (``RelayEnvelope``), the body's first
+    /// 1,024 UTF-16 code units and its length, so the body itself is never read into the app
+    /// (the router answers it `forbidden` from the head,
+    /// ``BridgeRouter/refuseOversizedBody(head:byteCount:from:replyHandler:)``). Reading 15 MiB
+    /// from a page no policy admits, to refuse it, held up every other web view (attack 18; with
+    /// the relay's flow control every such post reaches the app). `nil` for any other value, or
+    /// when `admits` says yes.
+    static func unadmittedHead(
+        of value: UnsafeMutablePointer<JSCValue>, admits: (String, Bool) -> Bool
+    ) -> [GTKScriptMessage.SharedBytes?]? {
+        guard jsc_value_is_array(value) != 0, let lengthValue = jsc_value_object_get_property(value, "length")
+        else { return nil }
+        let count = jsc_value_to_int32(lengthValue)
+        g_object_unref(gRaw(lengthValue))
+        guard count == 3, let originValue = jsc_value_object_get_property_at_index(value, 0) else { return nil }
+        defer { g_object_unref(gRaw(originValue)) }
+        guard let frameValue = jsc_value_object_get_property_at_index(value, 1) else { return nil }
+        defer { g_object_unref(gRaw(frameValue)) }
+        guard jsc_value_is_string(originValue) != 0, jsc_value_is_string(frameValue) != 0 else { return nil }
+        let origin = text(of: originValue).text
+        let frame = text(of: frameValue).text
+        guard frame == "main" || frame == "sub", !admits(origin, frame == "main"),
+            let body = jsc_value_object_get_property_at_index(value, 2)
+        else { return nil }
+        defer { g_object_unref(gRaw(body)) }
+        guard jsc_value_is_string(body) != 0, let context = jsc_value_get_context(body),
+            let bodyLength = jsc_value_object_get_property(body, "length")
+        else { return nil }
+        let length = jsc_value_to_double(bodyLength)
+        g_object_unref(gRaw(bodyLength))
+        guard let start = jsc_value_new_number(context, 0), let end = jsc_value_new_number(context, Double(headUnits))
+        else { return nil }
+        defer {
+            g_object_unref(gRaw(start))
+            g_object_unref(gRaw(end))
+        }
+        var arguments: [UnsafeMutablePointer<JSCValue>?] = [start, end]
+        guard let head = jsc_value_object_invoke_methodv(body, "slice", 2, &arguments) else { return nil }
+        defer { g_object_unref(gRaw(head)) }
+        guard jsc_value_is_string(head) != 0 else { return nil }
+        let elements = [
+            gBytes(origin), gBytes(frame), jsc_value_to_string_as_bytes(head), gBytes(String(Int(length))),
+        ].map { $0.map(GTKScriptMessage.SharedBytes.init(taking:)) }
+        return elements.contains { $0 == nil } ? nil : elements
+    }
+
+    /// How much of an unadmitted body is read (``unadmittedHead(of:admits:)``), in UTF-16 code
+    /// units: the relay's head of an oversized body.
+    static let headUnits = 1024
 
     /// Whether `value` is an array whose element 1 is the string "main": the relay's array
     /// envelope from the main frame (``RelayEnvelope``). Reads that one element only.

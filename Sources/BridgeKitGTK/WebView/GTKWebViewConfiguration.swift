@@ -27,8 +27,10 @@ public struct GTKWebViewConfiguration: Sendable, Equatable {
     /// each: `CONSOLE LOG hello`, `CONSOLE ERROR Uncaught TypeError: … (app.js:12)`; default false.
     /// For a headless app or a test while you develop: the page's log without the inspector.
     /// BridgeKitGTK writes the lines itself, from a page-world user script that wraps `console` at
-    /// document start and a page-world message handler (`bridgekitConsole`), what the page wrote
-    /// made terminal-safe; `GTKWebView/removeAllUserScripts()` removes the script too. (WebKit's
+    /// document start and a forwarder and message handler (`bridgekitConsole`) in an isolated world
+    /// of their own, which page scripts cannot post to: at most 500 messages a second per frame,
+    /// what the page wrote made terminal-safe and cut at 8,192 characters;
+    /// `GTKWebView/removeAllUserScripts()` removes the scripts too. (WebKit's
     /// own `enable-write-console-messages-to-stdout` goes to the systemd journal on a WebKitGTK
     /// built with journald, Debian's, and is not used.)
     public var writesConsoleToStandardOutput: Bool

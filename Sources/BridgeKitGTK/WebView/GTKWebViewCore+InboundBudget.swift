@@ -45,11 +45,30 @@ extension GTKWebViewCore {
         private(set) var otherMessages = 0
         private(set) var otherBytes = 0
 
-        /// Whether one more message of `share` may be read now: the budget is not full, and
-        /// ``Share/others`` holds less than half of it.
+        /// Whether one more message of `share` may be read now: fewer than ``maxMessages`` wait,
+        /// and fewer than half of them are ``Share/others``'. Checked before a message is read;
+        /// its bytes are checked once it is (``queue(bytes:share:)``).
         func admits(_ share: Share) -> Bool {
             guard messages < Self.maxMessages, bytes < Self.maxBytes else { return false }
             return share == .mainFrame || (otherMessages < Self.maxMessages / 2 && otherBytes < Self.maxBytes / 2)
+        }
+
+        /// Queues a message of `bytes` of `share` that was read, if its bytes fit: the budget's
+        /// bytes for the main frame (or any one message when nothing waits: the router's
+        /// `maxPayloadBytes` governs its size), half of them for ``Share/others``. Checking after
+        /// the read is what bounds the others' half: a page-world handler takes a message of any
+        /// size from any frame (attack 20: one of 160 MiB filled the budget, and the main frame's
+        /// calls failed `memory_budget_exceeded`).
+        /// - Returns: false when it does not fit (the message is then refused, not queued).
+        mutating func queue(bytes: Int, share: Share) -> Bool {
+            switch share {
+            case .mainFrame:
+                guard self.bytes + bytes <= Self.maxBytes || messages == 0 else { return false }
+            case .others:
+                guard self.bytes + bytes <= Self.maxBytes, otherBytes + bytes <= Self.maxBytes / 2 else { return false }
+            }
+            queued(bytes: bytes, share: share)
+            return true
         }
 
         /// A message of `bytes` of `share` was read and queued.

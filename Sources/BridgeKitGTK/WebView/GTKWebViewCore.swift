@@ -16,6 +16,10 @@ final class GTKWebViewCore: @unchecked Sendable {
         /// main-frame-only user script of that world uses): its messages count against the main
         /// frame's share of the inbound budget (``InboundBudget``).
         var mainFrameOnly = false
+        /// For the relay's handler: whether the router admits a sender (origin as the relay
+        /// stamped it, main frame or not); a large body from a sender it does not admit is read
+        /// only as far as its head (``JSCValueText/unadmittedHead(of:admits:)``). GTK thread.
+        var admitsSender: (@Sendable (_ origin: String, _ isMainFrame: Bool) -> Bool)?
     }
 
     let window: UnsafeMutablePointer<GtkWidget>

@@ -1,6 +1,7 @@
 import BridgeKit
 import BridgeKitTesting
 import Foundation
+import Synchronization
 import Testing
 
 @testable import BridgeKit
@@ -54,5 +55,33 @@ struct EarlyRefusalTests {
         #expect(id("{\"v\":1,\"kind\":\"call\",\"id\":\"k\u{1}1\",\"task\":\"t\"}") == nil)
         #expect(id(#"{"v":1,"kind":"call","id":""#) == nil)
         #expect(id(#"{"v":1,"kind":"call","id":"\#(String(repeating: "a", count: 300))","task":"t"}"#) == nil)
+    }
+
+    @Test(
+        "admitsSender: the router's policy or any task's own; a body the host left unread is forbidden before payload_too_large"
+    )
+    func unreadBody() async throws {
+        let router = try makeRouter([echoTask])
+        #expect(router.admitsSender(.mainFrame(appOrigin)))
+        #expect(!router.admitsSender(Self.stranger))
+        #expect(!router.admitsSender(MessageSource(origin: nil, isMainFrame: true)))
+        let replies = Mutex<[String?]>([])
+        router.refuseOversizedBody(
+            head: #"{"v":1,"kind":"call","id":"big-2","task":"echo","options":"xx"#, byteCount: 300_000_000,
+            from: Self.stranger,
+            replyHandler: ReplyHandler(carriesFinalReplies: true) { json in replies.withLock { $0.append(json) } })
+        #expect(await eventually { replies.withLock { !$0.isEmpty } })
+        let json = try #require(replies.withLock { $0.first } ?? nil)
+        let reply = try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))
+        #expect(reply["id"] == "big-2")
+        #expect(reply["error"]?.string("code") == "forbidden", "\(reply)")
+
+        let open = ClosureTask(
+            name: "open", policy: .origins([OriginPattern("https://evil.example")])
+        ) { (_: JSONValue, _: CallContext) in "ok" }
+        let admitting = try makeRouter([echoTask, open])
+        #expect(admitting.admitsSender(Self.stranger), "a task's own policy admits it")
+        await router.close()
+        await admitting.close()
     }
 }

@@ -30,9 +30,10 @@ final class E2EHarness {
     ///   - policy: the router's access policy.
     ///   - configuration: the view's configuration (ephemeral store by default).
     ///   - extraTasks: registers more tasks on the router.
+    ///   - messageTap: the host's traffic tap (``WebKitGTKBridgeHost/onMessage``), set before it attaches.
     init(
         policy: AccessPolicy, configuration: GTKWebViewConfiguration = GTKWebViewConfiguration(),
-        binaryLimits: BinaryLimits? = nil,
+        binaryLimits: BinaryLimits? = nil, messageTap: (@Sendable (GTKBridgeMessage) -> Void)? = nil,
         extraTasks: (BridgeRouter, TaskProbe) throws -> Void = { _, _ in }
     ) throws {
         view = try GTKWebView(configuration: configuration)
@@ -53,6 +54,7 @@ final class E2EHarness {
             transfers = nil
         }
         host.binaryTransfers = transfers
+        host.onMessage = messageTap
         try host.attach()
         host.page.onLoadEvent = { [weak self] event in self?.loadEvents.append(event) }
         let stream = history.notices
