@@ -202,3 +202,39 @@ test('a busy answer gives its call id back as data, only when the shim wrote the
   assert.equal(seen.length, 1, 'the escaped id and the page-made body got nothing');
   assert.deepEqual(JSON.parse(seen[0]), { error: { code: 'memory_budget_exceeded', message: "The app is busy with this page's earlier messages." }, id: '</script><x>', kind: 'reply', ok: false, v: 1 });
 });
+
+// Attack 20: a post native turned away busy was lost unless the shim wrote it as a call; the
+// protocol promises that a cancel, or the page's reply to a native call, always reaches native.
+for (const [name, body] of [
+  ['a cancel', '{"v":1,"kind":"cancel","id":"k1"}'],
+  ["the page's reply to a native call", '{"v":1,"kind":"reply","id":"n1","ok":true,"data":"pong"}'],
+]) {
+  test(`${name} that native turned away busy is posted again after the pause, not lost (attack 20)`, async () => {
+    const native = nativeHandler({ syncAtOnce: true });
+    const { page, relay, clock } = makeWorlds({ handler: native.handler, href: 'https://app.example/' });
+    createRelay({ window: relay, maxUnreadPosts: 4096, maxUnreadBytes: 16 << 20 });
+    post(page, '{"v":1,"kind":"call","id":"k1","task":"Slow"}');
+    post(page, body);
+    await turn(clock);
+    assert.equal(native.bodies().length, 2);
+    native.held[1].reject(new Error("bridgekit:busy: this page's earlier messages are still waiting for the app"));
+    await turn(clock);
+    assert.equal(native.bodies().filter((b) => b === body).length, 1, 'held for the pause');
+    for (let i = 0; i < 5; i++) { await turn(clock, 60); }
+    assert.equal(native.bodies().filter((b) => b === body).length, 2, 'posted again once');
+  });
+}
+
+test("page-made syncs and fake webbridge:message events leave the relay's accounting of legitimate posts intact (attack 20)", async () => {
+  const native = nativeHandler({ syncAtOnce: true });
+  const { page, relay, clock } = makeWorlds({ handler: native.handler, href: 'https://app.example/' });
+  createRelay({ window: relay, maxUnreadPosts: 2 });
+  for (let i = 0; i < 20; i++) {
+    post(page, SYNC);
+    page.dispatchEvent(new CustomEvent('webbridge:message', { detail: '{"v":1,"kind":"reply","id":"x","ok":true}' }));
+  }
+  for (const id of ['a', 'b', 'c']) { post(page, '{"v":1,"kind":"call","id":"' + id + '","task":"t"}'); }
+  await turn(clock);
+  for (let i = 0; i < 10; i++) { await turn(clock, 60); }
+  assert.deepEqual(native.bodies().map((b) => JSON.parse(b).id), ['a', 'b', 'c'], 'every legitimate post goes, in order');
+});

@@ -17,18 +17,28 @@ extension GTKWrapperTests.EndToEnd {
     struct Attack19 {
         typealias A18 = Attack18
 
-        /// A main page of an allowed origin with `frames` iframes of a third-party origin that the
-        /// router does not allow; each iframe runs `attack` when the main page posts 'go' to it.
-        static func framedPage(frames: Int, attack: String) async throws -> (E2EHarness, [LoopbackServer]) {
+        /// A main page of an allowed origin (in a view of `configuration`, answering `Ping`, with
+        /// `mainHead` in its head) with `frames` iframes of a third-party origin that the router
+        /// does not allow; each iframe runs `attack` when the main page posts 'go' to it.
+        static func framedPage(
+            frames: Int, attack: String, configuration: GTKWebViewConfiguration = GTKWebViewConfiguration(),
+            mainHead: String = ""
+        ) async throws -> (E2EHarness, [LoopbackServer]) {
             let main = try LoopbackServer()
             let ads = try LoopbackServer()
             ads.routes["/ad"] = .init(
                 body: E2EPage.html(
                     title: "ad",
-                    head: "<script>window.addEventListener('message', function () { \(attack) });</script>"))
+                    head:
+                        "<script>window.addEventListener('message', function (e) { if (e.data !== 'go') return; \(attack) });</script>"
+                ))
             let iframes = (0..<frames).map { _ in "<iframe class=\"ad\" src=\"\(ads.origin)/ad\"></iframe>" }.joined()
-            main.routes["/"] = .init(body: E2EPage.html(title: "main", body: iframes))
-            let harness = try E2EHarness(allowing: [main.origin])
+            main.routes["/"] = .init(
+                body: E2EPage.html(
+                    title: "main",
+                    head: "<script>WebBridge.handle('Ping', function () { return 'pong'; });</script>" + mainHead,
+                    body: iframes))
+            let harness = try E2EHarness(allowing: [main.origin], configuration: configuration)
             try await harness.load(main.origin + "/")
             try await harness.waitFor(
                 "Array.prototype.every.call(document.querySelectorAll('iframe'), function (f) { try { return !!f.contentWindow; } catch (e) { return false; } })"
@@ -62,11 +72,22 @@ extension GTKWrapperTests.EndToEnd {
         static let go =
             "document.querySelectorAll('iframe').forEach(function (f) { f.contentWindow.postMessage('go', '*'); });"
 
-        /// Probe in the main frame while the iframes flood; returns the probe's latencies and failures.
-        static func mainUnderFlood(frames: Int, attack: String, seconds: Int) async throws -> (
-            A18.Latency, A18.Latency, [String]
-        ) {
-            let (harness, servers) = try await framedPage(frames: frames, attack: attack)
+        /// What the main frame saw while its iframes flooded (``mainUnderFlood(frames:attack:seconds:configuration:)``).
+        struct FloodOutcome {
+            var baseline: A18.Latency
+            var under: A18.Latency
+            /// The first failure codes of the main frame's calls.
+            var codes: [String]
+            /// The app's peak growth during the flood.
+            var grownMiB: Int
+        }
+
+        /// Probe in the main frame while the iframes flood, for `seconds`.
+        static func mainUnderFlood(
+            frames: Int, attack: String, seconds: Int,
+            configuration: GTKWebViewConfiguration = GTKWebViewConfiguration()
+        ) async throws -> FloodOutcome {
+            let (harness, servers) = try await framedPage(frames: frames, attack: attack, configuration: configuration)
             defer { for server in servers { server.stop() } }
             let baseline = try await A18.probe(harness, for: .seconds(1))
             let sampler = A18.PeakSampler()
@@ -75,12 +96,10 @@ extension GTKWrapperTests.EndToEnd {
             await idle(.milliseconds(300))
             try await startCodeProbe(harness)
             await idle(.seconds(seconds))
-            let under = try await A18.stopProbe(harness)
-            let codes = try await harness.value("window.__codes", as: [String].self)
-            print("ATTACK19 app peak growth during flood: +\(sampler.grownMiB) MiB")
+            let (under, codes) = try await stopCodeProbe(harness)
             A18.terminateWebProcess(harness)
             await harness.close()
-            return (baseline, under, codes)
+            return FloodOutcome(baseline: baseline, under: under, codes: codes, grownMiB: sampler.grownMiB)
         }
 
         /// One way third-party iframes flood the view, each iframe running `attack`.
@@ -130,14 +149,15 @@ extension GTKWrapperTests.EndToEnd {
             "third-party iframes flooding the view do not make the main frame's calls fail",
             .timeLimit(.minutes(1)), arguments: Flood.all)
         func iframesFloodDenyMainFrame(_ flood: Flood) async throws {
-            let (baseline, under, codes) = try await Self.mainUnderFlood(
-                frames: flood.frames, attack: flood.attack, seconds: 4)
+            let outcome = try await Self.mainUnderFlood(frames: flood.frames, attack: flood.attack, seconds: 4)
+            let under = outcome.under
             print(
-                "ATTACK19 \(flood.testDescription): main baseline \(baseline); under flood \(under); codes \(Set(codes))"
+                "ATTACK19 \(flood.testDescription): app peak +\(outcome.grownMiB) MiB; main baseline \(outcome.baseline); under flood \(under); codes \(Set(outcome.codes))"
             )
             #expect(
                 under.failed == 0,
-                "main frame calls failed: \(under.failed) of \(under.failed + under.samples.count) \(Set(codes))")
+                "main frame calls failed: \(under.failed) of \(under.failed + under.samples.count) \(Set(outcome.codes))"
+            )
             #expect(under.unsettled == 0)
         }
 

@@ -26,35 +26,6 @@ extension GTKWrapperTests.EndToEnd {
         typealias A18 = Attack18
         typealias A19 = Attack19
 
-        /// A main page of an allowed origin with `frames` iframes of a third-party origin; each
-        /// iframe runs `attack` when the main page posts 'go' to it.
-        static func framedPage(
-            frames: Int, attack: String, configuration: GTKWebViewConfiguration = GTKWebViewConfiguration(),
-            mainHead: String = ""
-        ) async throws -> (E2EHarness, [LoopbackServer]) {
-            let main = try LoopbackServer()
-            let ads = try LoopbackServer()
-            ads.routes["/ad"] = .init(
-                body: E2EPage.html(
-                    title: "ad",
-                    head:
-                        "<script>window.addEventListener('message', function (e) { if (e.data !== 'go') return; \(attack) });</script>"
-                ))
-            let iframes = (0..<frames).map { _ in "<iframe class=\"ad\" src=\"\(ads.origin)/ad\"></iframe>" }.joined()
-            main.routes["/"] = .init(
-                body: E2EPage.html(
-                    title: "main",
-                    head: "<script>WebBridge.handle('Ping', function () { return 'pong'; });</script>" + mainHead,
-                    body: iframes))
-            let harness = try E2EHarness(allowing: [main.origin], configuration: configuration)
-            try await harness.load(main.origin + "/")
-            try await harness.waitFor(
-                "Array.prototype.every.call(document.querySelectorAll('iframe'), function (f) { try { return !!f.contentWindow; } catch (e) { return false; } })"
-            )
-            await idle(.seconds(1))
-            return (harness, [main, ads])
-        }
-
         /// The app's CPU time (user + system) so far, in seconds.
         static func cpuSeconds() -> Double {
             var usage = rusage()
@@ -125,25 +96,14 @@ extension GTKWrapperTests.EndToEnd {
             "a third-party iframe posting large values to the page-world console handler neither grows the app past the budget nor fails the main frame's calls",
             .timeLimit(.minutes(1)))
         func consoleHandlerBypassesBudget() async throws {
-            let (harness, servers) = try await Self.framedPage(
-                frames: 1, attack: Self.consoleFlood(mib: 160, count: 2, gap: 1500),
+            let outcome = try await A19.mainUnderFlood(
+                frames: 1, attack: Self.consoleFlood(mib: 160, count: 2, gap: 1500), seconds: 4,
                 configuration: Self.consoleConfiguration)
-            defer { for server in servers { server.stop() } }
-            let baseline = try await A18.probe(harness, for: .seconds(1))
-            let sampler = A18.PeakSampler()
-            defer { sampler.stop() }
-            try await harness.run(A19.go)
-            try await A19.startCodeProbe(harness)
-            await idle(.seconds(4))
-            let (under, codes) = try await A19.stopCodeProbe(harness)
-            let grown = sampler.grownMiB
             print(
-                "ATTACK20 console handler: app peak growth +\(grown) MiB; main baseline \(baseline); under attack \(under); codes \(Set(codes))"
+                "ATTACK20 console handler: app peak growth +\(outcome.grownMiB) MiB; main baseline \(outcome.baseline); under attack \(outcome.under); codes \(Set(outcome.codes))"
             )
-            A18.terminateWebProcess(harness)
-            await harness.close()
-            #expect(grown < 256, "app grew by \(grown) MiB (the view's budget is 128 MiB, others' half 64 MiB)")
-            #expect(under.failed == 0, "main frame calls failed: \(under.failed) \(Set(codes))")
+            #expect(outcome.grownMiB < 256, "app grew by \(outcome.grownMiB) MiB (the view's budget is 128 MiB)")
+            #expect(outcome.under.failed == 0, "main frame calls failed: \(outcome.under.failed) \(Set(outcome.codes))")
         }
 
         /// The same bypass turns away the main frame's answer to the app's `callPage` (a post that is
@@ -152,7 +112,7 @@ extension GTKWrapperTests.EndToEnd {
             "while a third-party iframe floods the page-world console handler, the main frame still answers the app's callPage",
             .timeLimit(.minutes(1)))
         func consoleHandlerLosesCallPageAnswer() async throws {
-            let (harness, servers) = try await Self.framedPage(
+            let (harness, servers) = try await A19.framedPage(
                 frames: 1, attack: Self.consoleFlood(mib: 160, count: 2, gap: 1500),
                 configuration: Self.consoleConfiguration)
             defer { for server in servers { server.stop() } }
@@ -185,7 +145,7 @@ extension GTKWrapperTests.EndToEnd {
             "while a third-party iframe floods the page-world console handler, the main frame's cancel still reaches the app",
             .timeLimit(.minutes(1)))
         func consoleHandlerLosesCancel() async throws {
-            let (harness, servers) = try await Self.framedPage(
+            let (harness, servers) = try await A19.framedPage(
                 frames: 1, attack: Self.consoleFlood(mib: 160, count: 2, gap: 1500),
                 configuration: Self.consoleConfiguration)
             defer { for server in servers { server.stop() } }
@@ -231,7 +191,7 @@ extension GTKWrapperTests.EndToEnd {
                 var m = {level: 'log', kind: 'console', message: 'x'.repeat(200)};
                 setInterval(function () { for (var i = 0; i < 5000; i++) { if (h) h.postMessage(m); console.log(m.message); } }, 0);
                 """ : A19.Flood.tiny.attack
-            let (a, servers) = try await Self.framedPage(
+            let (a, servers) = try await A19.framedPage(
                 frames: 1, attack: attack, configuration: route == "console" ? Self.consoleConfiguration : .init())
             defer { for server in servers { server.stop() } }
             let other = try LoopbackServer()
@@ -290,22 +250,12 @@ extension GTKWrapperTests.EndToEnd {
                   setTimeout(function () { made.forEach(function (f) { f.remove(); }); wave(); }, 250);
                 })();
                 """
-            let (harness, servers) = try await Self.framedPage(frames: 1, attack: attack)
-            defer { for server in servers { server.stop() } }
-            let sampler = A18.PeakSampler()
-            defer { sampler.stop() }
-            try await harness.run(A19.go)
-            try await A19.startCodeProbe(harness)
-            await idle(.seconds(5))
-            let (under, codes) = try await A19.stopCodeProbe(harness)
-            let grown = sampler.grownMiB
+            let outcome = try await A19.mainUnderFlood(frames: 1, attack: attack, seconds: 5)
             print(
-                "ATTACK20 child frame churn: app peak growth +\(grown) MiB; main under attack \(under); codes \(Set(codes))"
+                "ATTACK20 child frame churn: app peak growth +\(outcome.grownMiB) MiB; main under attack \(outcome.under); codes \(Set(outcome.codes))"
             )
-            A18.terminateWebProcess(harness)
-            await harness.close()
-            #expect(grown < 384, "app grew by \(grown) MiB (the view's budget is 128 MiB)")
-            #expect(under.failed == 0, "main frame calls failed: \(under.failed) \(Set(codes))")
+            #expect(outcome.grownMiB < 384, "app grew by \(outcome.grownMiB) MiB (the view's budget is 128 MiB)")
+            #expect(outcome.under.failed == 0, "main frame calls failed: \(outcome.under.failed) \(Set(outcome.codes))")
         }
 
         /// 40 third-party iframes each post one 16 MiB (UTF-8) CJK body at the same moment, again
@@ -318,23 +268,12 @@ extension GTKWrapperTests.EndToEnd {
                 var big = '{"v":1,"kind":"call","id":"c","task":"Nope","options":{"s":"' + '\\u4e00'.repeat(5 * 1048576) + '"}}';
                 setInterval(function () { window.dispatchEvent(new CustomEvent('webbridge:post', {detail: big})); }, 0);
                 """
-            let (harness, servers) = try await Self.framedPage(frames: 40, attack: attack)
-            defer { for server in servers { server.stop() } }
-            let sampler = A18.PeakSampler()
-            defer { sampler.stop() }
-            let cpu0 = Self.cpuSeconds()
-            try await harness.run(A19.go)
-            try await A19.startCodeProbe(harness)
-            await idle(.seconds(4))
-            let cpu = Self.cpuSeconds() - cpu0
-            let (under, codes) = try await A19.stopCodeProbe(harness)
-            let grown = sampler.grownMiB
+            let outcome = try await A19.mainUnderFlood(frames: 40, attack: attack, seconds: 4)
+            let grown = outcome.grownMiB
             print(
-                "ATTACK20 40 frames x 16 MiB CJK: app peak growth +\(grown) MiB; app CPU \(cpu) s in ~4 s; main under attack \(under); codes \(Set(codes))"
+                "ATTACK20 40 frames x 16 MiB CJK: app peak growth +\(grown) MiB; main under attack \(outcome.under); codes \(Set(outcome.codes))"
             )
-            A18.terminateWebProcess(harness)
-            await harness.close()
-            #expect(under.failed == 0, "main frame calls failed: \(under.failed) \(Set(codes))")
+            #expect(outcome.under.failed == 0, "main frame calls failed: \(outcome.under.failed) \(Set(outcome.codes))")
             // WebKit's copies of what each frame's relay lets be unread (one body per frame, copied
             // into the app before BridgeKit can refuse it) grow with the number of frames: not
             // fixed (SECURITY.md, "Limits").
@@ -355,7 +294,7 @@ extension GTKWrapperTests.EndToEnd {
                 var big = '{"v":1,"kind":"call","id":"c","task":"Nope","options":{"s":"' + '\\u4e00'.repeat(5 * 1048576) + '"}}';
                 setInterval(function () { window.dispatchEvent(new CustomEvent('webbridge:post', {detail: big})); }, 0);
                 """
-            let (a, servers) = try await Self.framedPage(frames: 40, attack: attack)
+            let (a, servers) = try await A19.framedPage(frames: 40, attack: attack)
             defer { for server in servers { server.stop() } }
             let other = try LoopbackServer()
             defer { other.stop() }
@@ -403,7 +342,7 @@ extension GTKWrapperTests.EndToEnd {
         func documentNoticeDroppedUnderIframeFlood() async throws {
             let mainHead =
                 "<script>window.__docA = true; window.__held = false; WebBridge.handle('Hold', function () { window.__held = true; return new Promise(function () {}); });</script>"
-            let (harness, servers) = try await Self.framedPage(frames: 16, attack: Self.heavyRefill, mainHead: mainHead)
+            let (harness, servers) = try await A19.framedPage(frames: 16, attack: Self.heavyRefill, mainHead: mainHead)
             defer { for server in servers { server.stop() } }
             let call = PageChangeAttack.startPageCall(harness.router, "Hold", timeout: .seconds(12))
             try await harness.waitFor("window.__held === true")
