@@ -175,6 +175,30 @@ extension GTKWrapperTests.EndToEnd {
             #expect(cancelled == running, "\(cancelled) of \(running) aborted Slow calls cancelled in the app")
         }
 
+        /// Another web view's calls (view B, probed for 4 s) while view A's `frames` third-party
+        /// iframes run `attack`, and the app's CPU time meanwhile.
+        static func otherViewUnderFlood(
+            frames: Int, attack: String, configuration: GTKWebViewConfiguration = GTKWebViewConfiguration()
+        ) async throws -> (baseline: A18.Latency, under: A18.Latency, cpuSeconds: Double) {
+            let (a, servers) = try await A19.framedPage(frames: frames, attack: attack, configuration: configuration)
+            defer { for server in servers { server.stop() } }
+            let other = try LoopbackServer()
+            defer { other.stop() }
+            other.routes["/"] = .init(body: A18.plainPage)
+            let b = try E2EHarness(allowing: [other.origin])
+            try await b.load(other.origin + "/")
+            let baseline = try await A18.probe(b, for: .seconds(1))
+            let cpu0 = cpuSeconds()
+            try await a.run(A19.go)
+            await idle(.milliseconds(300))
+            let under = try await A18.probe(b, for: .seconds(4))
+            let cpu = cpuSeconds() - cpu0
+            A18.terminateWebProcess(a)
+            await a.close()
+            await b.close()
+            return (baseline, under, cpu)
+        }
+
         /// A third-party iframe posts small values to the page-world console handler without
         /// pause (no relay, no reply: nothing slows it); another view of the app makes calls.
         @Test(
@@ -191,26 +215,11 @@ extension GTKWrapperTests.EndToEnd {
                 var m = {level: 'log', kind: 'console', message: 'x'.repeat(200)};
                 setInterval(function () { for (var i = 0; i < 5000; i++) { if (h) h.postMessage(m); console.log(m.message); } }, 0);
                 """ : A19.Flood.tiny.attack
-            let (a, servers) = try await A19.framedPage(
+            let (baseline, under, cpu) = try await Self.otherViewUnderFlood(
                 frames: 1, attack: attack, configuration: route == "console" ? Self.consoleConfiguration : .init())
-            defer { for server in servers { server.stop() } }
-            let other = try LoopbackServer()
-            defer { other.stop() }
-            other.routes["/"] = .init(body: A18.plainPage)
-            let b = try E2EHarness(allowing: [other.origin])
-            try await b.load(other.origin + "/")
-            let baseline = try await A18.probe(b, for: .seconds(1))
-            let cpu0 = Self.cpuSeconds()
-            try await a.run(A19.go)
-            await idle(.milliseconds(300))
-            let under = try await A18.probe(b, for: .seconds(4))
-            let cpu = Self.cpuSeconds() - cpu0
             print(
                 "ATTACK20 \(route) tiny flood: other view baseline \(baseline); under \(under); app CPU \(cpu) s in ~4.3 s"
             )
-            A18.terminateWebProcess(a)
-            await a.close()
-            await b.close()
             #expect(under.failed == 0 && under.unsettled == 0)
             #expect(under.p95 < 500, "other view's calls p95 \(under.p95) ms (median \(under.median) ms)")
             if route == "relay" {
@@ -294,21 +303,8 @@ extension GTKWrapperTests.EndToEnd {
                 var big = '{"v":1,"kind":"call","id":"c","task":"Nope","options":{"s":"' + '\\u4e00'.repeat(5 * 1048576) + '"}}';
                 setInterval(function () { window.dispatchEvent(new CustomEvent('webbridge:post', {detail: big})); }, 0);
                 """
-            let (a, servers) = try await A19.framedPage(frames: 40, attack: attack)
-            defer { for server in servers { server.stop() } }
-            let other = try LoopbackServer()
-            defer { other.stop() }
-            other.routes["/"] = .init(body: A18.plainPage)
-            let b = try E2EHarness(allowing: [other.origin])
-            try await b.load(other.origin + "/")
-            let baseline = try await A18.probe(b, for: .seconds(1))
-            try await a.run(A19.go)
-            await idle(.milliseconds(300))
-            let under = try await A18.probe(b, for: .seconds(4))
+            let (baseline, under, _) = try await Self.otherViewUnderFlood(frames: 40, attack: attack)
             print("ATTACK20 other view while 40 frames flood view A: baseline \(baseline); under \(under)")
-            A18.terminateWebProcess(a)
-            await a.close()
-            await b.close()
             #expect(under.failed == 0 && under.unsettled == 0)
             // The app's GTK thread decodes every frame's posts in arrival order before BridgeKit
             // sees them: not fixed (SECURITY.md, "Limits").
