@@ -72,7 +72,7 @@ struct InboundBudgetTests {
     }
 
     @Test(
-        "whose share a message is: the relay's main-frame stamp (either form) and main-frame-only handlers are the main frame's; page-world handlers and everything else are the others'",
+        "whose share a message is: the relay's main-frame stamp (either form, to the relay's handler only) and main-frame-only handlers are the main frame's; everything else is the others'",
         .timeLimit(.minutes(1)))
     func shares() throws {
         // A context of its own, used on this thread only (JavaScriptCore's GLib API needs no GTK thread).
@@ -82,9 +82,12 @@ struct InboundBudgetTests {
             func value(_ script: String) -> UnsafeMutablePointer<JSCValue>? {
                 jsc_context_evaluate(context, script, -1)
             }
-            func registration(world: String?, mainFrameOnly: Bool = false) -> GTKWebViewCore.HandlerRegistration {
+            func registration(world: String?, mainFrameOnly: Bool = false, relay: Bool = true)
+                -> GTKWebViewCore.HandlerRegistration
+            {
                 GTKWebViewCore.HandlerRegistration(
-                    world: world, withReply: true, signalID: 0, mainFrameOnly: mainFrameOnly)
+                    world: world, withReply: true, signalID: 0, mainFrameOnly: mainFrameOnly,
+                    readsRelayStamp: relay && world != nil)
             }
             let cases: [(String, GTKWebViewCore.HandlerRegistration)] = [
                 (#"'main https://app.example\n{}'"#, registration(world: "relay")),
@@ -94,6 +97,8 @@ struct InboundBudgetTests {
                 (#"'main https://app.example\n{}'"#, registration(world: nil)),
                 (#"'{"v":1,"kind":"document","document":"d1"}'"#, registration(world: "relay", mainFrameOnly: true)),
                 (#"'{"v":1,"kind":"document","document":"d1"}'"#, registration(world: "relay")),
+                // Another isolated world's handler (the console's): its text is never a stamp (attack 21).
+                (#"'main https://app.example\n{}'"#, registration(world: "bridgekit-console", relay: false)),
             ]
             return cases.map { script, registration in
                 guard let value = value(script) else { return "no value" }
@@ -104,7 +109,7 @@ struct InboundBudgetTests {
         }()
         #expect(
             outcomes == [
-                "mainFrame read", "mainFrame", "others read", "others", "others", "mainFrame", "others read",
+                "mainFrame read", "mainFrame", "others read", "others", "others", "mainFrame", "others read", "others",
             ])
     }
 

@@ -198,8 +198,10 @@ public enum WebBridgeRelay {
    * (the router bounds what it keeps: `maxPendingCalls`, `maxHeldBytes`; attack 19). A call native
    * turned away unread because the view's queue was full (a rejection whose message starts with
    * `bridgekit:busy`) is answered here with `memory_budget_exceeded`; any other post so turned
-   * away (a cancel, an answer to native's call) is posted again, before the posts waiting. Either
-   * way the frame pauses its posts for `BUSY_PAUSE_MS`.
+   * away (a cancel, an answer to native's call) is posted again, before the posts waiting, in the
+   * order it was first posted. Either way the frame pauses its posts for `BUSY_PAUSE_MS`. A post
+   * rejected `bridgekit:unread` (the app read only its head, its sender not yet admitted, and
+   * admits it now) is posted again whole.
    */
   function createRelay(opts) {
     try {
@@ -231,6 +233,7 @@ public enum WebBridgeRelay {
       var unreadBytes = 0;
       var waiting = [];              // posts that did not fit, in order: [message, cost, body] each
       var waitingHead = 0;
+      var retrying = [];             // posts turned away busy, to go again before `waiting`: [number, message, cost, body], by number
       var syncing = false;           // a sync is awaiting native's answer
       var paused = false;            // native turned a post away unread: hold posts for a while
 
@@ -331,10 +334,19 @@ public enum WebBridgeRelay {
       var fits = function (c) {
         return !paused && unreadPosts < maxUnreadPosts && (unreadPosts === 0 || unreadBytes + c <= maxUnreadBytes);
       };
-      var isBusy = function (error) {
+      /** The prefix of native's rejection, `bridgekit:busy` or `bridgekit:unread`, or ''. */
+      var rejection = function (error) {
         var text = '';
         try { text = String(error && error.message !== undefined ? error.message : error); } catch (e) { text = ''; }
-        return text.lastIndexOf('bridgekit:busy', 0) === 0;
+        if (text.lastIndexOf('bridgekit:busy', 0) === 0) { return 'busy'; }
+        if (text.lastIndexOf('bridgekit:unread', 0) === 0) { return 'unread'; }
+        return '';
+      };
+      /** Queues a post native turned away to go again, before the posts waiting, in the order it was first posted. */
+      var postAgain = function (number, message, c, body) {
+        var at = retrying.length;
+        while (at > 0 && retrying[at - 1][0] > number) { at -= 1; }
+        retrying.splice(at, 0, [number, message, c, body]);
       };
       var drain = null;
       /** Holds this frame's posts for `BUSY_PAUSE_MS`, then lets them go again. */
@@ -364,15 +376,21 @@ public enum WebBridgeRelay {
           deliverReply(reply);
           drain();
         }, function (error) {
-          if (isBusy(error)) {
+          var kind = rejection(error);
+          if (kind === 'busy') {
             markRead(number);
             if (callID(body) !== null) {
               refuse(body, 'memory_budget_exceeded', 'The app is busy with this page\'s earlier messages.');
             } else {
-              // Anything else (a cancel, an answer to native's call) goes again, first, after the pause.
-              waiting.splice(waitingHead, 0, [message, c, body]);
+              // Anything else (a cancel, an answer to native's call) goes again after the pause.
+              postAgain(number, message, c, body);
             }
             pause();
+          } else if (kind === 'unread') {
+            // The app read only its head, and now wants it whole: it goes again, whole.
+            markRead(number);
+            var whole = envelope(documentOrigin(), frameName(), body);
+            postAgain(number, whole, cost(body, false), body);
           } else {
             markReadThrough(number);
           }
@@ -395,7 +413,7 @@ public enum WebBridgeRelay {
           drain();
         }, function (error) {
           syncing = false;
-          if (isBusy(error)) {
+          if (rejection(error) === 'busy') {
             markRead(number);
             pause();
           } else {
@@ -407,9 +425,18 @@ public enum WebBridgeRelay {
       /** Posts the waiting posts that fit, in order; when one does not, asks native for a sync. */
       drain = function () {
         try {
-          if (waitingHead === waiting.length) { return; }
+          if (waitingHead === waiting.length && retrying.length === 0) { return; }
           var h = handler();
           if (!h) { return; }
+          while (retrying.length > 0) {
+            var again = retrying[0];
+            if (!fits(again[2])) {
+              if (!paused) { sync(h); }
+              return;
+            }
+            retrying.shift();
+            send(h, again[1], again[2], again[3]);
+          }
           while (waitingHead < waiting.length) {
             var next = waiting[waitingHead];
             if (!fits(next[1])) {
@@ -457,7 +484,7 @@ public enum WebBridgeRelay {
           if (text !== null && maxBodyUnits > 0 && text !== body && text.length > maxBodyUnits) { text = null; }
           var message = text === null ? oversized(origin, frame, body) : envelope(origin, frame, text);
           var c = text === null ? cost(message[2], false) : cost(text, ascii);
-          if (waitingHead < waiting.length || !fits(c)) {
+          if (waitingHead < waiting.length || retrying.length > 0 || !fits(c)) {
             waiting.push([message, c, body]);
             drain();
             return;

@@ -35,7 +35,7 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
             proxy.admitsSender(MessageSource(origin: SecurityOrigin(origin), isMainFrame: isMainFrame))
         }
         try? webView?.registerScriptMessageHandler(
-            name: name, world: world, withReply: true, mainFrameOnly: false, admitsSender: admitsSender
+            name: name, world: world, withReply: true, mainFrameOnly: false, relayAdmitsSender: admitsSender
         ) { message in
             Self.forward(message, to: proxy, origins: origins, tap: tap)
         }
@@ -44,6 +44,10 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
     public func removeScriptMessageHandler(name: String) {
         webView?.unregisterScriptMessageHandler(name: name)
     }
+
+    /// The error a relay post is rejected with when the app read only its head and should have
+    /// read it whole: the relay posts it again (`js/webbridge-relay.js`, prefix `bridgekit:unread`).
+    static let unread = "bridgekit:unread: the app read only this message's head; post it again"
 
     /// Hands one relay message to the proxy, with a reply path back to the sending frame.
     /// - Parameters:
@@ -70,10 +74,19 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
             }
         }
         if let length = envelope.oversizedLength, case .string(let head) = envelope.body {
-            // The relay posted only the head of a body over the limit (WebBridgeRelay.settingsScript).
-            return proxy.refuseOversizedBody(
-                head: head, byteCount: length, from: envelope.source(using: origins),
-                replyHandler: replyHandler)
+            let source = envelope.source(using: origins)
+            // Only the head was read because the sender was not admitted when it arrived
+            // (`JSCValueText.unadmittedHead`), and now it is (a task admitting it was registered
+            // meanwhile): the relay posts the body again, whole (attack 21).
+            if let limit = proxy.router?.configuration.limits.maxPayloadBytes, length <= limit,
+                proxy.admitsSender(source), let reply = message.reply
+            {
+                _ = reply.returnError(Self.unread)
+                return
+            }
+            // The relay posted only the head of a body over the limit (WebBridgeRelay.settingsScript),
+            // or the app read only the head of a body from a sender no policy admits.
+            return proxy.refuseOversizedBody(head: head, byteCount: length, from: source, replyHandler: replyHandler)
         }
         proxy.receive(envelope.body, from: envelope.source(using: origins), replyHandler: replyHandler)
     }

@@ -2,10 +2,6 @@
 import BridgeKit
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The page's console on standard output (``GTKWebViewConfiguration/writesConsoleToStandardOutput``),
 /// and the scripts bridgehost prints the console from.
 ///
@@ -34,6 +30,12 @@ package enum GTKConsoleOutput {
     /// The longest message written, in characters; a longer one is cut and says how much was left out.
     package static let maxMessageCharacters = 8192
 
+    /// The longest source (script or resource URL) written, in characters.
+    package static let maxSourceCharacters = 2048
+
+    /// The console levels written as themselves; any other is written `ERROR`.
+    package static let levels: Set<String> = ["log", "info", "warn", "error", "debug"]
+
     /// The isolated script world of the forwarder and the handler.
     package static let world = "bridgekit-console"
 
@@ -44,6 +46,37 @@ package enum GTKConsoleOutput {
 
     /// The most messages one frame's forwarder passes on in a second.
     package static let maxMessagesPerSecond = 500
+
+    /// The most messages of one view written in a second, whatever its frames; the rest are
+    /// left out unread, and the first message of the next second says how many.
+    package static let maxMessagesPerSecondPerView = 1000
+
+    /// One view's count of messages in the current second (main actor).
+    @MainActor
+    final class RateWindow {
+        private var started = ContinuousClock.now
+        private var count = 0
+        private var leftOut = 0
+
+        /// Whether this second's messages are all used up (after ``countOne()``).
+        var isFull: Bool { count > GTKConsoleOutput.maxMessagesPerSecondPerView }
+
+        /// Counts one message; returns how many the last second left out, when a new second
+        /// starts with some left out.
+        func countOne() -> Int? {
+            let now = ContinuousClock.now
+            var report: Int?
+            if now - started >= .seconds(1) {
+                report = leftOut > 0 ? leftOut : nil
+                started = now
+                count = 0
+                leftOut = 0
+            }
+            count += 1
+            if isFull { leftOut += 1 }
+            return report
+        }
+    }
 
     /// One message the script posts.
     package struct Message: Decodable, Sendable, Equatable {
@@ -58,6 +91,13 @@ package enum GTKConsoleOutput {
         package var line: Int?
         /// The message's length before the page-world script cut it, in UTF-16 code units.
         package var length: Int?
+
+        /// A message of `level` and `kind` saying `message`, with no source.
+        package init(level: String, kind: String, message: String) {
+            self.level = level
+            self.kind = kind
+            self.message = message
+        }
 
         /// Reads a message from its JSON text (`GTKScriptMessage.bodyJSONText`); nil when it is
         /// not one (a page may post anything to the handler).
@@ -76,11 +116,13 @@ package enum GTKConsoleOutput {
             text = String(text.prefix(maxMessageCharacters)) + "… (\(left) more characters)"
         }
         var place = ""
-        if let source = message.source, !source.isEmpty {
+        if let source = message.source.map({ String($0.prefix(maxSourceCharacters)) }), !source.isEmpty {
             let file = URL(string: source)?.lastPathComponent ?? source
             place = " (" + (file.isEmpty ? source : file) + (message.line.map { $0 > 0 ? ":\($0)" : "" } ?? "") + ")"
         }
-        let level = message.kind == "console" ? message.level.uppercased() : "ERROR"
+        // The page can dispatch its own events: only the documented levels and kinds are written.
+        let level =
+            message.kind == "console" && levels.contains(message.level) ? message.level.uppercased() : "ERROR"
         return TerminalText.safe("CONSOLE \(level) \(text)\(place)")
     }
 
@@ -91,35 +133,30 @@ package enum GTKConsoleOutput {
     package static func install(
         on view: GTKWebView, receive: @escaping @MainActor (Message) -> Void
     ) throws(GTKWebViewError) {
+        let window = RateWindow()
         try view.registerScriptMessageHandler(name: handlerName, world: world, withReply: false) { message in
-            guard let console = Message(json: message.bodyJSONText) else { return }
+            // Counted before the message is decoded: many frames' floods cost the main actor
+            // little (attack 21: twelve iframes' console events held up the main frame's calls).
+            if let leftOut = window.countOne() {
+                receive(
+                    Message(
+                        level: "warn", kind: "console",
+                        message:
+                            "\(leftOut) console messages left out (more than \(maxMessagesPerSecondPerView) a second in this view)"
+                    ))
+            }
+            guard !window.isFull, let console = Message(json: message.bodyJSONText) else { return }
             receive(console)
         }
         try view.addUserScript(forwarder, world: world, frames: .allFrames, injectionTime: .documentStart)
         try view.addUserScript(source, world: nil, frames: .allFrames, injectionTime: .documentStart)
     }
 
-    /// ``install(on:receive:)`` writing each message's ``line(for:)`` to standard output.
+    /// ``install(on:receive:)`` writing each message's ``line(for:)`` to standard output, off the
+    /// main actor (``LineWriter``).
     @MainActor
     static func install(on view: GTKWebView) throws(GTKWebViewError) {
-        try install(on: view) { writeLine(line(for: $0)) }
-    }
-
-    /// Writes `line` and a line break to standard output in one `write(2)`, unbuffered, so lines
-    /// of several views do not interleave and none waits in a buffer when the app is killed.
-    private static func writeLine(_ line: String) {
-        let data = Data((line + "\n").utf8)
-        data.withUnsafeBytes { raw in
-            guard var base = raw.baseAddress else { return }
-            var left = raw.count
-            while left > 0 {
-                let written = write(STDOUT_FILENO, base, left)
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else { return }
-                left -= written
-                base += written
-            }
-        }
+        try install(on: view) { LineWriter.standardOutput.write(line(for: $0)) }
     }
 
     /// The user script (page world, every frame, document start): dispatches each message as a
@@ -128,6 +165,9 @@ package enum GTKConsoleOutput {
     package static let source = #"""
         (function () {
           "use strict";
+          // Evaluated again in the same window (WebKit does after document.open(), which erased the
+          // window's listeners): add the listeners back, and wrap console no second time.
+          if (window.__bridgekitConsoleHook) { window.__bridgekitConsoleHook(); return; }
           var stringify = JSON.stringify;
           var CustomEventCtor = window.CustomEvent;
           var dispatch = window.dispatchEvent.bind(window);
@@ -154,19 +194,25 @@ package enum GTKConsoleOutput {
               return original.apply(console, arguments);
             };
           });
-          addEventListener("error", function (event) {
+          function onError(event) {
             if (typeof ErrorEvent !== "undefined" && event instanceof ErrorEvent) {
               send("error", "uncaught", event.message || "Uncaught error", event.filename, event.lineno);
             } else if (event.target && event.target !== window) {
               var target = event.target, url = target.src || target.href || "";
               send("error", "resource", "failed to load " + (url || String(target.tagName).toLowerCase()), url, 0);
             }
-          }, true);
-          addEventListener("unhandledrejection", function (event) {
+          }
+          function onRejection(event) {
             var reason = event.reason;
             var message = reason && typeof reason === "object" && "message" in reason ? reason.message : text(reason);
             send("error", "unhandledrejection", "Unhandled promise rejection: " + message);
-          });
+          }
+          function listen() {
+            addEventListener("error", onError, true);
+            addEventListener("unhandledrejection", onRejection);
+          }
+          Object.defineProperty(window, "__bridgekitConsoleHook", { value: listen });
+          listen();
         })();
         """#
 

@@ -25,8 +25,25 @@ enum GTKWebViewEvent: Sendable {
 final class GTKEventQueue: Sendable {
     private struct State {
         var items = Turns<ObjectIdentifier, (GTKViewReference, GTKWebViewEvent)>()
+        /// The events taken for delivery and not delivered yet, from `batchHead`: a handler that
+        /// waits synchronously (``GLibMainLoop/iterate(until:timeout:)``) delivers these first,
+        /// so a view's events keep their order (attack 21).
+        var batch: [(GTKViewReference, GTKWebViewEvent)] = []
+        var batchHead = 0
         var drainScheduled = false
         var waiterBlocked = false
+
+        /// The next event of the batch, if any.
+        mutating func nextInBatch() -> (GTKViewReference, GTKWebViewEvent)? {
+            guard batchHead < batch.count else { return nil }
+            let next = batch[batchHead]
+            batchHead += 1
+            if batchHead == batch.count {
+                batch.removeAll(keepingCapacity: true)
+                batchHead = 0
+            }
+            return next
+        }
     }
 
     /// The most events one main-actor task delivers; then it yields to the main actor's other
@@ -60,16 +77,19 @@ final class GTKEventQueue: Sendable {
     /// are left.
     @MainActor
     func deliver() {
-        let (items, more) = state.withLock { state in
-            let items = state.items.take(upTo: Self.maxEventsPerTurn)
+        let more = state.withLock { state -> Bool in
+            // A delivery is under way (this is a handler's synchronous wait): finish its batch first.
+            guard state.batch.isEmpty else { return false }
+            state.batch = state.items.take(upTo: Self.maxEventsPerTurn)
+            state.batchHead = 0
             let more = !state.items.isEmpty
             state.drainScheduled = more
-            return (items, more)
+            return more
         }
         if more {
             Task { @MainActor in self.deliver() }
         }
-        for (reference, event) in items {
+        while let (reference, event) = state.withLock({ $0.nextInBatch() }) {
             reference.view?.handle(event)
         }
     }

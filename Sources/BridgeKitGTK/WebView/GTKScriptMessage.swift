@@ -171,13 +171,16 @@ extension GTKWebView {
             name: name, world: world, withReply: withReply, mainFrameOnly: false, handler: handler)
     }
 
-    /// ``registerScriptMessageHandler(name:world:withReply:handler:)``, for a handler in an
-    /// isolated world that only a main-frame-only user script of that world posts to (BridgeKit's
-    /// document notice): `mainFrameOnly` counts its messages against the main frame's share of
-    /// the view's inbound budget, so other frames' floods cannot drop them.
+    /// ``registerScriptMessageHandler(name:world:withReply:handler:)`` for BridgeKit's own
+    /// handlers. `mainFrameOnly`: a handler in an isolated world that only a main-frame-only user
+    /// script of that world posts to (the document notice), whose messages count against the main
+    /// frame's share of the view's inbound budget, so other frames' floods cannot drop them.
+    /// `relayAdmitsSender`, for the relay's handler only: its messages' frame stamps are read for
+    /// their share, and its large bodies from a sender the function refuses are read only as far
+    /// as their head.
     func registerScriptMessageHandler(
         name: String, world: String?, withReply: Bool, mainFrameOnly: Bool,
-        admitsSender: (@Sendable (_ origin: String, _ isMainFrame: Bool) -> Bool)? = nil,
+        relayAdmitsSender: (@Sendable (_ origin: String, _ isMainFrame: Bool) -> Bool)? = nil,
         handler: @escaping @MainActor (GTKScriptMessage) -> Void
     ) throws(GTKWebViewError) {
         try checkOpen()
@@ -197,7 +200,7 @@ extension GTKWebView {
         try GTKThread.perform {
             core.register(
                 name: name, world: world, withReply: withReply, mainFrameOnly: mainFrameOnly,
-                admitsSender: admitsSender)
+                admitsSender: relayAdmitsSender)
         }.get()
         messageHandlers[name] = (world, handler)
     }
@@ -248,7 +251,7 @@ extension GTKWebViewCore {
         }
         handlers[name] = HandlerRegistration(
             world: world, withReply: withReply, signalID: signalID, mainFrameOnly: mainFrameOnly,
-            admitsSender: admitsSender)
+            readsRelayStamp: admitsSender != nil, admitsSender: admitsSender)
         return .success(())
     }
 
@@ -304,16 +307,16 @@ extension GTKWebViewCore {
     }
 
     /// Whose share of the inbound budget a message to `registration` counts against
-    /// (``InboundBudget``): the main frame's for a main-frame-only handler, and for a message to a
-    /// handler in an isolated world (which page scripts cannot reach) that the relay stamped
-    /// "main"; everyone else's otherwise. A string to a handler in an isolated world (the
-    /// relay's, which posts only short strings) is read to find its stamp and returned as `read`.
+    /// (``InboundBudget``): the main frame's for a main-frame-only handler, and for a message to
+    /// the relay's handler (in an isolated world page scripts cannot reach) that the relay
+    /// stamped "main"; everyone else's otherwise. A string to the relay's handler (the relay
+    /// posts only short strings) is read to find its stamp and returned as `read`.
     /// GTK thread.
     static func inboundShare(of value: UnsafeMutablePointer<JSCValue>, to registration: HandlerRegistration) -> (
         share: InboundBudget.Share, read: (text: String, isString: Bool)?
     ) {
         if registration.mainFrameOnly { return (.mainFrame, nil) }
-        guard registration.world != nil else { return (.others, nil) }
+        guard registration.readsRelayStamp else { return (.others, nil) }
         if jsc_value_is_string(value) != 0 {
             let text = JSCValueText.text(of: value)
             return (text.text.utf8.starts(with: mainStamp) ? .mainFrame : .others, text)

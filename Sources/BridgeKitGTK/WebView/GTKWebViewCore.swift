@@ -16,6 +16,11 @@ final class GTKWebViewCore: @unchecked Sendable {
         /// main-frame-only user script of that world uses): its messages count against the main
         /// frame's share of the inbound budget (``InboundBudget``).
         var mainFrameOnly = false
+        /// The relay's handler: its messages carry the relay's frame stamp (``RelayEnvelope``), read
+        /// for the inbound budget's share (``GTKWebViewCore/inboundShare(of:to:)``). No other
+        /// handler's text is read as a stamp, whatever world it is in (attack 21: console events
+        /// starting "main " counted as the main frame's).
+        var readsRelayStamp = false
         /// For the relay's handler: whether the router admits a sender (origin as the relay
         /// stamped it, main frame or not); a large body from a sender it does not admit is read
         /// only as far as its head (``JSCValueText/unadmittedHead(of:admits:)``). GTK thread.
