@@ -78,8 +78,8 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
             // Only the head was read because the sender was not admitted when it arrived
             // (`JSCValueText.unadmittedHead`), and now it is (a task admitting it was registered
             // meanwhile): the relay posts the body again, whole (attack 21).
-            if let limit = proxy.router?.configuration.limits.maxPayloadBytes, length <= limit,
-                proxy.admitsSender(source), let reply = message.reply
+            if message.readOnlyHead, let limit = proxy.router?.configuration.limits.maxPayloadBytes,
+                length <= limit, proxy.admitsSender(source), let reply = message.reply
             {
                 _ = reply.returnError(Self.unread)
                 return

@@ -35,6 +35,10 @@ public struct GTKScriptMessage: Sendable {
     public let reply: Reply?
     /// Whose share of the view's inbound budget it counts against (``GTKWebViewCore/InboundBudget``).
     var inboundShare = GTKWebViewCore.InboundBudget.Share.others
+    /// True when the app read only the head of the relay's large body because its sender was not
+    /// admitted (``JSCValueText/unadmittedHead(of:admits:)``); the relay's own head form (a body
+    /// over the limit) is not.
+    var readOnlyHead = false
 
     init(body: Body, isString: Bool, reply: Reply?) {
         self.body = body
@@ -290,6 +294,7 @@ extension GTKWebViewCore {
             let head = JSCValueText.unadmittedHead(of: value, admits: admits)
         {
             message = GTKScriptMessage(body: .strings(head), isString: false, reply: reply)
+            message.readOnlyHead = true
         } else if let elements = JSCValueText.stringElements(of: value, limit: GTKScriptMessage.maxStringElements) {
             message = GTKScriptMessage(body: .strings(elements), isString: false, reply: reply)
         } else {
