@@ -253,3 +253,29 @@ test('a post native rejected "bridgekit:unread" (it read only the head, and now 
   assert.deepEqual(native.bodies().map((b) => JSON.parse(b).id), ['big', 'after', 'big']);
   assert.equal(native.bodies()[2], body, 'whole');
 });
+
+// Attack 21: posts turned away busy together went again in reverse order.
+for (const [name, bodies] of [
+  ['answers and a cancel', [
+    '{"v":1,"kind":"reply","id":"n1","ok":true,"data":"first"}',
+    '{"v":1,"kind":"reply","id":"n2","ok":true,"data":"second"}',
+    '{"v":1,"kind":"cancel","id":"k3"}',
+  ]],
+  ['fire-and-forget calls (no id)', [
+    '{"v":1,"kind":"call","task":"cart.add","options":{"sku":"A-1"}}',
+    '{"v":1,"kind":"call","task":"cart.checkout"}',
+  ]],
+]) {
+  test(`${name} turned away busy together go again in the order the page posted them (attack 21)`, async () => {
+    const native = nativeHandler({ syncAtOnce: true });
+    const { page, relay, clock } = makeWorlds({ handler: native.handler, href: 'https://app.example/' });
+    createRelay({ window: relay, maxUnreadPosts: 4096, maxUnreadBytes: 16 << 20 });
+    for (const body of bodies) { post(page, body); }
+    await turn(clock);
+    assert.equal(native.bodies().length, bodies.length);
+    for (const held of native.held.slice()) { held.reject(new Error("bridgekit:busy: this page's earlier messages are still waiting for the app")); }
+    await turn(clock);
+    for (let i = 0; i < 5; i++) { await turn(clock, 60); }
+    assert.deepEqual(native.bodies().slice(bodies.length), bodies);
+  });
+}
