@@ -467,6 +467,15 @@ extension GTKWrapperTests.EndToEnd {
             var big: Timed
         }
 
+        /// ``timeAssets(_:)`` twice, the faster of each: one sample on the shared 2-core machine
+        /// now and then takes four times as long (a CI run: 1,303 ms where runs took 269–320 ms).
+        static func timeAssetsBestOfTwo(_ b: E2EHarness) async throws -> TimedPair {
+            let first = try await timeAssets(b)
+            let second = try await timeAssets(b)
+            func faster(_ x: Timed, _ y: Timed) -> Timed { (x.ms ?? .infinity) <= (y.ms ?? .infinity) ? x : y }
+            return TimedPair(small: faster(first.small, second.small), big: faster(first.big, second.big))
+        }
+
         static func timeAssets(_ b: E2EHarness) async throws -> TimedPair {
             try await b.run(Self.timedFetches)
             try await b.waitFor("window.__timed != null", timeout: .seconds(25))
@@ -566,7 +575,7 @@ extension GTKWrapperTests.EndToEnd {
             try await a.run(Self.readingFlood)
             await idle(.seconds(1))
             let read0 = Attack17.readChars()
-            let underScheme = try await Self.timeAssets(b)
+            let underScheme = try await Self.timeAssetsBestOfTwo(b)
             let readScheme = (Attack17.readChars() - read0) >> 20
             Self.terminateWebProcess(a)
             await a.close()
@@ -575,7 +584,7 @@ extension GTKWrapperTests.EndToEnd {
             try await c.load(http.origin + "/index.html")
             try await c.run(Self.readingFlood)
             await idle(.seconds(1))
-            let underHTTP = try await Self.timeAssets(b)
+            let underHTTP = try await Self.timeAssetsBestOfTwo(b)
             Self.terminateWebProcess(c)
             await c.close()
             print(
