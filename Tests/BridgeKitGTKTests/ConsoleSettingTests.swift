@@ -53,6 +53,27 @@ extension GTKWrapperTests {
             #expect(line.hasSuffix("… (808 more characters)"))
             #expect(line.count < 8300)
         }
+
+        @Test(
+            "a view's window leaves out messages over its count or its bytes in a second, and the next second says how many",
+            .timeLimit(.minutes(1)))
+        func rateWindow() async throws {
+            let bytes = GTKConsoleOutput.RateWindow()
+            let size = 100_000
+            let fit = GTKConsoleOutput.maxBytesPerSecondPerView / size
+            for _ in 0..<fit { #expect(bytes.countOne(bytes: size) == nil && !bytes.isFull) }
+            _ = bytes.countOne(bytes: size)
+            #expect(bytes.isFull, "message \(fit + 1) of \(size) bytes is over the second's bytes")
+            let count = GTKConsoleOutput.RateWindow()
+            for _ in 0..<GTKConsoleOutput.maxMessagesPerSecondPerView { _ = count.countOne(bytes: 1) }
+            #expect(!count.isFull)
+            _ = count.countOne(bytes: 1)
+            _ = count.countOne(bytes: 1)
+            #expect(count.isFull)
+            try await Task.sleep(for: .milliseconds(1100))
+            #expect(count.countOne(bytes: 1) == 2, "the next second reports the two left out")
+            #expect(!count.isFull)
+        }
     }
 }
 #endif

@@ -6,7 +6,7 @@
 package enum TerminalText {
     /// `text` with its control characters escaped (see the type).
     package static func safe(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        guard hasControl(text) else { return text }
         var safe = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
             guard isControl(scalar) else {
@@ -22,6 +22,21 @@ package enum TerminalText {
             safe.append(contentsOf: escaped.unicodeScalars)
         }
         return String(safe)
+    }
+
+    /// Whether `text` has a control character, read as UTF-8 bytes: C0 and DEL are single bytes
+    /// (a byte under 0x80 is always a whole character), C1 is `C2 80`–`C2 9F`. Most text has none,
+    /// and this runs over every console line (a scan of scalars cost the main actor a tenth of
+    /// its time under a console flood).
+    private static func hasControl(_ text: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in text.utf8 {
+            if (byte < 0x20 && byte != 0x09) || byte == 0x7F || (previous == 0xC2 && (0x80...0x9F).contains(byte)) {
+                return true
+            }
+            previous = byte
+        }
+        return false
     }
 
     private static func isControl(_ scalar: Unicode.Scalar) -> Bool {

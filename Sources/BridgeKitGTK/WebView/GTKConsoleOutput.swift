@@ -19,8 +19,11 @@ import Foundation
 /// Why the isolated world: a handler in the page world takes any value from any frame's scripts,
 /// of any size, and WebKit copies it into the app first (attack 20: an iframe posting 160 MiB
 /// values grew the app by 1.4 GiB). The forwarder passes on only strings of at most
-/// ``maxEventCharacters``, at most ``maxMessagesPerSecond`` a second per frame (then one line says
-/// how many it left out).
+/// ``maxEventCharacters``, at most ``maxMessagesPerSecond`` and ``maxEventUnitsPerSecond`` a
+/// second per frame (then one line says how many it left out): what a frame's flood costs the app
+/// is bounded in the frame's own process, before WebKit copies anything. The handler then reads
+/// at most ``maxMessagesPerSecondPerView`` and ``maxBytesPerSecondPerView`` a second of one view,
+/// whatever its frames.
 ///
 /// Thread: the handler runs on the main actor (WebKit's script-message signal).
 package enum GTKConsoleOutput {
@@ -47,32 +50,48 @@ package enum GTKConsoleOutput {
     /// The most messages one frame's forwarder passes on in a second.
     package static let maxMessagesPerSecond = 500
 
+    /// The most UTF-16 code units of events one frame's forwarder passes on in a second: about
+    /// 25 messages cut at ``maxMessageCharacters``, or 500 of 500 characters (CI, stop 39: a frame
+    /// passing 16 M units a second held another view's calls up for 0.7-1.7 s at p95).
+    package static let maxEventUnitsPerSecond = 256 * 1024
+
     /// The most messages of one view written in a second, whatever its frames; the rest are
     /// left out unread, and the first message of the next second says how many.
     package static let maxMessagesPerSecondPerView = 1000
 
-    /// One view's count of messages in the current second (main actor).
+    /// The most bytes (UTF-8) of one view's messages decoded in a second, whatever its frames;
+    /// the rest are left out like those over ``maxMessagesPerSecondPerView``.
+    package static let maxBytesPerSecondPerView = 1 << 20
+
+    /// One view's count of messages and their bytes in the current second (main actor).
     @MainActor
     final class RateWindow {
         private var started = ContinuousClock.now
         private var count = 0
+        private var bytes = 0
         private var leftOut = 0
 
-        /// Whether this second's messages are all used up (after ``countOne()``).
-        var isFull: Bool { count > GTKConsoleOutput.maxMessagesPerSecondPerView }
+        /// Whether the message last counted is over this second's messages or bytes (after
+        /// ``countOne(bytes:)``).
+        private(set) var isFull = false
 
-        /// Counts one message; returns how many the last second left out, when a new second
-        /// starts with some left out.
-        func countOne() -> Int? {
+        /// Counts one message of `bytes` bytes; returns how many the last second left out, when
+        /// a new second starts with some left out.
+        func countOne(bytes: Int) -> Int? {
             let now = ContinuousClock.now
             var report: Int?
             if now - started >= .seconds(1) {
                 report = leftOut > 0 ? leftOut : nil
                 started = now
                 count = 0
+                self.bytes = 0
                 leftOut = 0
             }
             count += 1
+            self.bytes += bytes
+            isFull =
+                count > GTKConsoleOutput.maxMessagesPerSecondPerView
+                || self.bytes > GTKConsoleOutput.maxBytesPerSecondPerView
             if isFull { leftOut += 1 }
             return report
         }
@@ -137,12 +156,12 @@ package enum GTKConsoleOutput {
         try view.registerScriptMessageHandler(name: handlerName, world: world, withReply: false) { message in
             // Counted before the message is decoded: many frames' floods cost the main actor
             // little (attack 21: twelve iframes' console events held up the main frame's calls).
-            if let leftOut = window.countOne() {
+            if let leftOut = window.countOne(bytes: message.queuedBytes) {
                 receive(
                     Message(
                         level: "warn", kind: "console",
                         message:
-                            "\(leftOut) console messages left out (more than \(maxMessagesPerSecondPerView) a second in this view)"
+                            "\(leftOut) console messages left out (more than \(maxMessagesPerSecondPerView) or \(maxBytesPerSecondPerView >> 20) MiB a second in this view)"
                     ))
             }
             guard !window.isFull, let console = Message(json: message.bodyJSONText) else { return }
@@ -218,7 +237,8 @@ package enum GTKConsoleOutput {
 
     /// The forwarder (the isolated ``world``, every frame, document start): posts each
     /// `bridgekit:console` event's detail to the handler when it is a string of at most
-    /// ``maxEventCharacters``, at most ``maxMessagesPerSecond`` a second; then, with the next
+    /// ``maxEventCharacters``, at most ``maxMessagesPerSecond`` and ``maxEventUnitsPerSecond`` a
+    /// second; then, with the next
     /// message, one line that says how many it left out. Evaluated again in the same window (after
     /// `document.open()` erased its listener), it adds the same listener back.
     package static let forwarder = #"""
@@ -229,7 +249,7 @@ package enum GTKConsoleOutput {
           var handler = handlers && handlers.bridgekitConsole;
           if (!handler) { return; }
           var post = handler.postMessage.bind(handler);
-          var started = 0, sent = 0, leftOut = 0;
+          var started = 0, sent = 0, units = 0, leftOut = 0;
           var listener = function (event) {
             try {
               var detail = event.detail;
@@ -237,12 +257,13 @@ package enum GTKConsoleOutput {
               var now = Date.now();
               if (now - started >= 1000) {
                 if (leftOut > 0) {
-                  post(JSON.stringify({ level: "warn", kind: "console", message: leftOut + " console messages left out (more than \#(maxMessagesPerSecond) a second)", source: "", line: 0 }));
+                  post(JSON.stringify({ level: "warn", kind: "console", message: leftOut + " console messages left out (more than \#(maxMessagesPerSecond) messages or \#(maxEventUnitsPerSecond) characters a second)", source: "", line: 0 }));
                 }
-                started = now; sent = 0; leftOut = 0;
+                started = now; sent = 0; units = 0; leftOut = 0;
               }
-              if (sent >= \#(maxMessagesPerSecond)) { leftOut += 1; return; }
+              if (sent >= \#(maxMessagesPerSecond) || units + detail.length > \#(maxEventUnitsPerSecond)) { leftOut += 1; return; }
               sent += 1;
+              units += detail.length;
               post(detail);
             } catch (e) {}
           };

@@ -226,6 +226,40 @@ extension GTKWrapperTests.EndToEnd {
             )
         }
 
+        // MARK: What one frame's console flood costs the app
+
+        /// The forwarder counted a frame's messages (500 a second), not their size: a frame
+        /// dispatching events of ~32 K units moved 16 M units a second into the app, which read,
+        /// decoded and wrote each on its main actor (CI, stop 39: another view's p95 0.7-1.7 s).
+        /// What a frame passes in a second is bounded in units too, before WebKit copies it.
+        @Test(
+            "one frame's console flood of large events passes a bounded number of characters a second into the app",
+            .timeLimit(.minutes(1)))
+        func consoleFloodVolume() throws {
+            let view = try GTKWebView()
+            defer { finish(view) }
+            var units = 0
+            var messages = 0
+            try GTKConsoleOutput.install(on: view) { message in
+                messages += 1
+                units += message.message.utf16.count + (message.source?.utf16.count ?? 0)
+            }
+            try view.loadHTML(
+                """
+                <script>
+                var detail = JSON.stringify({level: 'log', kind: 'console', message: 'x'.repeat(8000), source: 'https://x.example/' + 'a'.repeat(24000), line: 1});
+                var timer = setInterval(function () { for (var i = 0; i < 50; i++) window.dispatchEvent(new CustomEvent('bridgekit:console', {detail: detail})); }, 10);
+                setTimeout(function () { clearInterval(timer); }, 2000);
+                </script>
+                """, baseURI: "https://app.example/")
+            settle(.milliseconds(3000))
+            print("ATTACK21 one frame's console flood for 2 s: \(messages) messages, \(units) units")
+            // Two seconds of flood span at most three of the forwarder's one-second windows.
+            let bound = 3 * GTKConsoleOutput.maxEventUnitsPerSecond + GTKConsoleOutput.maxEventCharacters
+            #expect(units <= bound, "\(units) units in 2 s (bound \(bound))")
+            #expect(messages > 0, "the flood's first messages are written")
+        }
+
         // MARK: A console flood in one view holds up another view
 
         /// View A's two third-party iframes dispatch console events as fast as the forwarder
