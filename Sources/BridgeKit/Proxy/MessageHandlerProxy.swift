@@ -35,13 +35,15 @@ public final class MessageHandlerProxy: @unchecked Sendable {
         replyHandler.reply(Self.unavailableReply(for: body))
     }
 
-    /// Forwards a body its host refused to copy (``BridgeRouter/refuseOversizedBody(head:byteCount:from:replyHandler:)``),
-    /// or answers it with `unavailable` when the router is gone.
-    public func refuseOversizedBody(
-        head: String, byteCount: Int, from source: MessageSource, replyHandler: ReplyHandler? = nil
+    /// Forwards the head of a body its host did not read whole
+    /// (``BridgeRouter/receiveHead(_:byteCount:reason:from:replyHandler:)``), or answers it with
+    /// `unavailable` when the router is gone.
+    public func receiveHead(
+        _ head: String, byteCount: Int, reason: HeadOnlyReason, from source: MessageSource,
+        replyHandler: ReplyHandler? = nil
     ) {
         if let router {
-            router.refuseOversizedBody(head: head, byteCount: byteCount, from: source, replyHandler: replyHandler)
+            router.receiveHead(head, byteCount: byteCount, reason: reason, from: source, replyHandler: replyHandler)
             return
         }
         replyHandler?.reply(Self.unavailableReply(for: .string(head)))

@@ -467,37 +467,42 @@ extension BridgeRouter {
         }
     }
 
-    /// Answers a message whose host did not read it whole: because it is over
-    /// ``BridgeLimits/maxPayloadBytes`` (the WebKitGTK relay measures the page's string and posts
-    /// only its head), or because no policy admits its sender (``admitsSender(_:)``; WebKitGTK
-    /// then reads only the head of a large body). The call its first characters name is answered
-    /// as if the whole body had arrived: `forbidden` when no policy admits the sender (checked
-    /// first, as for a body read whole), else `payload_too_large` (a page answer to a
-    /// native-to-page call fails that call). Any thread.
+    /// Answers a message whose host read only its head (see ``HeadOnlyReason``), for the call
+    /// the head names, as if the whole body had arrived: `forbidden` when no policy admits the
+    /// sender, or none did when the host read it (``HeadOnlyReason/senderNotAdmitted``), else
+    /// `payload_too_large` (a page answer to a native-to-page call fails that call). Any thread.
     /// - Parameters:
     ///   - head: the body's first characters (a kilobyte is plenty for the shim's envelope, whose
     ///     `id` comes before the options).
     ///   - byteCount: the body's size as the host measured it, at least its UTF-8 byte count (a
     ///     JavaScript string's length in UTF-16 code units is never more).
+    ///   - reason: why the host read only the head.
     ///   - source: the sending frame, as the engine reports it.
     ///   - replyHandler: the message's reply path, answered exactly once.
-    public func refuseOversizedBody(
-        head: String, byteCount: Int, from source: MessageSource, replyHandler: ReplyHandler? = nil
+    public func receiveHead(
+        _ head: String, byteCount: Int, reason: HeadOnlyReason, from source: MessageSource,
+        replyHandler: ReplyHandler? = nil
     ) {
-        var head = head
-        let id = head.withUTF8 { BodyScan($0).id }
+        let refusal =
+            senderRefusal(source)
+            ?? (reason == .senderNotAdmitted
+                ? (configuration.policy.refusal(for: source)
+                    ?? "no policy admitted the origin when the app read the message")
+                : nil)
         let error: BridgeError =
-            if let reason = senderRefusal(source) {
-                .forbidden(reason: reason, origin: source.origin?.description)
+            if let refusal {
+                .forbidden(reason: refusal, origin: source.origin?.description)
             } else {
                 .payloadTooLarge(bytes: byteCount, limit: configuration.limits.maxPayloadBytes)
             }
+        var head = head
+        let id = head.withUTF8 { BodyScan($0).id }
         rejectUnreadable(id: id, error, bytes: byteCount, source: source, replyHandler: replyHandler)
     }
 
     /// Whether the router's policy or some task's own policy admits `source`. A sender no policy
     /// admits is refused `forbidden` whatever it sends, so a host may leave a large body from it
-    /// unread and hand over only its head (``refuseOversizedBody(head:byteCount:from:replyHandler:)``).
+    /// unread and hand over only its head (``receiveHead(_:byteCount:reason:from:replyHandler:)``).
     /// Any thread.
     public func admitsSender(_ source: MessageSource) -> Bool {
         senderRefusal(source) == nil

@@ -2,7 +2,7 @@ extension WebBridgeRelay {
     /// A user script for the relay's isolated world, injected before ``source``: tells the relay
     /// the longest body it may post, so a body over the native limit is refused before it is
     /// copied out of the page's process (the relay posts only its head and length, which
-    /// ``BridgeRouter/refuseOversizedBody(head:byteCount:from:replyHandler:)`` answers), and how
+    /// ``BridgeRouter/receiveHead(_:byteCount:reason:from:replyHandler:)`` answers), and how
     /// much of one frame's posts native may not have read yet, so a page that posts without
     /// waiting cannot fill the app's memory: a post that does not fit waits in the page's process
     /// until native has read the earlier ones (docs/protocol.md, "Relay: flow control").

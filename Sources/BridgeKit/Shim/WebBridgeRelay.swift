@@ -199,9 +199,7 @@ public enum WebBridgeRelay {
    * turned away unread because the view's queue was full (a rejection whose message starts with
    * `bridgekit:busy`) is answered here with `memory_budget_exceeded`; any other post so turned
    * away (a cancel, an answer to native's call) is posted again, before the posts waiting, in the
-   * order it was first posted. Either way the frame pauses its posts for `BUSY_PAUSE_MS`. A post
-   * rejected `bridgekit:unread` (the app read only its head, its sender not yet admitted, and
-   * admits it now) is posted again whole.
+   * order it was first posted. Either way the frame pauses its posts for `BUSY_PAUSE_MS`.
    */
   function createRelay(opts) {
     try {
@@ -334,13 +332,11 @@ public enum WebBridgeRelay {
       var fits = function (c) {
         return !paused && unreadPosts < maxUnreadPosts && (unreadPosts === 0 || unreadBytes + c <= maxUnreadBytes);
       };
-      /** The prefix of native's rejection, `bridgekit:busy` or `bridgekit:unread`, or ''. */
-      var rejection = function (error) {
+      /** Whether native turned the post away unread because the view's queue was full (`bridgekit:busy`). */
+      var isBusy = function (error) {
         var text = '';
         try { text = String(error && error.message !== undefined ? error.message : error); } catch (e) { text = ''; }
-        if (text.lastIndexOf('bridgekit:busy', 0) === 0) { return 'busy'; }
-        if (text.lastIndexOf('bridgekit:unread', 0) === 0) { return 'unread'; }
-        return '';
+        return text.lastIndexOf('bridgekit:busy', 0) === 0;
       };
       /** Queues a post native turned away to go again, before the posts waiting, in the order it was first posted. */
       var postAgain = function (number, message, c, body) {
@@ -376,8 +372,7 @@ public enum WebBridgeRelay {
           deliverReply(reply);
           drain();
         }, function (error) {
-          var kind = rejection(error);
-          if (kind === 'busy') {
+          if (isBusy(error)) {
             markRead(number);
             if (callID(body) !== null) {
               refuse(body, 'memory_budget_exceeded', 'The app is busy with this page\'s earlier messages.');
@@ -386,11 +381,6 @@ public enum WebBridgeRelay {
               postAgain(number, message, c, body);
             }
             pause();
-          } else if (kind === 'unread') {
-            // The app read only its head, and now wants it whole: it goes again, whole.
-            markRead(number);
-            var whole = envelope(documentOrigin(), frameName(), body);
-            postAgain(number, whole, cost(body, false), body);
           } else {
             markReadThrough(number);
           }

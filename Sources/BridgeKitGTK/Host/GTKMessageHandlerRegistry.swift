@@ -45,10 +45,6 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
         webView?.unregisterScriptMessageHandler(name: name)
     }
 
-    /// The error a relay post is rejected with when the app read only its head and should have
-    /// read it whole: the relay posts it again (`js/webbridge-relay.js`, prefix `bridgekit:unread`).
-    static let unread = "bridgekit:unread: the app read only this message's head; post it again"
-
     /// Hands one relay message to the proxy, with a reply path back to the sending frame.
     /// - Parameters:
     ///   - message: what the relay posted (either form of ``RelayEnvelope``).
@@ -74,19 +70,12 @@ public final class GTKMessageHandlerRegistry: ScriptMessageHandlerRegistry {
             }
         }
         if let length = envelope.oversizedLength, case .string(let head) = envelope.body {
-            let source = envelope.source(using: origins)
-            // Only the head was read because the sender was not admitted when it arrived
-            // (`JSCValueText.unadmittedHead`), and now it is (a task admitting it was registered
-            // meanwhile): the relay posts the body again, whole (attack 21).
-            if message.readOnlyHead, let limit = proxy.router?.configuration.limits.maxPayloadBytes,
-                length <= limit, proxy.admitsSender(source), let reply = message.reply
-            {
-                _ = reply.returnError(Self.unread)
-                return
-            }
             // The relay posted only the head of a body over the limit (WebBridgeRelay.settingsScript),
-            // or the app read only the head of a body from a sender no policy admits.
-            return proxy.refuseOversizedBody(head: head, byteCount: length, from: source, replyHandler: replyHandler)
+            // or the app read only the head of a body from a sender no policy admitted
+            // (`JSCValueText.unadmittedHead`).
+            return proxy.receiveHead(
+                head, byteCount: length, reason: message.readOnlyHead ? .senderNotAdmitted : .overLimit,
+                from: envelope.source(using: origins), replyHandler: replyHandler)
         }
         proxy.receive(envelope.body, from: envelope.source(using: origins), replyHandler: replyHandler)
     }

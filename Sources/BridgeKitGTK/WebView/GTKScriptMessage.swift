@@ -378,7 +378,7 @@ enum JSCValueText {
     /// relay's head form `[origin, frame, head, length]` (``RelayEnvelope``), the body's first
     /// 1,024 UTF-16 code units and its length, so the body itself is never read into the app
     /// (the router answers it `forbidden` from the head,
-    /// ``BridgeRouter/refuseOversizedBody(head:byteCount:from:replyHandler:)``). Reading 15 MiB
+    /// ``BridgeRouter/receiveHead(_:byteCount:reason:from:replyHandler:)``). Reading 15 MiB
     /// from a page no policy admits, to refuse it, held up every other web view (attack 18; with
     /// the relay's flow control every such post reaches the app). `nil` for any other value, or
     /// when `admits` says yes.

@@ -66,9 +66,9 @@ struct EarlyRefusalTests {
         #expect(!router.admitsSender(Self.stranger))
         #expect(!router.admitsSender(MessageSource(origin: nil, isMainFrame: true)))
         let replies = Mutex<[String?]>([])
-        router.refuseOversizedBody(
-            head: #"{"v":1,"kind":"call","id":"big-2","task":"echo","options":"xx"#, byteCount: 300_000_000,
-            from: Self.stranger,
+        router.receiveHead(
+            #"{"v":1,"kind":"call","id":"big-2","task":"echo","options":"xx"#, byteCount: 300_000_000,
+            reason: .overLimit, from: Self.stranger,
             replyHandler: ReplyHandler(carriesFinalReplies: true) { json in replies.withLock { $0.append(json) } })
         #expect(await eventually { replies.withLock { !$0.isEmpty } })
         let json = try #require(replies.withLock { $0.first } ?? nil)
@@ -83,5 +83,33 @@ struct EarlyRefusalTests {
         #expect(admitting.admitsSender(Self.stranger), "a task's own policy admits it")
         await router.close()
         await admitting.close()
+    }
+
+    @Test(
+        "a head read because the sender was not admitted is forbidden, also once a task admits the sender; a head over the limit of an admitted sender is payload_too_large",
+        arguments: [
+            (admitted: false, reason: HeadOnlyReason.senderNotAdmitted, code: "forbidden"),
+            (admitted: true, reason: HeadOnlyReason.senderNotAdmitted, code: "forbidden"),
+            (admitted: true, reason: HeadOnlyReason.overLimit, code: "payload_too_large"),
+        ])
+    func headOfUnadmittedSender(admitted: Bool, reason: HeadOnlyReason, code: String) async throws {
+        let open = ClosureTask(
+            name: "open", policy: .origins([OriginPattern("https://evil.example")])
+        ) { (_: JSONValue, _: CallContext) in "ok" }
+        let router = try makeRouter(admitted ? [echoTask, open] : [echoTask])
+        let replies = Mutex<[String?]>([])
+        router.receiveHead(
+            #"{"v":1,"kind":"call","id":"head-1","task":"open","options":"xx"#, byteCount: 300_000_000,
+            reason: reason, from: Self.stranger,
+            replyHandler: ReplyHandler(carriesFinalReplies: true) { json in replies.withLock { $0.append(json) } })
+        #expect(await eventually { replies.withLock { !$0.isEmpty } })
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(replies.withLock { $0.count } == 1, "answered once")
+        let json = try #require(replies.withLock { $0.first } ?? nil)
+        let reply = try JSONDecoder().decode(JSONValue.self, from: Data(json.utf8))
+        #expect(reply["id"] == "head-1")
+        #expect(reply["error"]?.string("code") == code, "\(reply)")
+        #expect(router.heldBytes == 0)
+        await router.close()
     }
 }

@@ -89,8 +89,8 @@ struct ByteBudgetTests {
         let router = try makeRouter([echoTask])
         let replies = Mutex<[String?]>([])
         let head = #"{"v":1,"kind":"call","id":"big-1","task":"echo","options":"xxxxxxxx"#
-        router.refuseOversizedBody(
-            head: head, byteCount: 300_000_000, from: .mainFrame(appOrigin),
+        router.receiveHead(
+            head, byteCount: 300_000_000, reason: .overLimit, from: .mainFrame(appOrigin),
             replyHandler: ReplyHandler(carriesFinalReplies: true) { json in replies.withLock { $0.append(json) } })
         #expect(await eventually { replies.withLock { !$0.isEmpty } })
         let json = try #require(replies.withLock { $0.first } ?? nil)
