@@ -20,10 +20,15 @@ import Foundation
 /// of any size, and WebKit copies it into the app first (attack 20: an iframe posting 160 MiB
 /// values grew the app by 1.4 GiB). The forwarder passes on only strings of at most
 /// ``maxEventCharacters``, at most ``maxMessagesPerSecond`` and ``maxEventUnitsPerSecond`` a
-/// second per frame (then one line says how many it left out): what a frame's flood costs the app
-/// is bounded in the frame's own process, before WebKit copies anything. The handler then reads
-/// at most ``maxMessagesPerSecondPerView`` and ``maxBytesPerSecondPerView`` a second of one view,
-/// whatever its frames.
+/// second per frame (then one line says how many it left out), and it has flow control: it posts
+/// a frame's waiting messages together, one post at a time, the next when the app has answered
+/// the last, and holds at most ``maxWaitingUnits`` meanwhile. What a frame's flood costs the app
+/// is bounded in the frame's own process, before WebKit copies anything, and what WebKit holds
+/// for the app is one post per frame however fast the frames post (attack 22: sixteen frames'
+/// posts without flow control grew the app by about 1 GiB). The handler then reads at most
+/// ``maxMessagesPerSecondPerView`` and ``maxBytesPerSecondPerView`` a second of the main frame's
+/// messages, and as much again of all other frames' together, so iframes cannot push the main
+/// frame's lines out (attack 22).
 ///
 /// Thread: the handler runs on the main actor (WebKit's script-message signal).
 package enum GTKConsoleOutput {
@@ -55,12 +60,18 @@ package enum GTKConsoleOutput {
     /// passing 16 M units a second held another view's calls up for 0.7-1.7 s at p95).
     package static let maxEventUnitsPerSecond = 256 * 1024
 
-    /// The most messages of one view written in a second, whatever its frames; the rest are
-    /// left out unread, and the first message of the next second says how many.
+    /// The most UTF-16 code units of messages one frame's forwarder holds while its last post
+    /// is unanswered; a message over that is left out and counted.
+    package static let maxWaitingUnits = 64 * 1024
+
+    /// The most messages of a view's main frame written in a second, and as many of its other
+    /// frames together; the rest are left out unread, and the first message of the next second
+    /// says how many.
     package static let maxMessagesPerSecondPerView = 1000
 
-    /// The most bytes (UTF-8) of one view's messages decoded in a second, whatever its frames;
-    /// the rest are left out like those over ``maxMessagesPerSecondPerView``.
+    /// The most bytes (UTF-8) of a view's main frame's messages decoded in a second, and as many
+    /// of its other frames' together; the rest are left out like those over
+    /// ``maxMessagesPerSecondPerView``.
     package static let maxBytesPerSecondPerView = 1 << 20
 
     /// One view's count of messages and their bytes in the current second (main actor).
@@ -75,9 +86,9 @@ package enum GTKConsoleOutput {
         /// ``countOne(bytes:)``).
         private(set) var isFull = false
 
-        /// Counts one message of `bytes` bytes; returns how many the last second left out, when
-        /// a new second starts with some left out.
-        func countOne(bytes: Int) -> Int? {
+        /// Counts `messages` messages (one post) of `bytes` bytes together; returns how many the
+        /// last second left out, when a new second starts with some left out.
+        func countOne(bytes: Int, messages: Int = 1) -> Int? {
             let now = ContinuousClock.now
             var report: Int?
             if now - started >= .seconds(1) {
@@ -87,12 +98,12 @@ package enum GTKConsoleOutput {
                 self.bytes = 0
                 leftOut = 0
             }
-            count += 1
+            count += messages
             self.bytes += bytes
             isFull =
                 count > GTKConsoleOutput.maxMessagesPerSecondPerView
                 || self.bytes > GTKConsoleOutput.maxBytesPerSecondPerView
-            if isFull { leftOut += 1 }
+            if isFull { leftOut += messages }
             return report
         }
     }
@@ -127,15 +138,21 @@ package enum GTKConsoleOutput {
     }
 
     /// The line written for `message`, without the line break: `CONSOLE <LEVEL> <message>`, with
-    /// ` (<file>:<line>)` when it names a source.
+    /// ` (<file>:<line>)` when it names a source. The message is cut at ``maxMessageCharacters``
+    /// and the source at ``maxSourceCharacters`` UTF-16 code units (as the page-world script
+    /// counts), on a scalar's boundary: a count of grapheme clusters let one "character" of 32,000
+    /// combining marks through (attack 22).
     package static func line(for message: Message) -> String {
-        var text = message.message
-        if text.count > maxMessageCharacters {
-            let left = max(message.length ?? 0, text.count) - maxMessageCharacters
-            text = String(text.prefix(maxMessageCharacters)) + "… (\(left) more characters)"
+        var text = Substring(message.message)
+        let units = text.utf16.count
+        if units > maxMessageCharacters {
+            let left = max(message.length ?? 0, units) - maxMessageCharacters
+            text = prefix(text, units: maxMessageCharacters) + "… (\(left) more characters)"
         }
         var place = ""
-        if let source = message.source.map({ String($0.prefix(maxSourceCharacters)) }), !source.isEmpty {
+        if let source = message.source.map({ String(prefix(Substring($0), units: maxSourceCharacters)) }),
+            !source.isEmpty
+        {
             let file = URL(string: source)?.lastPathComponent ?? source
             place = " (" + (file.isEmpty ? source : file) + (message.line.map { $0 > 0 ? ":\($0)" : "" } ?? "") + ")"
         }
@@ -145,6 +162,19 @@ package enum GTKConsoleOutput {
         return TerminalText.safe("CONSOLE \(level) \(text)\(place)")
     }
 
+    /// The longest start of `text` of at most `units` UTF-16 code units that ends on a Unicode
+    /// scalar's boundary.
+    private static func prefix(_ text: Substring, units: Int) -> Substring {
+        var end = text.startIndex
+        var taken = 0
+        for scalar in text.unicodeScalars {
+            taken += UTF16.width(scalar)
+            guard taken <= units else { break }
+            end = text.unicodeScalars.index(after: end)
+        }
+        return text[..<end]
+    }
+
     /// Registers the handler and adds the scripts to `view` (before its first load), handing each
     /// message to `receive`.
     /// - Throws: what registering a handler or adding a script throws (``GTKWebViewError``).
@@ -152,23 +182,46 @@ package enum GTKConsoleOutput {
     package static func install(
         on view: GTKWebView, receive: @escaping @MainActor (Message) -> Void
     ) throws(GTKWebViewError) {
-        let window = RateWindow()
-        try view.registerScriptMessageHandler(name: handlerName, world: world, withReply: false) { message in
-            // Counted before the message is decoded: many frames' floods cost the main actor
+        let windows = (main: RateWindow(), others: RateWindow())
+        try view.registerScriptMessageHandler(name: handlerName, world: world, withReply: true) { message in
+            // The answer lets the frame's forwarder post its next messages (flow control).
+            defer { _ = message.reply?.returnValue("") }
+            guard message.isString else { return }
+            let post = Post(message.bodyJSONText)
+            let window = post.isMainFrame ? windows.main : windows.others
+            // Counted before the messages are decoded: many frames' floods cost the main actor
             // little (attack 21: twelve iframes' console events held up the main frame's calls).
-            if let leftOut = window.countOne(bytes: message.queuedBytes) {
+            if let leftOut = window.countOne(bytes: message.queuedBytes, messages: post.lines.count) {
+                let whose = post.isMainFrame ? "the main frame" : "this view's other frames"
                 receive(
                     Message(
                         level: "warn", kind: "console",
                         message:
-                            "\(leftOut) console messages left out (more than \(maxMessagesPerSecondPerView) or \(maxBytesPerSecondPerView >> 20) MiB a second in this view)"
+                            "\(leftOut) console messages left out (more than \(maxMessagesPerSecondPerView) or \(maxBytesPerSecondPerView >> 20) MiB a second from \(whose))"
                     ))
             }
-            guard !window.isFull, let console = Message(json: message.bodyJSONText) else { return }
-            receive(console)
+            guard !window.isFull else { return }
+            for line in post.lines {
+                if let console = Message(json: String(line)) { receive(console) }
+            }
         }
         try view.addUserScript(forwarder, world: world, frames: .allFrames, injectionTime: .documentStart)
         try view.addUserScript(source, world: nil, frames: .allFrames, injectionTime: .documentStart)
+    }
+
+    /// One post of a frame's forwarder: `main` or `sub` (the forwarder's own reading of
+    /// `window.top === window`, in the isolated world), then each message's JSON text, one per
+    /// line.
+    struct Post {
+        var isMainFrame: Bool
+        var lines: [Substring]
+
+        init(_ text: String) {
+            var lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+            isMainFrame = lines.first == "main"
+            if !lines.isEmpty { lines.removeFirst() }
+            self.lines = lines
+        }
     }
 
     /// ``install(on:receive:)`` writing each message's ``line(for:)`` to standard output, off the
@@ -235,12 +288,13 @@ package enum GTKConsoleOutput {
         })();
         """#
 
-    /// The forwarder (the isolated ``world``, every frame, document start): posts each
-    /// `bridgekit:console` event's detail to the handler when it is a string of at most
-    /// ``maxEventCharacters``, at most ``maxMessagesPerSecond`` and ``maxEventUnitsPerSecond`` a
-    /// second; then, with the next
-    /// message, one line that says how many it left out. Evaluated again in the same window (after
-    /// `document.open()` erased its listener), it adds the same listener back.
+    /// The forwarder (the isolated ``world``, every frame, document start): takes each
+    /// `bridgekit:console` event's detail when it is a string of at most ``maxEventCharacters``
+    /// without a line break, at most ``maxMessagesPerSecond`` and ``maxEventUnitsPerSecond`` a
+    /// second, and holds at most ``maxWaitingUnits`` of them; it posts what it holds as one
+    /// ``Post`` when the app has answered its last post (flow control). A window of a second that
+    /// left some out adds one message that says how many. Evaluated again in the same window
+    /// (after `document.open()` erased its listener), it adds the same listener back.
     package static let forwarder = #"""
         (function () {
           "use strict";
@@ -249,22 +303,38 @@ package enum GTKConsoleOutput {
           var handler = handlers && handlers.bridgekitConsole;
           if (!handler) { return; }
           var post = handler.postMessage.bind(handler);
+          var frame = window.top === window ? "main" : "sub";
           var started = 0, sent = 0, units = 0, leftOut = 0;
+          var waiting = [], waitingUnits = 0, posting = false;
+          var flush = function () {
+            if (posting || waiting.length === 0) { return; }
+            var batch = frame + "\n" + waiting.join("\n");
+            var count = waiting.length;
+            waiting = []; waitingUnits = 0;
+            var result = null;
+            try { result = post(batch); } catch (e) { leftOut += count; return; }
+            if (!result || typeof result.then !== "function") { return; }
+            posting = true;
+            result.then(function () { posting = false; flush(); }, function () { posting = false; leftOut += count; flush(); });
+          };
           var listener = function (event) {
             try {
               var detail = event.detail;
-              if (typeof detail !== "string" || detail.length > \#(maxEventCharacters)) { return; }
+              if (typeof detail !== "string" || detail.length > \#(maxEventCharacters) || detail.indexOf("\n") !== -1) { return; }
               var now = Date.now();
               if (now - started >= 1000) {
                 if (leftOut > 0) {
-                  post(JSON.stringify({ level: "warn", kind: "console", message: leftOut + " console messages left out (more than \#(maxMessagesPerSecond) messages or \#(maxEventUnitsPerSecond) characters a second)", source: "", line: 0 }));
+                  var note = JSON.stringify({ level: "warn", kind: "console", message: leftOut + " console messages left out (more than \#(maxMessagesPerSecond) messages or \#(maxEventUnitsPerSecond) characters a second, or the app was busy)", source: "", line: 0 });
+                  waiting.push(note); waitingUnits += note.length;
                 }
                 started = now; sent = 0; units = 0; leftOut = 0;
               }
-              if (sent >= \#(maxMessagesPerSecond) || units + detail.length > \#(maxEventUnitsPerSecond)) { leftOut += 1; return; }
+              if (sent >= \#(maxMessagesPerSecond) || units + detail.length > \#(maxEventUnitsPerSecond)
+                  || waitingUnits + detail.length > \#(maxWaitingUnits)) { leftOut += 1; return; }
               sent += 1;
               units += detail.length;
-              post(detail);
+              waiting.push(detail); waitingUnits += detail.length;
+              flush();
             } catch (e) {}
           };
           Object.defineProperty(window, "__bridgekitConsole", { value: listener });
