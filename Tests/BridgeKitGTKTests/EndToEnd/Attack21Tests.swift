@@ -74,19 +74,15 @@ extension GTKWrapperTests.EndToEnd {
             "a page's own bridgekit:console event cannot write a console line longer than maxMessageCharacters plus its envelope",
             .timeLimit(.minutes(1)))
         func consoleSourceUncut() throws {
-            let view = try GTKWebView()
-            defer { finish(view) }
-            var lines: [String] = []
-            try GTKConsoleOutput.install(on: view) { lines.append(GTKConsoleOutput.line(for: $0)) }
-            try view.loadHTML(
-                """
-                <script>
-                var detail = JSON.stringify({level: 'log', kind: 'console', message: 'm', source: 'https://x.example/' + 'a'.repeat(32000), line: 1});
-                window.dispatchEvent(new CustomEvent('bridgekit:console', {detail: detail}));
-                </script>
-                """, baseURI: "https://app.example/")
-            #expect(waitUntil { !lines.isEmpty })
-            let longest = lines.map(\.count).max() ?? 0
+            let console = try ConsoleLinesView()
+            defer { finish(console.view) }
+            let line = try console.firstLine(
+                running: """
+                    var detail = JSON.stringify({level: 'log', kind: 'console', message: 'm', source: 'https://x.example/' + 'a'.repeat(32000), line: 1});
+                    window.dispatchEvent(new CustomEvent('bridgekit:console', {detail: detail}));
+                    """)
+            #expect(!line.isEmpty)
+            let longest = line.count
             print("ATTACK21 console line from a page's own event: \(longest) characters")
             #expect(
                 longest <= GTKConsoleOutput.maxMessageCharacters + 2048 + 64, "console line of \(longest) characters")
@@ -401,16 +397,15 @@ extension GTKWrapperTests.EndToEnd {
                     }, 300);
                     </script></body></html>
                     """)
-            let view = try GTKWebView()
+            let console = try ConsoleLinesView()
+            let view = console.view
             defer { finish(view) }
-            var lines: [String] = []
-            try GTKConsoleOutput.install(on: view) { lines.append(GTKConsoleOutput.line(for: $0)) }
             let recorder = ViewRecorder(view)
             try view.load(uri: server.origin + "/")
             #expect(waitUntil { recorder.titles.contains { $0?.hasPrefix("done") ?? false } })
             settle(.milliseconds(500))
             let title = recorder.titles.last { $0?.hasPrefix("done") ?? false } ?? nil
-            let after = lines.filter { $0.contains("after-open") }.count
+            let after = console.lines.filter { $0.contains("after-open") }.count
             print(
                 "ATTACK21 console after \(opens) document.open(): page says \(String(describing: title)); lines written \(after)"
             )

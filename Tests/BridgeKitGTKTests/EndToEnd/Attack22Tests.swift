@@ -32,19 +32,13 @@ extension GTKWrapperTests.EndToEnd {
             "a console line from a page's own event is cut at 8,192 characters of text, however they combine",
             .timeLimit(.minutes(1)))
         func consoleCutCountsGraphemes() throws {
-            let view = try GTKWebView()
-            defer { finish(view) }
-            var lines: [String] = []
-            try GTKConsoleOutput.install(on: view) { lines.append(GTKConsoleOutput.line(for: $0)) }
-            try view.loadHTML(
-                """
-                <script>
-                var detail = JSON.stringify({level: 'log', kind: 'console', message: 'e' + '\\u20dd'.repeat(32000), source: '', line: 0});
-                window.dispatchEvent(new CustomEvent('bridgekit:console', {detail: detail}));
-                </script>
-                """, baseURI: "https://app.example/")
-            #expect(waitUntil { !lines.isEmpty })
-            let line = lines.first ?? ""
+            let console = try ConsoleLinesView()
+            defer { finish(console.view) }
+            let line = try console.firstLine(
+                running: """
+                    var detail = JSON.stringify({level: 'log', kind: 'console', message: 'e' + '\\u20dd'.repeat(32000), source: '', line: 0});
+                    window.dispatchEvent(new CustomEvent('bridgekit:console', {detail: detail}));
+                    """)
             let scalars = line.unicodeScalars.count
             let bytes = line.utf8.count
             print(
@@ -67,18 +61,12 @@ extension GTKWrapperTests.EndToEnd {
             "a page's console message cannot break a line or reorder its text for the reader (U+2028, U+2029, bidi controls)",
             .timeLimit(.minutes(1)))
         func consoleLineSeparatorsPass() throws {
-            let view = try GTKWebView()
-            defer { finish(view) }
-            var lines: [String] = []
-            try GTKConsoleOutput.install(on: view) { lines.append(GTKConsoleOutput.line(for: $0)) }
-            try view.loadHTML(
-                """
-                <script>
-                console.log('ok\\u2028CONSOLE ERROR Uncaught TypeError: forged (app.js:1)\\u2029[app] payment approved \\u202Egnp.exe');
-                </script>
-                """, baseURI: "https://app.example/")
-            #expect(waitUntil { !lines.isEmpty })
-            let line = lines.first ?? ""
+            let console = try ConsoleLinesView()
+            defer { finish(console.view) }
+            let line = try console.firstLine(
+                running: """
+                    console.log('ok\\u2028CONSOLE ERROR Uncaught TypeError: forged (app.js:1)\\u2029[app] payment approved \\u202Egnp.exe');
+                    """)
             let dangerous: Set<UInt32> = [
                 0x2028, 0x2029, 0x202A, 0x202B, 0x202C, 0x202D, 0x202E, 0x2066, 0x2067, 0x2068, 0x2069,
             ]
@@ -100,10 +88,9 @@ extension GTKWrapperTests.EndToEnd {
         /// handler reach nothing (guard: passes on 6d1b864).
         @Test("the page world cannot reach the console handler of the isolated world", .timeLimit(.minutes(1)))
         func pageCannotReachConsoleHandler() throws {
-            let view = try GTKWebView()
+            let console = try ConsoleLinesView()
+            let view = console.view
             defer { finish(view) }
-            var lines: [String] = []
-            try GTKConsoleOutput.install(on: view) { lines.append(GTKConsoleOutput.line(for: $0)) }
             let recorder = ViewRecorder(view)
             try view.loadHTML(
                 """
@@ -117,9 +104,9 @@ extension GTKWrapperTests.EndToEnd {
             #expect(waitUntil { recorder.titles.contains { $0?.hasPrefix("seen") ?? false } })
             settle(.milliseconds(300))
             let title = recorder.titles.last { $0?.hasPrefix("seen") ?? false } ?? nil
-            print("ATTACK22 page world sees console handler: \(String(describing: title)); lines \(lines)")
+            print("ATTACK22 page world sees console handler: \(String(describing: title)); lines \(console.lines)")
             #expect(title == "seen undefined")
-            #expect(!lines.contains { $0.contains("DIRECT") })
+            #expect(!console.lines.contains { $0.contains("DIRECT") })
         }
 
         // MARK: Third-party frames silence the main frame's console
@@ -153,15 +140,14 @@ extension GTKWrapperTests.EndToEnd {
                     }, 1000);
                     </script></body></html>
                     """)
-            let view = try GTKWebView()
+            let console = try ConsoleLinesView()
+            let view = console.view
             defer { finish(view) }
-            var lines: [String] = []
-            try GTKConsoleOutput.install(on: view) { lines.append(GTKConsoleOutput.line(for: $0)) }
             try view.load(uri: main.origin + "/")
             settle(.milliseconds(5000))
-            let mainLines = lines.filter { $0.contains("MAIN-ERROR-") }.count
-            let adLines = lines.filter { $0.contains("ad noise") }.count
-            let notes = lines.filter { $0.contains("left out") }
+            let mainLines = console.lines.filter { $0.contains("MAIN-ERROR-") }.count
+            let adLines = console.lines.filter { $0.contains("ad noise") }.count
+            let notes = console.lines.filter { $0.contains("left out") }
             print(
                 "ATTACK22 4 third-party iframes at 500/s each: main frame's console.error lines written \(mainLines) of 60; ad lines \(adLines); left-out notes \(notes.prefix(3))"
             )
