@@ -54,6 +54,19 @@ extension GTKWrapperTests {
             #expect(line.count < 8300)
         }
 
+        @Test("a forwarder's post is its frame's stamp and one message per line, split on line feeds only")
+        func post() {
+            let one = #"{"level":"log","kind":"console","message":"a"}"#
+            let post = GTKConsoleOutput.Post("main\n" + one + "\r\n" + one + "\n\n" + one)
+            #expect(post.isMainFrame)
+            #expect(post.lines.count == 3, "\(post.lines)")
+            #expect(post.lines.compactMap { GTKConsoleOutput.Message(json: String($0)) }.count == 3)
+            #expect(!GTKConsoleOutput.Post("sub\n" + one).isMainFrame)
+            #expect(!GTKConsoleOutput.Post(" main\n" + one).isMainFrame)
+            #expect(!GTKConsoleOutput.Post(one).isMainFrame, "no stamp: not the main frame's")
+            #expect(GTKConsoleOutput.Post("").lines.isEmpty)
+        }
+
         @Test(
             "a view's window leaves out messages over its count or its bytes in a second, and the next second says how many",
             .timeLimit(.minutes(1)))

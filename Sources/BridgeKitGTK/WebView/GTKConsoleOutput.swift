@@ -217,7 +217,8 @@ package enum GTKConsoleOutput {
         var lines: [Substring]
 
         init(_ text: String) {
-            var lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+            // Split on the scalar, not the Character: "\r\n" is one Character.
+            var lines = text.unicodeScalars.split(separator: "\n").map(Substring.init)
             isMainFrame = lines.first == "main"
             if !lines.isEmpty { lines.removeFirst() }
             self.lines = lines
