@@ -54,17 +54,19 @@ extension GTKWrapperTests {
             #expect(line.count < 8300)
         }
 
-        @Test("a forwarder's post is its frame's stamp and one message per line, split on line feeds only")
+        @Test("a forwarder's post is its frame's header and one message per line, split on line feeds only")
         func post() {
+            typealias Post = GTKConsoleOutput.Post
             let one = #"{"level":"log","kind":"console","message":"a"}"#
-            let post = GTKConsoleOutput.Post("main\n" + one + "\r\n" + one + "\n\n" + one)
-            #expect(post.isMainFrame)
-            #expect(post.lines.count == 3, "\(post.lines)")
-            #expect(post.lines.compactMap { GTKConsoleOutput.Message(json: String($0)) }.count == 3)
-            #expect(!GTKConsoleOutput.Post("sub\n" + one).isMainFrame)
-            #expect(!GTKConsoleOutput.Post(" main\n" + one).isMainFrame)
-            #expect(!GTKConsoleOutput.Post(one).isMainFrame, "no stamp: not the main frame's")
-            #expect(GTKConsoleOutput.Post("").lines.isEmpty)
+            let text = "main\n" + one + "\r\n" + one + "\n\n" + one
+            #expect(Post.header(of: text) == (true, nil))
+            #expect(Post.messages(of: text).count == 3, "\(Post.messages(of: text))")
+            #expect(Post.messages(of: text).compactMap { GTKConsoleOutput.Message(json: String($0)) }.count == 3)
+            #expect(Post.messageCount(of: text) == 4, "line feeds counted, an empty line too (an upper bound)")
+            #expect(Post.header(of: "sub https://ads.example\n" + one) == (false, "https://ads.example"))
+            #expect(Post.header(of: " main\n" + one) == (false, "?"))
+            #expect(Post.header(of: one) == (false, "?"), "no header: not the main frame's")
+            #expect(Post.messages(of: "").isEmpty)
         }
 
         @Test(

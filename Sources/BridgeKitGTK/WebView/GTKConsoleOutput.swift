@@ -12,9 +12,9 @@ import Foundation
 /// frame wraps `console`'s methods (they still print as before, for the Web Inspector) and
 /// reports uncaught errors, unhandled promise rejections and failed subresource loads as
 /// `bridgekit:console` events; a script of an isolated world of its own (``world``) forwards each
-/// to a message handler there, which writes one line per message:
-/// `CONSOLE LOG hello`, `CONSOLE ERROR Uncaught TypeError: … (app.js:12)`. What the page wrote is
-/// made terminal-safe (`TerminalText`) and cut at ``maxMessageCharacters``.
+/// to a message handler there, which writes one line per message: `CONSOLE LOG hello`,
+/// `CONSOLE ERROR TypeError: … (app.js:12)`, an iframe's `CONSOLE LOG [iframe <origin>] …`. What
+/// the page wrote is made terminal-safe (`TerminalText`) and cut at ``maxMessageCharacters``.
 ///
 /// Why the isolated world: a handler in the page world takes any value from any frame's scripts,
 /// of any size, and WebKit copies it into the app first (attack 20: an iframe posting 160 MiB
@@ -74,40 +74,6 @@ package enum GTKConsoleOutput {
     /// ``maxMessagesPerSecondPerView``.
     package static let maxBytesPerSecondPerView = 1 << 20
 
-    /// One view's count of messages and their bytes in the current second (main actor).
-    @MainActor
-    final class RateWindow {
-        private var started = ContinuousClock.now
-        private var count = 0
-        private var bytes = 0
-        private var leftOut = 0
-
-        /// Whether the message last counted is over this second's messages or bytes (after
-        /// ``countOne(bytes:)``).
-        private(set) var isFull = false
-
-        /// Counts `messages` messages (one post) of `bytes` bytes together; returns how many the
-        /// last second left out, when a new second starts with some left out.
-        func countOne(bytes: Int, messages: Int = 1) -> Int? {
-            let now = ContinuousClock.now
-            var report: Int?
-            if now - started >= .seconds(1) {
-                report = leftOut > 0 ? leftOut : nil
-                started = now
-                count = 0
-                self.bytes = 0
-                leftOut = 0
-            }
-            count += messages
-            self.bytes += bytes
-            isFull =
-                count > GTKConsoleOutput.maxMessagesPerSecondPerView
-                || self.bytes > GTKConsoleOutput.maxBytesPerSecondPerView
-            if isFull { leftOut += messages }
-            return report
-        }
-    }
-
     /// One message the script posts.
     package struct Message: Decodable, Sendable, Equatable {
         /// `log`, `info`, `warn`, `error` or `debug`.
@@ -121,6 +87,11 @@ package enum GTKConsoleOutput {
         package var line: Int?
         /// The message's length before the page-world script cut it, in UTF-16 code units.
         package var length: Int?
+        /// The origin of the iframe that wrote it (as its forwarder read it, in the isolated
+        /// world), or nil for the main frame's.
+        package var frame: String?
+
+        private enum CodingKeys: String, CodingKey { case level, kind, message, source, line, length }
 
         /// A message of `level` and `kind` saying `message`, with no source.
         package init(level: String, kind: String, message: String) {
@@ -159,7 +130,10 @@ package enum GTKConsoleOutput {
         // The page can dispatch its own events: only the documented levels and kinds are written.
         let level =
             message.kind == "console" && levels.contains(message.level) ? message.level.uppercased() : "ERROR"
-        return TerminalText.safe("CONSOLE \(level) \(text)\(place)")
+        // A page's script can dispatch events of any kind and source: an iframe's lines say
+        // whose they are, so none reads as the main frame's (attack 23).
+        let frame = message.frame.map { "[iframe \(prefix(Substring($0), units: maxSourceCharacters))] " } ?? ""
+        return TerminalText.safe("CONSOLE \(level) \(frame)\(text)\(place)")
     }
 
     /// The longest start of `text` of at most `units` UTF-16 code units that ends on a Unicode
@@ -182,47 +156,12 @@ package enum GTKConsoleOutput {
     package static func install(
         on view: GTKWebView, receive: @escaping @MainActor (Message) -> Void
     ) throws(GTKWebViewError) {
-        let windows = (main: RateWindow(), others: RateWindow())
+        let intake = Intake(receive: receive)
         try view.registerScriptMessageHandler(name: handlerName, world: world, withReply: true) { message in
-            // The answer lets the frame's forwarder post its next messages (flow control).
-            defer { _ = message.reply?.returnValue("") }
-            guard message.isString else { return }
-            let post = Post(message.bodyJSONText)
-            let window = post.isMainFrame ? windows.main : windows.others
-            // Counted before the messages are decoded: many frames' floods cost the main actor
-            // little (attack 21: twelve iframes' console events held up the main frame's calls).
-            if let leftOut = window.countOne(bytes: message.queuedBytes, messages: post.lines.count) {
-                let whose = post.isMainFrame ? "the main frame" : "this view's other frames"
-                receive(
-                    Message(
-                        level: "warn", kind: "console",
-                        message:
-                            "\(leftOut) console messages left out (more than \(maxMessagesPerSecondPerView) or \(maxBytesPerSecondPerView >> 20) MiB a second from \(whose))"
-                    ))
-            }
-            guard !window.isFull else { return }
-            for line in post.lines {
-                if let console = Message(json: String(line)) { receive(console) }
-            }
+            intake.take(message)
         }
         try view.addUserScript(forwarder, world: world, frames: .allFrames, injectionTime: .documentStart)
         try view.addUserScript(source, world: nil, frames: .allFrames, injectionTime: .documentStart)
-    }
-
-    /// One post of a frame's forwarder: `main` or `sub` (the forwarder's own reading of
-    /// `window.top === window`, in the isolated world), then each message's JSON text, one per
-    /// line.
-    struct Post {
-        var isMainFrame: Bool
-        var lines: [Substring]
-
-        init(_ text: String) {
-            // Split on the scalar, not the Character: "\r\n" is one Character.
-            var lines = text.unicodeScalars.split(separator: "\n").map(Substring.init)
-            isMainFrame = lines.first == "main"
-            if !lines.isEmpty { lines.removeFirst() }
-            self.lines = lines
-        }
     }
 
     /// ``install(on:receive:)`` writing each message's ``line(for:)`` to standard output, off the
@@ -291,10 +230,10 @@ package enum GTKConsoleOutput {
 
     /// The forwarder (the isolated ``world``, every frame, document start): takes each
     /// `bridgekit:console` event's detail when it is a string of at most ``maxEventCharacters``
-    /// without a line break, at most ``maxMessagesPerSecond`` and ``maxEventUnitsPerSecond`` a
+    /// without a line feed, at most ``maxMessagesPerSecond`` and ``maxEventUnitsPerSecond`` a
     /// second, and holds at most ``maxWaitingUnits`` of them; it posts what it holds as one
-    /// ``Post`` when the app has answered its last post (flow control). A window of a second that
-    /// left some out adds one message that says how many. Evaluated again in the same window
+    /// ``Post`` when the app has answered its last post (flow control). When a second left some
+    /// out, a message says how many, at the end of that second. Evaluated again in the same window
     /// (after `document.open()` erased its listener), it adds the same listener back.
     package static let forwarder = #"""
         (function () {
@@ -304,34 +243,45 @@ package enum GTKConsoleOutput {
           var handler = handlers && handlers.bridgekitConsole;
           if (!handler) { return; }
           var post = handler.postMessage.bind(handler);
-          var frame = window.top === window ? "main" : "sub";
-          var started = 0, sent = 0, units = 0, leftOut = 0;
+          var later = window.setTimeout;
+          var header = function () { return window.top === window ? "main" : "sub " + String(self.origin); };
+          var started = 0, sent = 0, units = 0, leftOut = 0, noting = false;
           var waiting = [], waitingUnits = 0, posting = false;
           var flush = function () {
             if (posting || waiting.length === 0) { return; }
-            var batch = frame + "\n" + waiting.join("\n");
+            var batch = header() + "\n" + waiting.join("\n");
             var count = waiting.length;
             waiting = []; waitingUnits = 0;
             var result = null;
-            try { result = post(batch); } catch (e) { leftOut += count; return; }
+            try { result = post(batch); } catch (e) { leftOut += count; noteLater(); return; }
             if (!result || typeof result.then !== "function") { return; }
             posting = true;
-            result.then(function () { posting = false; flush(); }, function () { posting = false; leftOut += count; flush(); });
+            result.then(function () { posting = false; flush(); }, function () { posting = false; leftOut += count; noteLater(); flush(); });
+          };
+          /** Starts a new second when the current one has ended, first saying what it left out. */
+          var rollOver = function (now) {
+            if (now - started < 1000) { return; }
+            if (leftOut > 0) {
+              var note = JSON.stringify({ level: "warn", kind: "console", message: leftOut + " console messages left out (more than \#(maxMessagesPerSecond) messages or \#(maxEventUnitsPerSecond) characters a second, or the app was busy)", source: "", line: 0 });
+              waiting.push(note); waitingUnits += note.length;
+            }
+            started = now; sent = 0; units = 0; leftOut = 0;
+          };
+          /** Says what this second left out when it ends, even when the page logs nothing more. */
+          var noteLater = function () {
+            if (noting) { return; }
+            noting = true;
+            try {
+              Reflect.apply(later, window, [function () { noting = false; rollOver(Date.now()); flush(); }, Math.max(0, 1000 - (Date.now() - started)) + 5]);
+            } catch (e) { noting = false; }
           };
           var listener = function (event) {
             try {
               var detail = event.detail;
               if (typeof detail !== "string" || detail.length > \#(maxEventCharacters) || detail.indexOf("\n") !== -1) { return; }
-              var now = Date.now();
-              if (now - started >= 1000) {
-                if (leftOut > 0) {
-                  var note = JSON.stringify({ level: "warn", kind: "console", message: leftOut + " console messages left out (more than \#(maxMessagesPerSecond) messages or \#(maxEventUnitsPerSecond) characters a second, or the app was busy)", source: "", line: 0 });
-                  waiting.push(note); waitingUnits += note.length;
-                }
-                started = now; sent = 0; units = 0; leftOut = 0;
-              }
+              rollOver(Date.now());
               if (sent >= \#(maxMessagesPerSecond) || units + detail.length > \#(maxEventUnitsPerSecond)
-                  || waitingUnits + detail.length > \#(maxWaitingUnits)) { leftOut += 1; return; }
+                  || waitingUnits + detail.length > \#(maxWaitingUnits)) { leftOut += 1; noteLater(); return; }
               sent += 1;
               units += detail.length;
               waiting.push(detail); waitingUnits += detail.length;
