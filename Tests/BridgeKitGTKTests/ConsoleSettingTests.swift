@@ -54,7 +54,9 @@ extension GTKWrapperTests {
             #expect(line.count < 8300)
         }
 
-        @Test("a forwarder's post is its frame's header and one message per line, split on line feeds only")
+        @Test(
+            "a forwarder's post is its frame's header and one message per line, split on line feeds only",
+            .timeLimit(.minutes(1)))
         func post() {
             typealias Post = GTKConsoleOutput.Post
             let one = #"{"level":"log","kind":"console","message":"a"}"#
@@ -70,24 +72,28 @@ extension GTKWrapperTests {
         }
 
         @Test(
-            "a view's window leaves out messages over its count or its bytes in a second, and the next second says how many",
+            "a view's window is full past its count or its bytes in a second, and empty again in the next",
             .timeLimit(.minutes(1)))
         func rateWindow() async throws {
             let bytes = GTKConsoleOutput.RateWindow()
             let size = 100_000
             let fit = GTKConsoleOutput.maxBytesPerSecondPerView / size
-            for _ in 0..<fit { #expect(bytes.countOne(bytes: size) == nil && !bytes.isFull) }
-            _ = bytes.countOne(bytes: size)
-            #expect(bytes.isFull, "message \(fit + 1) of \(size) bytes is over the second's bytes")
+            for _ in 0..<fit {
+                bytes.count(bytes: size)
+                #expect(!bytes.isFull)
+            }
+            bytes.count(bytes: size)
+            #expect(bytes.isFull, "post \(fit + 1) of \(size) bytes is over the second's bytes")
             let count = GTKConsoleOutput.RateWindow()
-            for _ in 0..<GTKConsoleOutput.maxMessagesPerSecondPerView { _ = count.countOne(bytes: 1) }
+            count.count(bytes: 1, messages: GTKConsoleOutput.maxMessagesPerSecondPerView)
             #expect(!count.isFull)
-            _ = count.countOne(bytes: 1)
-            _ = count.countOne(bytes: 1)
+            count.count(bytes: 1)
             #expect(count.isFull)
+            #expect(count.remaining > .zero && count.remaining <= .seconds(1))
             try await Task.sleep(for: .milliseconds(1100))
-            #expect(count.countOne(bytes: 1) == 2, "the next second reports the two left out")
-            #expect(!count.isFull)
+            #expect(count.remaining == .zero)
+            count.count(bytes: 1)
+            #expect(!count.isFull, "a new second")
         }
     }
 }

@@ -6,32 +6,27 @@ extension GTKConsoleOutput {
     ///
     /// The main frame's posts and all other frames' together each have a window of a second
     /// (``RateWindow``): at most ``maxMessagesPerSecondPerView`` messages and
-    /// ``maxBytesPerSecondPerView`` bytes. A post is counted before it is split or decoded, so one
-    /// the window leaves out costs the main actor next to nothing. Its answer is held: the
-    /// forwarder of that frame posts nothing meanwhile, and what its page logs waits there or is
-    /// left out and counted, in the frame's own process. Each second, held answers go in the order
-    /// their posts came, as many as that share's window would have taken (by the size of the post
-    /// each answers, at least one). So however many frames a page has, the app reads about one
-    /// window of each share a second (attack 23: 384 iframes, each within its own limits, held the
-    /// main frame's calls up for 3-4 s at p95, and answering every held post at once let all of
-    /// them post again together). When a second left some out, a line says how many, at the next
-    /// post or when held answers go.
+    /// ``maxBytesPerSecondPerView`` bytes. A post is counted before it is split or decoded, and
+    /// every post is answered at once: `""` when it was taken, `drop <ms>` when its share's
+    /// second was full. A dropped post's frame counts its lines as left out and posts nothing
+    /// for `<ms>` (the rest of the second) and a random part of a backoff that doubles with each
+    /// further drop in a row, from one second up to 32 s (``forwarder``): what it logs meanwhile
+    /// waits, or is left out and counted, in its own process. So however many frames a page has, a flood costs the app one cheap answer per
+    /// frame per pause, and nothing is held for a document that is gone (attack 23: 384 iframes
+    /// within their own limits held the main frame's calls up for 3-4 s at p95; attack 24:
+    /// answers held for removed documents held a live iframe's lines up for 6 s, and the next
+    /// page's for 22 s).
     @MainActor
     final class Intake {
         private let main = RateWindow()
         private let others = RateWindow()
-        /// Answers held, per share, in the order their posts came, with the size of each post.
-        private var heldMain: [(reply: GTKScriptMessage.Reply, bytes: Int)] = []
-        private var heldOthers: [(reply: GTKScriptMessage.Reply, bytes: Int)] = []
-        private var releaseScheduled = false
         private let receive: @MainActor (Message) -> Void
 
         init(receive: @escaping @MainActor (Message) -> Void) {
             self.receive = receive
         }
 
-        /// Takes one post of a frame's forwarder (``Post``) and answers it, now or at the next
-        /// second.
+        /// Takes one post of a frame's forwarder (``Post``) and answers it.
         func take(_ message: GTKScriptMessage) {
             guard message.isString else {
                 _ = message.reply?.returnValue("")
@@ -40,18 +35,10 @@ extension GTKConsoleOutput {
             let text = message.bodyJSONText
             let header = Post.header(of: text)
             let window = header.isMainFrame ? main : others
-            if let leftOut = window.countOne(bytes: message.queuedBytes, messages: Post.messageCount(of: text)) {
-                noteLeftOut(leftOut, mainFrame: header.isMainFrame)
-            }
+            window.count(bytes: message.queuedBytes, messages: Post.messageCount(of: text))
             guard !window.isFull else {
-                if let reply = message.reply {
-                    if header.isMainFrame {
-                        heldMain.append((reply, message.queuedBytes))
-                    } else {
-                        heldOthers.append((reply, message.queuedBytes))
-                    }
-                    scheduleRelease()
-                }
+                let milliseconds = max(10, Int(window.remaining / .milliseconds(1)))
+                _ = message.reply?.returnValue("drop \(milliseconds)")
                 return
             }
             for line in Post.messages(of: text) {
@@ -61,93 +48,36 @@ extension GTKConsoleOutput {
             }
             _ = message.reply?.returnValue("")
         }
-
-        private func scheduleRelease() {
-            guard !releaseScheduled else { return }
-            releaseScheduled = true
-            let wait = max(main.remaining, others.remaining, .milliseconds(10))
-            Task { @MainActor [weak self] in
-                try? await Task.sleep(for: wait)
-                self?.release()
-            }
-        }
-
-        /// Starts the windows' next second, says what the last one left out, and answers a
-        /// window's worth of held posts of each share; the rest wait for the next second.
-        private func release() {
-            releaseScheduled = false
-            if let leftOut = main.rollOver() { noteLeftOut(leftOut, mainFrame: true) }
-            if let leftOut = others.rollOver() { noteLeftOut(leftOut, mainFrame: false) }
-            Self.answerWindowsWorth(of: &heldMain)
-            Self.answerWindowsWorth(of: &heldOthers)
-            if !heldMain.isEmpty || !heldOthers.isEmpty { scheduleRelease() }
-        }
-
-        private static func answerWindowsWorth(of held: inout [(reply: GTKScriptMessage.Reply, bytes: Int)]) {
-            var bytes = 0
-            var answered = 0
-            for post in held {
-                guard answered < maxMessagesPerSecondPerView,
-                    answered == 0 || bytes + post.bytes <= maxBytesPerSecondPerView
-                else { break }
-                bytes += post.bytes
-                answered += 1
-                _ = post.reply.returnValue("")
-            }
-            held.removeFirst(answered)
-        }
-
-        private func noteLeftOut(_ count: Int, mainFrame: Bool) {
-            let whose = mainFrame ? "the main frame" : "this view's other frames"
-            receive(
-                Message(
-                    level: "warn", kind: "console",
-                    message:
-                        "\(count) console messages left out (more than \(maxMessagesPerSecondPerView) or \(maxBytesPerSecondPerView >> 20) MiB a second from \(whose))"
-                ))
-        }
     }
 
     /// A count of messages and their bytes in the current second (main actor).
     @MainActor
     final class RateWindow {
         private var started = ContinuousClock.now
-        private var count = 0
+        private var messages = 0
         private var bytes = 0
-        private var leftOut = 0
 
         /// Whether the messages last counted are over this second's messages or bytes (after
-        /// ``countOne(bytes:messages:)``).
+        /// ``count(bytes:messages:)``).
         private(set) var isFull = false
 
         /// How long until this window's second ends (zero once it has).
         var remaining: Duration { max(.zero, started + .seconds(1) - ContinuousClock.now) }
 
-        /// Counts `messages` messages (one post) of `bytes` bytes together; returns how many the
-        /// last second left out, when a new second starts with some left out.
-        func countOne(bytes: Int, messages: Int = 1) -> Int? {
-            let report = rollOver()
-            count += messages
+        /// Counts `messages` messages (one post) of `bytes` bytes together, in a new second when
+        /// the current one has ended.
+        func count(bytes: Int, messages: Int = 1) {
+            let now = ContinuousClock.now
+            if now - started >= .seconds(1) {
+                started = now
+                self.messages = 0
+                self.bytes = 0
+            }
+            self.messages += messages
             self.bytes += bytes
             isFull =
-                count > GTKConsoleOutput.maxMessagesPerSecondPerView
+                self.messages > GTKConsoleOutput.maxMessagesPerSecondPerView
                 || self.bytes > GTKConsoleOutput.maxBytesPerSecondPerView
-            if isFull { leftOut += messages }
-            return report
-        }
-
-        /// Starts a new second when the current one has ended; returns how many the ended one
-        /// left out, when some.
-        func rollOver() -> Int? {
-            let now = ContinuousClock.now
-            guard now - started >= .seconds(1) else { return nil }
-            let report = leftOut > 0 ? leftOut : nil
-            started = now
-            count = 0
-            bytes = 0
-            leftOut = 0
-            isFull = false
-            return report
         }
     }
 

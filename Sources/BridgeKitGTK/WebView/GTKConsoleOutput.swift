@@ -65,13 +65,13 @@ package enum GTKConsoleOutput {
     package static let maxWaitingUnits = 64 * 1024
 
     /// The most messages of a view's main frame written in a second, and as many of its other
-    /// frames together; the rest are left out unread, and the first message of the next second
-    /// says how many.
+    /// frames together; a post over that is dropped unread, and its frame's forwarder says how
+    /// many messages it left out (``Intake``).
     package static let maxMessagesPerSecondPerView = 1000
 
     /// The most bytes (UTF-8) of a view's main frame's messages decoded in a second, and as many
-    /// of its other frames' together; the rest are left out like those over
-    /// ``maxMessagesPerSecondPerView``.
+    /// of its other frames' together; a post over that is dropped unread like one over
+    /// ``maxMessagesPerSecondPerView`` (``Intake``).
     package static let maxBytesPerSecondPerView = 1 << 20
 
     /// One message the script posts.
@@ -232,9 +232,15 @@ package enum GTKConsoleOutput {
     /// `bridgekit:console` event's detail when it is a string of at most ``maxEventCharacters``
     /// without a line feed, at most ``maxMessagesPerSecond`` and ``maxEventUnitsPerSecond`` a
     /// second, and holds at most ``maxWaitingUnits`` of them; it posts what it holds as one
-    /// ``Post`` when the app has answered its last post (flow control). When a second left some
-    /// out, a message says how many, at the end of that second. Evaluated again in the same window
-    /// (after `document.open()` erased its listener), it adds the same listener back.
+    /// ``Post`` when the app has answered its last post (flow control). A post the app answers
+    /// `drop <ms>` (``Intake``) counts as left out, and the frame posts nothing for `<ms>` and a
+    /// random part of a backoff (a second, two after a further drop in a row, and so on up to
+    /// 32 s; scaled down for a post under 16,384 units), so frames dropped together come back
+    /// apart and a frame with a line or two comes back with the next second. When a second left
+    /// some out, a
+    /// message says how many, at the end of that second; a note that is itself dropped adds its
+    /// count to the next. Evaluated again in the same window (after `document.open()` erased its
+    /// listener), it adds the same listener back.
     package static let forwarder = #"""
         (function () {
           "use strict";
@@ -246,34 +252,61 @@ package enum GTKConsoleOutput {
           var later = window.setTimeout;
           var header = function () { return window.top === window ? "main" : "sub " + String(self.origin); };
           var started = 0, sent = 0, units = 0, leftOut = 0, noting = false;
-          var waiting = [], waitingUnits = 0, posting = false;
-          var flush = function () {
-            if (posting || waiting.length === 0) { return; }
+          // Waiting details and what each stands for (1, or the count a note carries).
+          var waiting = [], weights = [], waitingUnits = 0, posting = false, paused = false, backoff = 0;
+          var flush = null, noteLater = null;
+          var after = function (ms, run) {
+            try { Reflect.apply(later, window, [run, ms]); return true; } catch (e) { return false; }
+          };
+          /** Counts a post the app did not take as left out, and holds this frame's posts for a while. */
+          var dropped = function (weight, size, ms) {
+            leftOut += weight;
+            // Frames dropped in the same second must not all come back at the same moment; a
+            // frame whose post was small (a line or two) comes back with the next second.
+            backoff = Math.min(32000, Math.max(1000, backoff * 2));
+            var wait = ms + Math.floor(Math.random() * backoff * Math.min(1, size / 16384));
+            paused = true;
+            if (!after(wait, function () { paused = false; flush(); })) { paused = false; }
+            noteLater();
+          };
+          flush = function () {
+            if (posting || paused || waiting.length === 0) { return; }
             var batch = header() + "\n" + waiting.join("\n");
-            var count = waiting.length;
-            waiting = []; waitingUnits = 0;
+            var size = waitingUnits;
+            var weight = 0;
+            for (var i = 0; i < weights.length; i++) { weight += weights[i]; }
+            waiting = []; weights = []; waitingUnits = 0;
             var result = null;
-            try { result = post(batch); } catch (e) { leftOut += count; noteLater(); return; }
+            try { result = post(batch); } catch (e) { leftOut += weight; noteLater(); return; }
             if (!result || typeof result.then !== "function") { return; }
             posting = true;
-            result.then(function () { posting = false; flush(); }, function () { posting = false; leftOut += count; noteLater(); flush(); });
+            result.then(function (answer) {
+              posting = false;
+              var text = typeof answer === "string" ? answer : "";
+              if (text.lastIndexOf("drop ", 0) === 0) {
+                dropped(weight, size, Math.max(10, parseInt(text.slice(5), 10) || 1000));
+              } else {
+                backoff = 0;
+                flush();
+              }
+            }, function () { posting = false; dropped(weight, size, 50); });
           };
           /** Starts a new second when the current one has ended, first saying what it left out. */
           var rollOver = function (now) {
             if (now - started < 1000) { return; }
             if (leftOut > 0) {
               var note = JSON.stringify({ level: "warn", kind: "console", message: leftOut + " console messages left out (more than \#(maxMessagesPerSecond) messages or \#(maxEventUnitsPerSecond) characters a second, or the app was busy)", source: "", line: 0 });
-              waiting.push(note); waitingUnits += note.length;
+              waiting.push(note); weights.push(leftOut); waitingUnits += note.length;
             }
             started = now; sent = 0; units = 0; leftOut = 0;
           };
           /** Says what this second left out when it ends, even when the page logs nothing more. */
-          var noteLater = function () {
+          noteLater = function () {
             if (noting) { return; }
             noting = true;
-            try {
-              Reflect.apply(later, window, [function () { noting = false; rollOver(Date.now()); flush(); }, Math.max(0, 1000 - (Date.now() - started)) + 5]);
-            } catch (e) { noting = false; }
+            if (!after(Math.max(0, 1000 - (Date.now() - started)) + 5, function () { noting = false; rollOver(Date.now()); flush(); })) {
+              noting = false;
+            }
           };
           var listener = function (event) {
             try {
@@ -284,7 +317,7 @@ package enum GTKConsoleOutput {
                   || waitingUnits + detail.length > \#(maxWaitingUnits)) { leftOut += 1; noteLater(); return; }
               sent += 1;
               units += detail.length;
-              waiting.push(detail); waitingUnits += detail.length;
+              waiting.push(detail); weights.push(1); waitingUnits += detail.length;
               flush();
             } catch (e) {}
           };
