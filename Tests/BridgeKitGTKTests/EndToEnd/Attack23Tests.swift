@@ -430,85 +430,12 @@ extension GTKWrapperTests.EndToEnd {
                 var detail = '\\u5b57'.repeat(32768);
                 setInterval(function () { window.dispatchEvent(new CustomEvent('bridgekit:console', {detail: detail})); }, 125);
                 """
-            // A19.framedPage's page, with a router that lets the app's own origin call from subframes.
-            let main = try LoopbackServer()
-            defer { main.stop() }
-            let ads = try LoopbackServer()
-            defer { ads.stop() }
-            ads.routes["/ad"] = .init(
-                body: E2EPage.html(
-                    title: "ad",
-                    head:
-                        "<script>window.addEventListener('message', function (e) { if (e.data !== 'go') return; \(attack) });</script>"
-                ))
-            let iframes = (0..<768).map { _ in "<iframe class=\"ad\" src=\"\(ads.origin)/ad\"></iframe>" }.joined()
-            main.routes["/"] = .init(body: E2EPage.html(title: "main", body: iframes))
-            main.routes["/first"] = .init(
-                body: E2EPage.html(
-                    title: "first",
-                    head: """
-                        <script>
-                        window.__probe = {lat: [], failed: 0, outstanding: 0, codes: []};
-                        window.addEventListener('message', function (e) {
-                          if (e.data === 'start') {
-                            window.__timer = setInterval(function () {
-                              var t = performance.now(); window.__probe.outstanding++;
-                              WebBridge.call('Echo', {n: 1}).then(function () {
-                                window.__probe.outstanding--; window.__probe.lat.push(performance.now() - t);
-                              }, function (e) { window.__probe.outstanding--; window.__probe.failed++;
-                                if (window.__probe.codes.length < 10) window.__probe.codes.push(String(e && e.code)); });
-                            }, 20);
-                          } else if (e.data === 'stop') { clearInterval(window.__timer); }
-                        });
-                        </script>
-                        """))
-            let harness = try E2EHarness(
-                policy: .origins([OriginPattern(main.origin)], allowsSubframes: true),
-                configuration: A20.consoleConfiguration)
-            try await harness.load(main.origin + "/")
-            try await harness.waitFor(
-                "Array.prototype.every.call(document.querySelectorAll('iframe'), function (f) { try { return !!f.contentWindow; } catch (e) { return false; } })"
-            )
-            await idle(.seconds(1))
-            try await harness.run(
-                "var f = document.createElement('iframe'); f.id = 'first'; f.src = '/first'; document.body.appendChild(f);"
-            )
-            try await harness.waitFor(
-                "(function () { try { return !!document.getElementById('first').contentWindow.__probe; } catch (e) { return false; } })()"
-            )
-            try await harness.run("document.getElementById('first').contentWindow.postMessage('start', '*');")
-            await idle(.seconds(1))
-            try await harness.run("document.getElementById('first').contentWindow.postMessage('stop', '*');")
-            try? await harness.waitFor(
-                "document.getElementById('first').contentWindow.__probe.outstanding === 0", timeout: .seconds(5))
-            let before = try await harness.value(
-                "document.getElementById('first').contentWindow.__probe", as: Attack22.FrameProbe.self)
+            let (latency, codes, grownMiB) = try await Attack22.firstPartyFrameUnderFlood(
+                frames: 768, attack: attack, label: "ATTACK23")
             print(
-                "ATTACK23 first-party iframe baseline: \(A18.Latency(samples: before.lat, failed: before.failed, unsettled: before.outstanding)) codes \(Set(before.codes))"
+                "ATTACK23 first-party iframe under 768 third-party iframes' console bursts: \(latency); codes \(Set(codes)); app growth +\(grownMiB) MiB"
             )
-            try await harness.run(
-                "document.getElementById('first').contentWindow.__probe = {lat: [], failed: 0, outstanding: 0, codes: []};"
-            )
-            let out = A21.SlowStdout(bytesPerSecond: 0)
-            let sampler = A18.PeakSampler()
-            defer { sampler.stop() }
-            try await harness.run(
-                "document.querySelectorAll('iframe.ad').forEach(function (f) { f.contentWindow.postMessage('go', '*'); }); document.getElementById('first').contentWindow.postMessage('start', '*');"
-            )
-            await idle(.seconds(5))
-            try await harness.run("document.getElementById('first').contentWindow.postMessage('stop', '*');")
-            try? await harness.waitFor(
-                "document.getElementById('first').contentWindow.__probe.outstanding === 0", timeout: .seconds(20))
-            let probe = try await harness.value(
-                "document.getElementById('first').contentWindow.__probe", as: Attack22.FrameProbe.self)
-            out.stop()
-            A18.terminateWebProcess(harness)
-            await harness.close()
-            let latency = A18.Latency(samples: probe.lat, failed: probe.failed, unsettled: probe.outstanding)
-            print(
-                "ATTACK23 first-party iframe under 768 third-party iframes' console bursts: \(latency); codes \(Set(probe.codes)); app growth +\(sampler.grownMiB) MiB"
-            )
-            #expect(probe.failed == 0, "the first-party iframe's calls failed: \(probe.failed) \(Set(probe.codes))")
+            #expect(latency.failed == 0, "the first-party iframe's calls failed: \(latency.failed) \(Set(codes))")
             // 1.9 s before; 0.3-0.6 s since (it shares the other frames' half with the flood).
             #expect(latency.p95 < 1000, "the first-party iframe's calls p95 \(latency.p95) ms")
         }
