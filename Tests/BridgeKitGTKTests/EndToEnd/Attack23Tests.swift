@@ -388,32 +388,13 @@ extension GTKWrapperTests.EndToEnd {
                 var detail = '\\u5b57'.repeat(32768);
                 setInterval(function () { window.dispatchEvent(new CustomEvent('bridgekit:console', {detail: detail})); }, 125);
                 """
-            let (harness, servers) = try await A19.framedPage(
-                frames: frames, attack: attack, configuration: A20.consoleConfiguration)
-            defer { for server in servers { server.stop() } }
-            let out = A21.SlowStdout(bytesPerSecond: 0)
-            let sampler = A18.PeakSampler()
-            defer { sampler.stop() }
-            let queued = Attack22.QueuedSampler(harness.view.core)
-            defer { queued.stop() }
-            try await harness.run(A19.go)
-            await idle(.milliseconds(500))
-            try await A19.startCodeProbe(harness)
-            await idle(.seconds(10))
-            try await harness.run(
-                "clearInterval(window.__probeTimer); document.querySelectorAll('iframe').forEach(function (f) { f.remove(); });"
-            )
-            let under = try? await A18.stopProbe(harness)
-            out.stop()
-            A18.terminateWebProcess(harness)
-            print(
-                "ATTACK23 \(frames) iframes CJK within limits: main under \(String(describing: under)); app growth +\(sampler.grownMiB) MiB; inbound peak \(queued.peakMessages.load(ordering: .relaxed)) msgs \(queued.peakBytes.load(ordering: .relaxed) >> 20) MiB"
-            )
-            await harness.close()
-            #expect(sampler.grownMiB < 200, "app grew by \(sampler.grownMiB) MiB")
+            let flood = try await Self.mainFrameUnderConsoleFlood(frames: frames, attack: attack, for: .seconds(10))
+            print("ATTACK23 \(frames) iframes CJK within limits: \(flood)")
+            #expect(flood.grownMiB < 200, "app grew by \(flood.grownMiB) MiB")
             // 1.2-2.9 s before; 0.3-0.6 s since (each frame's first post reaches the app, and
             // WebKit delivers every frame's posts on one thread, in order).
-            #expect((under?.p95 ?? .infinity) < 1000, "main frame's calls p95 \(under?.p95 ?? .infinity) ms")
+            #expect(
+                (flood.under?.p95 ?? .infinity) < 1000, "main frame's calls p95 \(flood.under?.p95 ?? .infinity) ms")
         }
 
         // MARK: Many frames fill the others' share a first-party iframe's calls use
@@ -483,23 +464,23 @@ extension GTKWrapperTests.EndToEnd {
             #expect(worst.split < 5, "the slowest post took \(worst.split) ms to split")
         }
 
-        // MARK: Many frames: the per-frame limits add up
+        /// What the main frame's calls, the app's memory and the view's inbound budget show while
+        /// `frames` third-party iframes of a framed page run `attack` (console forwarding on).
+        struct ConsoleFlood: CustomStringConvertible {
+            var baseline: A18.Latency
+            var under: A18.Latency?
+            var grownMiB: Int
+            var peakMessages: Int
+            var peakBytes: Int
+            var description: String {
+                "main baseline \(baseline); under \(String(describing: under)); app growth +\(grownMiB) MiB; inbound peak \(peakMessages) msgs \(peakBytes >> 20) MiB"
+            }
+        }
 
-        /// Every frame's forwarder may pass 262,144 units a second, and a page may have any number of
-        /// frames: 64 third-party iframes each dispatch one event of 32,768 units (a letter and three
-        /// combining marks, 8,192 times: the slowest text for `Post`'s split by grapheme cluster)
-        /// every 125 ms, within their forwarder's limits (8 a second, one post in flight,
-        /// 65,536 units waiting). The app copies, reads and splits every post before the view's
-        /// 1 MiB a second window turns it away.
-        @Test(
-            "many third-party iframes within their per-frame console limits do not hold up the main frame's calls",
-            .timeLimit(.minutes(1)), arguments: [(384, "combining"), (384, "ascii")])
-        func manyFramesWithinLimits(frames: Int, kind: String) async throws {
-            let text = kind == "ascii" ? "'x'.repeat(32768)" : "'e\\u0301\\u0302\\u0303'.repeat(8192)"
-            let attack = """
-                var detail = \(text);
-                setInterval(function () { window.dispatchEvent(new CustomEvent('bridgekit:console', {detail: detail})); }, 125);
-                """
+        /// Runs ``ConsoleFlood``'s flood for `duration`, then removes the iframes.
+        static func mainFrameUnderConsoleFlood(
+            frames: Int, attack: String, for duration: Duration
+        ) async throws -> ConsoleFlood {
             let (harness, servers) = try await A19.framedPage(
                 frames: frames, attack: attack, configuration: A20.consoleConfiguration)
             defer { for server in servers { server.stop() } }
@@ -512,20 +493,42 @@ extension GTKWrapperTests.EndToEnd {
             try await harness.run(A19.go)
             await idle(.milliseconds(500))
             try await A19.startCodeProbe(harness)
-            await idle(.seconds(4))
+            await idle(duration)
             try await harness.run(
                 "clearInterval(window.__probeTimer); document.querySelectorAll('iframe').forEach(function (f) { f.remove(); });"
             )
             let under = try? await A18.stopProbe(harness)
             out.stop()
             A18.terminateWebProcess(harness)
-            print(
-                "ATTACK23 \(frames) iframes (\(kind)) within per-frame limits: main baseline \(baseline); under \(String(describing: under)); app growth +\(sampler.grownMiB) MiB; inbound peak \(queued.peakMessages.load(ordering: .relaxed)) msgs \(queued.peakBytes.load(ordering: .relaxed) >> 20) MiB"
-            )
             await harness.close()
-            let p95 = under?.p95 ?? .infinity
+            return ConsoleFlood(
+                baseline: baseline, under: under, grownMiB: sampler.grownMiB,
+                peakMessages: queued.peakMessages.load(ordering: .relaxed),
+                peakBytes: queued.peakBytes.load(ordering: .relaxed))
+        }
+
+        // MARK: Many frames: the per-frame limits add up
+
+        /// Every frame's forwarder may pass 262,144 units a second, and a page may have any number of
+        /// frames: 64 third-party iframes each dispatch one event of 32,768 units (a letter and three
+        /// combining marks, 8,192 times: the slowest text for `Post`'s split by grapheme cluster)
+        /// every 125 ms, within their forwarder's limits (8 a second, one post in flight,
+        /// 65,536 units waiting). The app copied, read and split every post before the view's
+        /// 1 MiB a second window turned it away.
+        @Test(
+            "many third-party iframes within their per-frame console limits do not hold up the main frame's calls",
+            .timeLimit(.minutes(1)), arguments: [(384, "combining"), (384, "ascii")])
+        func manyFramesWithinLimits(frames: Int, kind: String) async throws {
+            let text = kind == "ascii" ? "'x'.repeat(32768)" : "'e\\u0301\\u0302\\u0303'.repeat(8192)"
+            let attack = """
+                var detail = \(text);
+                setInterval(function () { window.dispatchEvent(new CustomEvent('bridgekit:console', {detail: detail})); }, 125);
+                """
+            let flood = try await Self.mainFrameUnderConsoleFlood(frames: frames, attack: attack, for: .seconds(4))
+            print("ATTACK23 \(frames) iframes (\(kind)) within per-frame limits: \(flood)")
+            let p95 = flood.under?.p95 ?? .infinity
             #expect(p95 < 500, "main frame's calls p95 \(p95) ms while \(frames) iframes stay within their limits")
-            #expect(sampler.grownMiB < 200, "app grew by \(sampler.grownMiB) MiB")
+            #expect(flood.grownMiB < 200, "app grew by \(flood.grownMiB) MiB")
         }
 
         /// The same flood in view A, measured from view B (another page of the app).
