@@ -69,6 +69,10 @@ extension BenchRun {
         let bareEval = peer("eval-typed", "bare evaluate_javascript echo + codec")
         let designs = PeerEngine.designs.map { peer($0.mode, $0.label) }
         let sides = [bridgeTyped, bridgeRaw, bareReply, bareReplyTyped, bareEval] + designs
+        // Every ratio a row reports: BridgeKit's side and the other.
+        let comparisons =
+            [(bridgeRaw, bareReply), (bridgeTyped, bareReplyTyped), (bridgeTyped, bareEval)]
+            + designs.map { (bridgeTyped, $0) }
 
         var chart = RoundTripChart(
             title: "Round-trip time against payload size, one call at a time (WebKitGTK \(Self.webKitVersion))")
@@ -84,15 +88,18 @@ extension BenchRun {
             }
             for (mode, width, count) in modes {
                 let rounds = try await measure(
-                    sides, key: key, count: count, width: width, rounds: settings.peerRounds(forBytes: size.bytes),
-                    turn: turn)
+                    sides, comparisons: comparisons, key: key, count: count, width: width,
+                    rounds: settings.peerRounds(forBytes: size.bytes), turn: turn)
+                let roundCount = rounds[bridgeTyped.label]?.count ?? 0
                 let spread = { (side: PeerSide) in Spread(rounds[side.label] ?? []) }
                 // BridgeKit's side ÷ the other, in rates: the other's seconds ÷ BridgeKit's, round by round.
                 let ratio = { (bridge: PeerSide, other: PeerSide) in
                     Paired(first: rounds[bridge.label] ?? [], second: rounds[other.label] ?? []).ratio
                 }
                 let row = "\(size.label) \(mode)"
-                progress("peers \(row): " + sides.map { "\($0.label) \(spread($0).rateText)" }.joined(separator: "; "))
+                progress(
+                    "peers \(row), \(roundCount) rounds: "
+                        + sides.map { "\($0.label) \(spread($0).rateText)" }.joined(separator: "; "))
                 let judged = size.pipeline != nil  // the four sizes of the targets
                 let limitTarget: ResultTable.Target? = judged ? .atLeast(0.9) : nil
                 table.add(
@@ -136,8 +143,8 @@ extension BenchRun {
             await peers.dropPayload(key: key)
         }
         print(
-            "\nBridgeKit's typed task ÷ each peer design (round trips per second, medians of the rounds' paired ratios over \(settings.peerRounds(forBytes: 0)) rounds, "
-                + "\(settings.peerRounds(forBytes: 1 << 20)) from 1 MB; > 1: BridgeKit ahead)\n")
+            "\nBridgeKit's typed task ÷ each peer design (round trips per second, medians of the rounds' paired ratios; "
+                + "each row's rounds in its progress line; > 1: BridgeKit ahead)\n")
         print(matrix.render())
         do {
             try chart.svg().write(toFile: settings.chartPath, atomically: true, encoding: .utf8)
@@ -231,26 +238,41 @@ extension BenchRun {
         for peers in peerEngines { await peers.dropPayload(key: key) }
     }
 
-    /// Runs every side `rounds` times, one warm-up call first in each pair of views, rotating the
+    /// Runs every side once per round, one warm-up call first in each pair of views, rotating the
     /// order each round so no side always runs first (cold caches) or last; round `r` runs in
-    /// pair `r % turn.count`.
+    /// pair `r % turn.count`. Runs `rounds.minimum` rounds, then whole turns of the view pairs
+    /// until every comparison's paired ratio has its median to `rounds.precision`, or the row
+    /// reached `rounds.maximum` rounds or `rounds.budget` seconds.
     /// - Returns: each side's seconds per call, round by round, by label.
     @MainActor
-    private func measure(_ sides: [PeerSide], key: String, count: Int, width: Int, rounds: Int, turn: ViewTurn)
-        async throws -> [String: [Double]]
-    {
+    private func measure(
+        _ sides: [PeerSide], comparisons: [(PeerSide, PeerSide)], key: String, count: Int, width: Int,
+        rounds: PeerRounds, turn: ViewTurn
+    ) async throws -> [String: [Double]] {
         func calls(_ side: PeerSide) -> Int { width == 1 ? (side.sequentialCap?(count) ?? count) : count }
         for index in 0..<turn.count {
             turn.index = index
             for side in sides { _ = try await side.run(key, max(calls(side) / 10, 1), width) }
         }
         var samples: [String: [Double]] = [:]
-        for round in 0..<rounds {
+        func isPrecise() -> Bool {
+            comparisons.allSatisfy { bridge, other in
+                let ratios = zip(samples[bridge.label] ?? [], samples[other.label] ?? []).map { $0.1 / $0.0 }
+                return Spread.medianPrecision(ratios) <= rounds.precision
+            }
+        }
+        let start = Measure.now()
+        var round = 0
+        while round < rounds.minimum
+            || (round < rounds.maximum && round % turn.count != 0)
+            || (round < rounds.maximum && Measure.now() - start < rounds.budget && !isPrecise())
+        {
             turn.index = round % turn.count
             for index in sides.indices {
                 let side = sides[(index + round) % sides.count]
                 samples[side.label, default: []].append(try await side.run(key, calls(side), width))
             }
+            round += 1
         }
         return samples
     }

@@ -64,13 +64,23 @@ extension BenchSettings {
     /// take turns in, as the end-to-end rates do (``BenchSettings/rateViews``).
     var peerViews: Int { smoke ? 1 : 3 }
 
-    /// Rounds per row of the peer comparison; every side runs once per round, in a rotated order.
-    /// Rows of 1 MB and more take 5: a round of ten sides there takes seconds to a minute.
-    func peerRounds(forBytes bytes: Int) -> Int { smoke ? 1 : bytes >= 1024 * 1024 ? 5 : 9 }
+    /// How many rounds a row of the peer comparison runs (every side once per round, in a rotated
+    /// order): at least `minimum`; then more, one turn of the view pairs at a time, until the median
+    /// of every ratio the row reports is known to ±`precision` (``Spread/medianPrecision(_:)``),
+    /// or the row has run `maximum` rounds or for `budget` seconds. A round of ten sides lasts
+    /// about a second up to 100 KB, one to ten seconds from 1 MB; one round's paired ratio moves
+    /// by ±20–30% even on a quiet machine, so nine rounds left five runs' medians ±10–27% apart
+    /// (docs/performance.md, "Rounds until the medians are known").
+    func peerRounds(forBytes bytes: Int) -> PeerRounds {
+        if smoke { return PeerRounds(minimum: 1, maximum: 1, precision: 1, budget: 0) }
+        if bytes >= 1024 * 1024 { return PeerRounds(minimum: 6, maximum: 30, precision: 0.03, budget: 75) }
+        return PeerRounds(minimum: 9, maximum: 60, precision: 0.03, budget: 35)
+    }
 
     /// DSBridge's asynchronous call waits up to 50 ms for its reply's flush: one at a time it
-    /// gets at most this many calls per round, so a round stays short.
-    func dsbridgeSequentialCount(_ count: Int) -> Int { min(count, smoke ? 2 : 10) }
+    /// gets at most this many calls per round, so a round stays short (its time per call hardly
+    /// moves: 51.1–51.6 ms at 100 B).
+    func dsbridgeSequentialCount(_ count: Int) -> Int { min(count, smoke ? 2 : 4) }
 
     /// Where the round-trip chart goes: the document's picture after a full run; a temporary file
     /// after a smoke run or one of some sizes only (which must not replace the document's picture).
@@ -88,4 +98,17 @@ extension BenchSettings {
     var manyPagesPlan: (sequential: Int, pipelined: Int, width: Int, rounds: Int) {
         smoke ? (4, 8, 4, 1) : (1_000, 2_560, 64, 5)
     }
+}
+
+/// The rounds of one row of the peer comparison (``BenchSettings/peerRounds(forBytes:)``).
+struct PeerRounds: Sendable {
+    /// Rounds every row runs.
+    let minimum: Int
+    /// Rounds no row runs more of.
+    let maximum: Int
+    /// The half-width of the 95% confidence interval of a ratio's median, as a fraction of it,
+    /// at which a row stops early.
+    let precision: Double
+    /// Seconds after which a row starts no further turn.
+    let budget: Double
 }
