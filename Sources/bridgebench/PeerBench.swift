@@ -263,9 +263,7 @@ extension BenchRun {
         }
         let start = Measure.now()
         var round = 0
-        while round < rounds.minimum
-            || (round < rounds.maximum && round % turn.count != 0)
-            || (round < rounds.maximum && Measure.now() - start < rounds.budget && !isPrecise())
+        while rounds.wantsAnother(after: round, turn: turn.count, elapsed: Measure.now() - start, isPrecise: isPrecise)
         {
             turn.index = round % turn.count
             for index in sides.indices {

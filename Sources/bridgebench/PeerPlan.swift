@@ -67,10 +67,8 @@ extension BenchSettings {
     /// How many rounds a row of the peer comparison runs (every side once per round, in a rotated
     /// order): at least `minimum`; then more, one turn of the view pairs at a time, until the median
     /// of every ratio the row reports is known to ±`precision` (``Spread/medianPrecision(_:)``),
-    /// or the row has run `maximum` rounds or for `budget` seconds. A round of ten sides lasts
-    /// about a second up to 100 KB, one to ten seconds from 1 MB; one round's paired ratio moves
-    /// by ±20–30% even on a quiet machine, so nine rounds left five runs' medians ±10–27% apart
-    /// (docs/performance.md, "Rounds until the medians are known").
+    /// or the row has run `maximum` rounds or for `budget` seconds (why: docs/performance.md,
+    /// "Rounds until the medians are known").
     func peerRounds(forBytes bytes: Int) -> PeerRounds {
         if smoke { return PeerRounds(minimum: 1, maximum: 1, precision: 1, budget: 0) }
         if bytes >= 1024 * 1024 { return PeerRounds(minimum: 6, maximum: 30, precision: 0.03, budget: 75) }
@@ -111,4 +109,15 @@ struct PeerRounds: Sendable {
     let precision: Double
     /// Seconds after which a row starts no further turn.
     let budget: Double
+
+    /// Whether a row that has run `done` rounds for `elapsed` seconds runs another: always below
+    /// `minimum`, never from `maximum`, always to finish a turn of `turn` view pairs, and otherwise
+    /// while it is within `budget` and some ratio's median is not yet known to `precision`
+    /// (`isPrecise`, asked only then).
+    func wantsAnother(after done: Int, turn: Int, elapsed: Double, isPrecise: () -> Bool) -> Bool {
+        if done < minimum { return true }
+        if done >= maximum { return false }
+        if done % turn != 0 { return true }
+        return elapsed < budget && !isPrecise()
+    }
 }
