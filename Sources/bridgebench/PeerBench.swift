@@ -89,7 +89,7 @@ extension BenchRun {
             for (mode, width, count) in modes {
                 let rounds = try await measure(
                     sides, comparisons: comparisons, key: key, count: count, width: width,
-                    rounds: settings.peerRounds(forBytes: size.bytes), turn: turn)
+                    rounds: settings.peerRounds(forBytes: size.bytes, pipelined: width > 1), turn: turn)
                 let roundCount = rounds[bridgeTyped.label]?.count ?? 0
                 let spread = { (side: PeerSide) in Spread(rounds[side.label] ?? []) }
                 // BridgeKit's side ÷ the other, in rates: the other's seconds ÷ BridgeKit's, round by round.

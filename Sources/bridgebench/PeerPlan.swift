@@ -69,10 +69,13 @@ extension BenchSettings {
     /// of every ratio the row reports is known to ±`precision` (``Spread/medianPrecision(_:)``),
     /// or the row has run `maximum` rounds or for `budget` seconds (why: docs/performance.md,
     /// "Rounds until the medians are known").
-    func peerRounds(forBytes bytes: Int) -> PeerRounds {
+    /// Pipelined rows get more time: their rounds last 3–8 s, ten times a round one at a time.
+    func peerRounds(forBytes bytes: Int, pipelined: Bool) -> PeerRounds {
         if smoke { return PeerRounds(minimum: 1, maximum: 1, precision: 1, budget: 0) }
-        if bytes >= 1024 * 1024 { return PeerRounds(minimum: 6, maximum: 30, precision: 0.03, budget: 75) }
-        return PeerRounds(minimum: 9, maximum: 60, precision: 0.03, budget: 35)
+        let large = bytes >= 1024 * 1024
+        return PeerRounds(
+            minimum: large ? 6 : 9, maximum: large ? 30 : 60, precision: 0.03,
+            budget: (large ? 75 : 35) * (pipelined ? 3 : 1))
     }
 
     /// DSBridge's asynchronous call waits up to 50 ms for its reply's flush: one at a time it
@@ -98,7 +101,7 @@ extension BenchSettings {
     }
 }
 
-/// The rounds of one row of the peer comparison (``BenchSettings/peerRounds(forBytes:)``).
+/// The rounds of one row of the peer comparison (``BenchSettings/peerRounds(forBytes:pipelined:)``).
 struct PeerRounds: Sendable {
     /// Rounds every row runs.
     let minimum: Int
