@@ -34,9 +34,13 @@ class GLibAsyncCall: @unchecked Sendable {
     func fail(_ error: GTKWebViewError) {}
 
     /// Cancels the C operation (on the GTK thread, later) and settles with `error`.
+    ///
+    /// The hop keeps this call, and so its `GCancellable`, alive until it has run: the caller may
+    /// drop its last reference at once (closing drops the running list), and the C operation may
+    /// have finished and released its own reference already. Without it the hop cancelled a freed
+    /// object (GLib criticals on "an instance with invalid (NULL) class pointer", then a crash).
     func cancel(with error: GTKWebViewError) {
-        let cancellable = self.cancellable
-        GTKThread.post { g_cancellable_cancel(cancellable.pointer) }
+        GTKThread.post { [self] in g_cancellable_cancel(cancellable.pointer) }
         fail(error)
     }
 }

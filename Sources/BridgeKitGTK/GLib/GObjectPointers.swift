@@ -19,7 +19,10 @@ func gCast<T>(_ pointer: UnsafeMutableRawPointer) -> UnsafeMutablePointer<T> {
 }
 
 /// A GObject (or other GTK-thread-owned C) pointer that may be carried across threads but is only
-/// dereferenced on the GTK thread (see ``GTKThread``). The wrapper does not retain anything.
+/// dereferenced on the GTK thread (see ``GTKThread``). The wrapper does not retain anything: work
+/// posted to run later (``GTKThread/post(_:)``) must own what it touches, by capturing the Swift
+/// object that holds the reference or by taking one of its own (`g_object_ref`, released by the
+/// work), since whoever handed the pointer over may have dropped it by then.
 struct GPointer<T>: @unchecked Sendable {
     /// The pointer; use it only on the GTK thread.
     let pointer: UnsafeMutablePointer<T>
