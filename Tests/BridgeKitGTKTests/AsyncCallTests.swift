@@ -19,7 +19,7 @@ extension GTKWrapperTests {
         func cancelOutlivesTheCall() async throws {
             try GLibMainLoop.shared.start()
             var call: GLibAsyncOperation<Int>? = GLibAsyncOperation { _, _ in .success(0) }
-            guard let cancellable = call?.cancellable else { return }
+            let cancellable = try #require(call?.cancellable)
             let observer = GTKThread.perform { GTKFinalizationObserver(observing: gCast(cancellable.raw)) }
 
             // Hold the GTK thread, so that the cancel waits behind it, as it does behind WebKit's work.
