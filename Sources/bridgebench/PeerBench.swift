@@ -15,51 +15,42 @@ extension BenchRun {
     /// the bare reply-handler echo, the bare `evaluate_javascript` echo and each peer design
     /// (``PeerEngine``, ``PeerPage``), in one process, every side once per round in a rotated
     /// order; each row's spread is over the rounds. Round `r` runs in the `r % count`th pair of
-    /// views (``BenchSettings/peerViews``), each view with a web process of its own. Writes the
-    /// round-trip chart.
+    /// views (``BenchSettings/peerViews``), each view with a web process of its own; the large
+    /// payloads get new, warmed-up views of their own (``BenchSettings/peerFreshViews(forBytes:)``).
+    /// Writes the round-trip chart.
     @MainActor
     func runPeers(into table: inout ResultTable) async throws {
-        var engines: [EngineBench] = []
-        var peerEngines: [PeerEngine] = []
-        func close() async {
-            for peers in peerEngines { peers.close() }
-            for engine in engines { await engine.close() }
-        }
+        let views = PeerViews()
         do {
-            for _ in 0..<settings.peerViews {
-                engines.append(try await EngineBench.open())
-                peerEngines.append(try await PeerEngine.open())
-            }
-            try await runPeers(engines, peerEngines, into: &table)
+            try await views.open(pairs: settings.peerViews)
+            try await runPeers(views, into: &table)
         } catch {
-            await close()
+            await views.close()
             throw error
         }
-        await close()
+        await views.close()
     }
 
     @MainActor
-    private func runPeers(_ engines: [EngineBench], _ peerEngines: [PeerEngine], into table: inout ResultTable)
-        async throws
-    {
+    private func runPeers(_ views: PeerViews, into table: inout ResultTable) async throws {
         // Which pair of views the sides run in: set before each round (and warm-up) by `measure`.
-        let turn = ViewTurn(count: engines.count)
+        let turn = ViewTurn(count: views.engines.count)
         let bridgeTyped = PeerSide(
             label: "BridgeKit, typed task",
             run: { key, count, width in
-                try await engines[turn.index].run("router-sync", key: key, count: count, width: width)
+                try await views.engines[turn.index].run("router-sync", key: key, count: count, width: width)
             })
         let bridgeRaw = PeerSide(
             label: "BridgeKit, Echo task",
             run: { key, count, width in
-                try await engines[turn.index].run("router-raw", key: key, count: count, width: width)
+                try await views.engines[turn.index].run("router-raw", key: key, count: count, width: width)
             })
         let settings = self.settings
         func peer(_ mode: String, _ label: String) -> PeerSide {
             var side = PeerSide(
                 label: label,
                 run: { key, count, width in
-                    try await peerEngines[turn.index].run(mode, key: key, count: count, width: width)
+                    try await views.peerEngines[turn.index].run(mode, key: key, count: count, width: width)
                 })
             if mode == "dsbridge" { side.sequentialCap = { settings.dsbridgeSequentialCount($0) } }
             return side
@@ -77,11 +68,17 @@ extension BenchRun {
         var chart = RoundTripChart(
             title: "Round-trip time against payload size, one call at a time (WebKitGTK \(Self.webKitVersion))")
         var matrix = PeerMatrix(designs: designs.map(\.label))
-        try await warmUp(sides, engines: engines, peerEngines: peerEngines, turn: turn)
+        try await warmUp(sides, views: views, turn: turn)
         for size in settings.peerPlan {
+            if settings.peerFreshViews(forBytes: size.bytes) && views.isUsed {
+                await views.close()
+                try await views.open(pairs: settings.peerViews)
+                try await warmUp(sides, views: views, turn: turn)
+                progress("peers \(size.label): new views, warmed up")
+            }
+            views.isUsed = true
             let key = "peer \(size.label)"
-            for engine in engines { try await engine.setPayload(size.payload, key: key) }
-            for peers in peerEngines { try await peers.setPayload(size.payload, key: key) }
+            try await views.setPayload(size.payload, key: key)
             var modes = [("sequential", 1, size.sequentialCount)]
             if let pipeline = size.pipeline {
                 modes.append(("pipelined ×\(pipeline.width)", pipeline.width, pipeline.count))
@@ -128,12 +125,11 @@ extension BenchRun {
                     }
                 }
             }
-            for engine in engines { try await engine.dropPayload(key: key) }
-            for peers in peerEngines { await peers.dropPayload(key: key) }
+            try await views.dropPayload(key: key)
         }
         // Memory last (in the first pair of views): the fixed mmap threshold it needs would change the timed rows' allocator.
         MemoryProbe.fixMmapThreshold()
-        let (engine, peers) = (engines[0], peerEngines[0])
+        let (engine, peers) = (views.engines[0], views.peerEngines[0])
         for size in settings.peerPlan where size.bytes >= 1 << 20 {
             let key = "peer memory \(size.label)"
             try await engine.setPayload(size.payload, key: key)
@@ -218,15 +214,11 @@ extension BenchRun {
     /// after 10,000 calls of 100 B (docs/performance.md, "The 100 B gap on a quiet machine"), a
     /// bare echo's few lines hardly at all, so without this the first rows timed the compiler too.
     @MainActor
-    private func warmUp(
-        _ sides: [PeerSide], engines: [EngineBench], peerEngines: [PeerEngine], turn: ViewTurn
-    ) async throws {
+    private func warmUp(_ sides: [PeerSide], views: PeerViews, turn: ViewTurn) async throws {
         let calls = settings.peerWarmUpCalls
         guard calls > 0 else { return }
         let key = "peer warm-up"
-        let payload = BenchPayload.make(bytes: 100)
-        for engine in engines { try await engine.setPayload(payload, key: key) }
-        for peers in peerEngines { try await peers.setPayload(payload, key: key) }
+        try await views.setPayload(BenchPayload.make(bytes: 100), key: key)
         for index in 0..<turn.count {
             turn.index = index
             for side in sides {
@@ -234,8 +226,7 @@ extension BenchRun {
                 _ = try await side.run(key, count, 64)
             }
         }
-        for engine in engines { try await engine.dropPayload(key: key) }
-        for peers in peerEngines { await peers.dropPayload(key: key) }
+        try await views.dropPayload(key: key)
     }
 
     /// Runs every side once per round, one warm-up call first in each pair of views, rotating the

@@ -60,6 +60,13 @@ extension BenchSettings {
     /// optimizing tiers before anything is timed.
     var peerWarmUpCalls: Int { smoke ? 0 : 20_000 }
 
+    /// Whether the rows of a payload of `bytes` run in views opened (and warmed up) for them
+    /// rather than in the views the smaller rows ran in: from 1 MiB. What the web processes ran
+    /// before moves those rows by 10–25% (docs/performance.md, "The large rows in views of their
+    /// own"), so each starts from the same history, the one it has when run alone with
+    /// `BRIDGEBENCH_PEER_SIZES`.
+    func peerFreshViews(forBytes bytes: Int) -> Bool { !smoke && bytes >= 1024 * 1024 }
+
     /// Pairs of views (BridgeKit's and the peers', each view with its web process) the peer rounds
     /// take turns in, as the end-to-end rates do (``BenchSettings/rateViews``).
     var peerViews: Int { smoke ? 1 : 3 }
