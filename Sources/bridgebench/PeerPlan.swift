@@ -63,8 +63,8 @@ extension BenchSettings {
     /// Whether the rows of a payload of `bytes` run in views opened (and warmed up) for them
     /// rather than in the views the smaller rows ran in: from 1 MiB. What the web processes ran
     /// before moves those rows by 10–25% (docs/performance.md, "The large rows in views of their
-    /// own"), so each starts from the same history, the one it has when run alone with
-    /// `BRIDGEBENCH_PEER_SIZES`.
+    /// own"), so their web processes start from the same history in every run, the one they have
+    /// when the size runs alone with `BRIDGEBENCH_PEER_SIZES` (the app's process does not).
     func peerFreshViews(forBytes bytes: Int) -> Bool { !smoke && bytes >= 1024 * 1024 }
 
     /// Pairs of views (BridgeKit's and the peers', each view with its web process) the peer rounds
