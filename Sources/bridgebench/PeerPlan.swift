@@ -61,10 +61,10 @@ extension BenchSettings {
     var peerWarmUpCalls: Int { smoke ? 0 : 20_000 }
 
     /// Whether the rows of a payload of `bytes` run in views opened (and warmed up) for them
-    /// rather than in the views the smaller rows ran in: from 1 MiB. What the web processes ran
-    /// before moves those rows by 10–25% (docs/performance.md, "The large rows in views of their
-    /// own"), so their web processes start from the same history in every run, the one they have
-    /// when the size runs alone with `BRIDGEBENCH_PEER_SIZES` (the app's process does not).
+    /// rather than in the views the smaller rows ran in: from 1 MiB. What ran before moves those
+    /// rows by 10–25% (docs/performance.md, "The large rows in views of their own"); new views
+    /// give their web processes the same history in every run, the one they have when the size
+    /// runs alone with `BRIDGEBENCH_PEER_SIZES` (the app's process keeps its own).
     func peerFreshViews(forBytes bytes: Int) -> Bool { !smoke && bytes >= 1024 * 1024 }
 
     /// Pairs of views (BridgeKit's and the peers', each view with its web process) the peer rounds
