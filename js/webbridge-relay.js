@@ -176,7 +176,8 @@
    *
    * Flow control (docs/protocol.md, "Relay: flow control"): at most `opts.maxUnreadPosts` posts,
    * of at most `opts.maxUnreadBytes` bytes together (see `cost`), may be unread by native at once
-   * (default: no limit; the host passes its router's `maxPendingCalls` and `maxPayloadBytes`).
+   * (default: no limit; the host passes the smaller of its router's `maxPendingCalls` and 64, and
+   * its `maxPayloadBytes`: `WebBridgeRelay.settingsScript(limits:)`).
    * WebKit copies every post into the app before native can look at it, so without this a page
    * script that dispatches posts without waiting (it need not use the shim) filled the app's
    * memory and held up every other web view (attack 18). A post is read once native answered it

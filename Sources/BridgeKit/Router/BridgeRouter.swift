@@ -497,7 +497,9 @@ extension BridgeRouter {
             }
         var head = head
         let id = head.withUTF8 { BodyScan($0).id }
-        rejectUnreadable(id: id, error, bytes: byteCount, source: source, replyHandler: replyHandler)
+        rejectUnreadable(
+            id: InboundDecoder.isUsable(id) ? id : nil, error, bytes: byteCount, source: source,
+            replyHandler: replyHandler)
     }
 
     /// Whether the router's policy or some task's own policy admits `source`. A sender no policy

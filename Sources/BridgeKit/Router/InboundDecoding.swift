@@ -32,6 +32,35 @@ enum InboundAdmission {
     case closed(id: String?, taskName: String)
 }
 
+extension InboundAdmission {
+    /// The same admission with no id longer than ``InboundDecoder/maxIDBytes``: a call whose id
+    /// is longer is refused `invalid_message` under no id, so it is logged, never run and never
+    /// answered, and the id of any other refusal is dropped. A cancel or a page's reply keeps its
+    /// id: it names no call of that length, so it changes nothing.
+    ///
+    /// Every answer repeats its call's id, so an id of any length made the app write, scan and
+    /// send back as much as the page sent: 64 bodies of 15 MiB that were one id held up another
+    /// view's calls for seconds (attack 18).
+    func limitingIDs() -> InboundAdmission {
+        switch self {
+        case .deferredCall(let id, _, _) where !InboundDecoder.isUsable(id):
+            .unreadable(id: nil, InboundDecoder.idTooLong)
+        case .synchronousCall(let call) where !InboundDecoder.isUsable(call.id):
+            .unreadable(id: nil, InboundDecoder.idTooLong)
+        case .message(.call(let call)) where !InboundDecoder.isUsable(call.id):
+            .unreadable(id: nil, InboundDecoder.idTooLong)
+        case .message(.invalid(let id, let error)) where !InboundDecoder.isUsable(id):
+            .message(.invalid(id: nil, error: error))
+        case .unreadable(let id, let error) where !InboundDecoder.isUsable(id):
+            .unreadable(id: nil, error)
+        case .closed(let id, let taskName) where !InboundDecoder.isUsable(id):
+            .closed(id: nil, taskName: taskName)
+        default:
+            self
+        }
+    }
+}
+
 /// A plain call of a ``SynchronousBridgeTask`` (``InboundAdmission/synchronousCall(_:)``).
 struct SynchronousCall {
     let id: String
@@ -58,8 +87,18 @@ struct InboundDecoder: Sendable {
     /// general path (``BodyScan``, then ``InboundEnvelope/decodeWhole(_:tasks:source:policy:)``).
     /// The policy refuses a call before anything else is decoded, then an unknown task is
     /// refused, then the options are decoded (or deferred to the call's work).
+    ///
+    /// No admission has an id longer than ``maxIDBytes`` (``InboundAdmission/limitingIDs()``).
     @inline(__always)
     func admission(
+        of text: UnsafeBufferPointer<UInt8>, body: CallBody, from source: MessageSource, state: Locked<RouterState>
+    ) -> InboundAdmission {
+        scannedAdmission(of: text, body: body, from: source, state: state).limitingIDs()
+    }
+
+    /// ``admission(of:body:from:state:)`` before its ids are limited.
+    @inline(__always)
+    private func scannedAdmission(
         of text: UnsafeBufferPointer<UInt8>, body: CallBody, from source: MessageSource, state: Locked<RouterState>
     ) -> InboundAdmission {
         if text.count >= Self.earlyRefusalBytes, let refusal = earlyRefusal(of: text, from: source, state: state) {
@@ -82,6 +121,23 @@ struct InboundDecoder: Sendable {
                 SynchronousCall(id: id, taskName: scan.task, task: task, respond: respond, options: scan.options))
         }
         return preparedCall(scan, in: text, task: task, from: source)
+    }
+
+    /// The longest id a call may have, in bytes of UTF-8: 256 (docs/protocol.md, "call"). The
+    /// shim's ids have about ten; the longest other bridges write (64-bit numbers, callback names)
+    /// a few dozen.
+    static let maxIDBytes = 256
+
+    /// Whether `id` is absent or at most ``maxIDBytes`` long.
+    @inline(__always)
+    static func isUsable(_ id: String?) -> Bool {
+        guard let id else { return true }
+        return id.utf8.count <= maxIDBytes
+    }
+
+    /// The refusal of a call whose id is longer than ``maxIDBytes``.
+    static var idTooLong: BridgeError {
+        .invalidMessage("The id is longer than \(maxIDBytes) bytes of UTF-8.")
     }
 
     /// From this size on (64 KiB), a body from a sender no policy admits is refused before it is

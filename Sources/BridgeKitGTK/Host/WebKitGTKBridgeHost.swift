@@ -100,12 +100,9 @@ public final class WebKitGTKBridgeHost {
         if let attachment {
             return attachment.attach(to: registry ?? GTKMessageHandlerRegistry(webView: webView, world: world))
         }
-        let limits = router.configuration.limits
         try webView.addUserScript(
-            WebBridgeRelay.settingsScript(
-                maxBodyUnits: limits.maxPayloadBytes, maxUnreadPosts: limits.maxPendingCalls,
-                maxUnreadBytes: limits.maxPayloadBytes),
-            world: world, frames: .allFrames, injectionTime: .documentStart)
+            WebBridgeRelay.settingsScript(limits: router.configuration.limits), world: world, frames: .allFrames,
+            injectionTime: .documentStart)
         try webView.addUserScript(
             WebBridgeRelay.source, world: world, frames: .allFrames, injectionTime: .documentStart)
         try webView.addUserScript(WebBridgeShim.source, world: nil, frames: .allFrames, injectionTime: .documentStart)

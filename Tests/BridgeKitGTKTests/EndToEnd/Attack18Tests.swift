@@ -446,7 +446,10 @@ extension GTKWrapperTests.EndToEnd {
             Self.terminateWebProcess(a)
             #expect(result.grownMiB < flood.maxGrowthMiB, "the app grew by \(result.grownMiB) MiB")
             #expect(result.latency.unsettled == 0 && result.latency.failed == 0)
-            #expect(result.latency.p95 < 500, "B's p95 \(result.latency.p95) ms")
+            // With each frame's relay letting native leave 4,096 posts unread, WebKit's one reading
+            // thread had up to that many of A's posts ahead of B's: B's p95 27–206 ms here, 782 ms
+            // on CI, for tiny posts; with 64 (WebBridgeRelay.maxUnreadPostsPerFrame), 8–11 ms here.
+            #expect(result.latency.p95 < 250, "B's p95 \(result.latency.p95) ms")
             await a.close()
             await b.close()
         }
