@@ -394,7 +394,7 @@
           drain();
         }, function (error) {
           syncing = false;
-          if (rejection(error) === 'busy') {
+          if (isBusy(error)) {
             markRead(number);
             pause();
           } else {

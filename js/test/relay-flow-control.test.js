@@ -277,3 +277,29 @@ for (const [name, bodies] of [
     assert.deepEqual(native.bodies().slice(bodies.length), bodies);
   });
 }
+
+// A sync native turned away busy (its view's inbound budget was full) threw a ReferenceError in
+// the relay's handler, before the pause: the frame's waiting posts stayed in the page until some
+// later answer came, and with 64 unread posts per frame a sync is common.
+test('a sync native turned away busy pauses the frame, then asks again; the waiting posts still go, in order', async () => {
+  let syncs = 0;
+  const bodies = [];
+  const handler = relayHandler((message) => new Promise((resolve, reject) => {
+    if (message[2] === SYNC) {
+      syncs += 1;
+      if (syncs === 1) { reject(new Error('bridgekit:busy: the view has too many messages queued')); } else { resolve(''); }
+      return;
+    }
+    bodies.push(message[2]);
+  }));
+  const { page, relay, clock } = makeWorlds({ handler, href: 'https://app.example/' });
+  createRelay({ window: relay, maxUnreadPosts: 2 });
+  for (const id of ['a', 'b', 'c', 'd']) { post(page, '{"v":1,"kind":"call","id":"' + id + '","task":"t"}'); }
+  await turn(clock);
+  assert.deepEqual(bodies.map((b) => JSON.parse(b).id), ['a', 'b'], 'two unread: the others wait');
+  assert.equal(syncs, 1, 'one sync, turned away busy');
+  await turn(clock, 50);
+  await turn(clock);
+  assert.equal(syncs, 2, 'after the pause the frame asks again');
+  assert.deepEqual(bodies.map((b) => JSON.parse(b).id), ['a', 'b', 'c', 'd'], 'read: the rest go, in order');
+});

@@ -54,9 +54,34 @@ public struct BridgeError: Error, Sendable, Hashable, Codable, CustomStringConve
     /// Every code BridgeKit itself produces, as sent on the wire.
     public static var builtInCodes: [String] { Code.allCases.map(\.rawValue) }
 
-    /// No task is registered under the name the page called.
+    /// The most bytes of UTF-8 of one text the page sent that an error BridgeKit writes repeats:
+    /// 256. Every refusal goes back to the page, so repeating a page's text whole made the app
+    /// write and send back as much as it sent (a 1 MiB task name came back twice; attack 18 found
+    /// the same for ids, which are limited instead: docs/protocol.md, "call").
+    static let maxQuotedBytes = 256
+
+    /// `text`, which the page sent, as an error repeats it: whole when it has at most
+    /// ``maxQuotedBytes`` bytes of UTF-8, else its first Unicode scalars that fit in that many
+    /// bytes with "…" (U+2026) after them. Reads at most that much of `text`.
+    static func excerpt(_ text: String) -> String {
+        guard text.utf8.count > maxQuotedBytes else { return text }
+        let room = maxQuotedBytes - "…".utf8.count
+        var head = String.UnicodeScalarView()
+        var used = 0
+        for scalar in text.unicodeScalars {
+            let size = UTF8.width(scalar)
+            guard used + size <= room else { break }
+            used += size
+            head.append(scalar)
+        }
+        return String(head) + "…"
+    }
+
+    /// No task is registered under the name the page called. A name of more than 256 bytes is
+    /// repeated only in part (its first 253 bytes or fewer, then "…").
     public static func unknownTask(_ name: String) -> BridgeError {
-        BridgeError(.unknownTask, "No task named \"\(name)\"", ["task": .string(name)])
+        let quoted = excerpt(name)
+        return BridgeError(.unknownTask, "No task named \"\(quoted)\"", ["task": .string(quoted)])
     }
     /// The body is not a protocol message (not JSON, not an object, a wrong field type, an
     /// unsupported protocol version).

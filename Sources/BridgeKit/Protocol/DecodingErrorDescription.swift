@@ -30,7 +30,8 @@ struct DecodingErrorDescription {
             context = DecodingError.Context(codingPath: [], debugDescription: String(describing: error))
             what = "the \(subject) could not be decoded"
         }
-        path = Self.path(context.codingPath)
+        // The path holds the page's member names: repeated only in part when long.
+        path = BridgeError.excerpt(Self.path(context.codingPath))
         message = path.isEmpty ? "Invalid \(subject): \(what)." : "Invalid \(subject) at \(path): \(what)."
     }
 

@@ -689,11 +689,12 @@ struct InboundEnvelope: Decodable {
         case "sync":
             message = .sync
         default:
+            let quoted = kind.map(BridgeError.excerpt)
             message = .invalid(
                 id: id,
                 error: .invalidMessage(
-                    "Unknown message kind \(kind.map { "\"\($0)\"" } ?? "(none)").",
-                    details: ["kind": kind.map(JSONValue.string) ?? .null]))
+                    "Unknown message kind \(quoted.map { "\"\($0)\"" } ?? "(none)").",
+                    details: ["kind": quoted.map(JSONValue.string) ?? .null]))
         }
     }
 

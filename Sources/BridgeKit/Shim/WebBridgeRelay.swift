@@ -404,7 +404,7 @@ public enum WebBridgeRelay {
           drain();
         }, function (error) {
           syncing = false;
-          if (rejection(error) === 'busy') {
+          if (isBusy(error)) {
             markRead(number);
             pause();
           } else {
