@@ -20,6 +20,12 @@ extension GTKWrapperTests.EndToEnd {
         /// A main page of an allowed origin (in a view of `configuration`, answering `Ping`, with
         /// `mainHead` in its head) with `frames` iframes of a third-party origin that the router
         /// does not allow; each iframe runs `attack` when the main page posts 'go' to it.
+        /// How long a page of `frames` iframes may take to load: the harness's deadline and 40 ms a
+        /// frame (960 frames took more than 20 s on a CI machine).
+        static func loadTimeout(frames: Int) -> Duration {
+            e2eDeadline + .milliseconds(40 * frames)
+        }
+
         static func framedPage(
             frames: Int, attack: String, configuration: GTKWebViewConfiguration = GTKWebViewConfiguration(),
             mainHead: String = ""
@@ -39,7 +45,7 @@ extension GTKWrapperTests.EndToEnd {
                     head: "<script>WebBridge.handle('Ping', function () { return 'pong'; });</script>" + mainHead,
                     body: iframes))
             let harness = try E2EHarness(allowing: [main.origin], configuration: configuration)
-            try await harness.load(main.origin + "/")
+            try await harness.load(main.origin + "/", timeout: loadTimeout(frames: frames))
             try await harness.waitFor(
                 "Array.prototype.every.call(document.querySelectorAll('iframe'), function (f) { try { return !!f.contentWindow; } catch (e) { return false; } })"
             )

@@ -389,7 +389,7 @@ extension GTKWrapperTests.EndToEnd {
             let harness = try E2EHarness(
                 policy: .origins([OriginPattern(main.origin)], allowsSubframes: true),
                 configuration: A20.consoleConfiguration)
-            try await harness.load(main.origin + "/")
+            try await harness.load(main.origin + "/", timeout: A19.loadTimeout(frames: frames))
             try await harness.waitFor(
                 "Array.prototype.every.call(document.querySelectorAll('iframe'), function (f) { try { return !!f.contentWindow; } catch (e) { return false; } })"
             )

@@ -83,10 +83,12 @@ final class E2EHarness {
     // MARK: Loading
 
     /// Starts loading `uri` and waits for that load to finish and the new document to be complete.
-    func load(_ uri: String) async throws {
+    /// - Parameter timeout: how long the load may take (a page of hundreds of frames needs more
+    ///   than the default on a slow machine).
+    func load(_ uri: String, timeout: Duration = e2eDeadline) async throws {
         let mark = loadEvents.count
         try view.load(uri: uri)
-        try await waitForLoad(after: mark, what: "load of \(uri)")
+        try await waitForLoad(after: mark, what: "load of \(uri)", timeout: timeout)
     }
 
     /// Reloads and waits for the new document.
@@ -98,8 +100,8 @@ final class E2EHarness {
 
     /// Waits for a `started` load event after the first `mark` events and a `finished` after it (a
     /// late `finished` of an earlier load does not count), then for `readyState` "complete".
-    func waitForLoad(after mark: Int, what: String) async throws {
-        let finished = await eventually {
+    func waitForLoad(after mark: Int, what: String, timeout: Duration = e2eDeadline) async throws {
+        let finished = await eventually(timeout: timeout) {
             let recent = loadEvents.dropFirst(mark)
             guard let start = recent.firstIndex(of: .started) else { return false }
             return recent[start...].contains(.finished)
