@@ -63,16 +63,8 @@ struct CallIDLimitTests {
         let router = try makeRouter([count, EchoTask()])
         let records = Mutex<[TrafficRecord]>([])
         router.setTrafficObserver { record in records.withLock { $0.append(record) } }
-        let answers = Mutex<[String?]>([])
-        router.receive(
-            .string(body), from: .mainFrame(appOrigin),
-            replyHandler: ReplyHandler(carriesFinalReplies: true) { json in answers.withLock { $0.append(json) } })
-        let deadline = ContinuousClock.now + .seconds(5)
-        while answers.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        try await Task.sleep(for: .milliseconds(50))
-        return Outcome(answers: answers.withLock { $0 }, records: records.withLock { $0 }, ran: ran.withLock { $0 })
+        let answers = try await answers(to: body, on: router, settle: .milliseconds(50))
+        return Outcome(answers: answers, records: records.withLock { $0 }, ran: ran.withLock { $0 })
     }
 
     @Test("an id of 257 bytes is no id: logged invalid_message, not run, answered with nothing", arguments: shapes)

@@ -43,16 +43,7 @@ struct QuotedPageTextTests {
 
     /// Routes `body` from the allowed main frame and returns the answer (waits up to 5 s).
     static func answer(_ body: String) async throws -> String {
-        let router = try makeRouter([Self.count])
-        let answers = Mutex<[String?]>([])
-        router.receive(
-            .string(body), from: .mainFrame(appOrigin),
-            replyHandler: ReplyHandler(carriesFinalReplies: true) { json in answers.withLock { $0.append(json) } })
-        let deadline = ContinuousClock.now + .seconds(5)
-        while answers.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(5))
-        }
-        return try #require(answers.withLock { $0.first } ?? nil)
+        try #require(try await answers(to: body, on: try makeRouter([Self.count])).first ?? nil)
     }
 
     /// The answer's error: its code, its message and the one text in its details.

@@ -17,6 +17,21 @@ func makeRouter(
     return router
 }
 
+/// Routes `body` from `appOrigin`'s main frame with a reply handler, waits (up to 5 s) for its
+/// first answer, then `settle` more, and returns every answer the handler got.
+func answers(to body: String, on router: BridgeRouter, settle: Duration = .zero) async throws -> [String?] {
+    let answers = Mutex<[String?]>([])
+    router.receive(
+        .string(body), from: .mainFrame(appOrigin),
+        replyHandler: ReplyHandler(carriesFinalReplies: true) { json in answers.withLock { $0.append(json) } })
+    let deadline = ContinuousClock.now + .seconds(5)
+    while answers.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    if settle > .zero { try await Task.sleep(for: settle) }
+    return answers.withLock { $0 }
+}
+
 /// A channel that records where each script was evaluated: in the page world, or bound to a
 /// document in the notice's world (``PageChannel/evaluateForDocument``).
 final class RecordingChannel: Sendable {
