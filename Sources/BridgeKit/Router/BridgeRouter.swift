@@ -353,11 +353,13 @@ public final class BridgeRouter: Sendable {
         outcome: String? = nil, reason: TrafficReason? = nil, bytes: Int = 0, internalError: String? = nil
     ) {
         guard let observer = state.withLock({ $0.observer }) else { return }
-        // One rule for every record: the task name when known, else nil (never "").
+        // One rule for every record: the task name when known, else nil (never ""). A name the
+        // page sent is kept as an error repeats it (at most 256 bytes): the app's observer keeps
+        // what it is given, and an unknown task's name is whatever the page wrote.
         observer(
             TrafficRecord(
-                direction: direction, kind: kind, id: id,
-                task: task.flatMap { $0.isEmpty ? nil : $0 }, outcome: outcome, reason: reason,
+                direction: direction, kind: kind, id: id.map(BridgeError.excerpt),
+                task: task.flatMap { $0.isEmpty ? nil : BridgeError.excerpt($0) }, outcome: outcome, reason: reason,
                 bytes: bytes, internalError: internalError))
     }
 }

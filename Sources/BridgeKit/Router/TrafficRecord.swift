@@ -19,9 +19,12 @@ public struct TrafficRecord: Sendable, Hashable, Codable, CustomStringConvertibl
     public var direction: Direction
     /// The message kind.
     public var kind: TrafficKind
-    /// The call id, if any.
+    /// The call id, if any. The router records at most 256 bytes of UTF-8 of it (a longer id is
+    /// refused as none: docs/protocol.md, "call").
     public var id: String?
-    /// The task (or page handler) name, if any.
+    /// The task (or page handler) name, if any. The router records at most 256 bytes of UTF-8 of a
+    /// name the page sent (its first Unicode scalars that fit in 253, then "…"), as its errors
+    /// repeat it: an unknown task's name is whatever the page wrote.
     public var task: String?
     /// For replies: `"ok"` or the error code. For inbound messages that were refused or
     /// dropped: the error code or `"dropped"`. `nil` for an accepted inbound message.

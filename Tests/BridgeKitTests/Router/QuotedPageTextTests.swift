@@ -76,6 +76,21 @@ struct QuotedPageTextTests {
         #expect(error.message.contains(name) && !error.message.contains("…"), "\(error.message)")
     }
 
+    @Test("the traffic log keeps at most 256 bytes of a text the page sent", arguments: shapes)
+    func trafficLog(_ shape: Shape) async throws {
+        let router = try makeRouter([Self.count])
+        let records = Mutex<[TrafficRecord]>([])
+        router.setTrafficObserver { record in records.withLock { $0.append(record) } }
+        _ = try await answers(to: shape.body(Self.huge), on: router, settle: .milliseconds(50))
+        let logged = records.withLock { $0 }
+        #expect(!logged.isEmpty)
+        for record in logged {
+            // The app's observer keeps what it is given: a 1 MiB task name was logged whole.
+            #expect(record.description.utf8.count < 1024, "\(record.description.prefix(300))")
+            #expect((record.task?.utf8.count ?? 0) <= 256)
+        }
+    }
+
     @Test("an excerpt ends between Unicode scalars, never inside one")
     func scalarBoundary() async throws {
         // 84 three-byte scalars are 252 bytes; the 85th does not fit in 253.
