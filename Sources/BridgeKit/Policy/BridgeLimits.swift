@@ -30,6 +30,23 @@ public struct BridgeLimits: Sendable, Hashable {
     /// call is dropped and logged with that outcome. Synchronous tasks, which hold their body only
     /// while ``BridgeRouter/receive(_:from:replyHandler:)`` runs, are not counted.
     public var maxHeldBytes: Int
+    /// How many answers the router gives at once to senders its own policy does not admit (a frame
+    /// of an origin not listed, a subframe unless the policy allows them, a document without an
+    /// origin), before it paces them at ``refusalsPerSecond``: its refusals, its acknowledgements
+    /// (a `cancel`, the relay's `sync`) and its answers to messages that are not plain calls. A
+    /// call that a task's own policy admits is answered by its task, unpaced. Default 64, at least
+    /// 1. Shared by every such sender of the router's web view.
+    ///
+    /// Each answer still comes exactly once, in order; only when is paced. The relay lets a frame
+    /// post as fast as the app answers, so answering a refused frame at once let one third-party
+    /// iframe keep the app busy reading and refusing its posts (attack 20). A held answer keeps the
+    /// frame's posts waiting in its own process. At most 1,024 answers are held; past that one is
+    /// given at once. ``BridgeRouter/close()`` gives the held ones at once.
+    public var refusalBurst = 64
+    /// How many answers a second the router gives, past ``refusalBurst``, to senders its own
+    /// policy does not admit. Default 100; 0 or less paces nothing (every answer at once, as
+    /// before BridgeKit paced them).
+    public var refusalsPerSecond = 100
 
     /// Creates limits; every argument defaults to the value documented on its property.
     public init(

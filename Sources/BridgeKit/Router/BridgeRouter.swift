@@ -38,6 +38,10 @@ public final class BridgeRouter: Sendable {
         decoder = InboundDecoder(limits: configuration.limits, policy: configuration.policy)
         fireAndForget = FireAndForgetQueue(limit: configuration.limits.maxPendingCalls)
         budget = ByteBudget(limit: configuration.limits.maxHeldBytes)
+        state.withLock {
+            $0.refusalPacing = RefusalPacing(
+                burst: configuration.limits.refusalBurst, perSecond: configuration.limits.refusalsPerSecond)
+        }
     }
 
     /// The one inbound decoder (``InboundDecoder``), with this router's limits and policy.
@@ -60,6 +64,7 @@ public final class BridgeRouter: Sendable {
 
     deinit {
         fireAndForget.finish()
+        answerHeldRefusals()
         let (calls, pageCalls) = state.withLock { ($0.settleAllCalls(.routerClosed), $0.takeAllPageCalls()) }
         for (call, action) in calls {
             guard case .settle(let work, let timer) = action else { continue }
@@ -315,6 +320,8 @@ public final class BridgeRouter: Sendable {
             state.channel = nil
             return result
         }
+        // Refused senders' answers held for their turn go now (``RefusalPacing``).
+        answerHeldRefusals()
         // Scripts waiting for cancels go now: close() waits for no engine.
         for waiter in cancelWaiters { waiter.resume() }
         // Scripts that waited for the document go out first, through the channel that was connected.
@@ -457,13 +464,13 @@ extension BridgeRouter {
         case .invalid(let id, let error):
             rejectUnreadable(id: id, error, bytes: bytes, source: source, replyHandler: replyHandler)
         case .cancel(let id):
-            replyHandler?.reply(nil)
+            pacedReplyHandler(replyHandler, for: source)?.reply(nil)
             cancelCall(id, from: source)
         case .reply(let id, let result):
-            replyHandler?.reply(nil)
+            pacedReplyHandler(replyHandler, for: source)?.reply(nil)
             settlePageCall(id, result: result, from: source, bytes: bytes)
         case .sync:
-            replyHandler?.reply(nil)
+            pacedReplyHandler(replyHandler, for: source)?.reply(nil)
         case .call(let call):
             start(call, from: source, replyHandler: replyHandler, bytes: bytes)
         }
@@ -532,6 +539,8 @@ extension BridgeRouter {
         id: String?, _ error: BridgeError, bytes: Int, source: MessageSource, replyHandler: ReplyHandler?,
         task: String? = nil, reason: TrafficReason? = nil
     ) {
+        // A refusal to a sender the router's policy does not admit waits its turn (RefusalPacing).
+        let replyHandler = pacedReplyHandler(replyHandler, for: source)
         record(.inbound, .call, id: id, task: task, outcome: error.code, reason: reason, bytes: bytes)
         guard let id else {
             replyHandler?.reply(nil)

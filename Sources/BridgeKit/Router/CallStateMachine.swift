@@ -339,6 +339,8 @@ struct RouterState: Sendable {
     /// for them (``BridgeRouter/failPageCall(_:_:notifyPage:)``).
     var cancelOrder = CancelOrder<CheckedContinuation<Void, Never>>()
     var isClosed = false
+    /// When the answers to senders no policy admits go (``BridgeRouter/pacedReplyHandler(_:for:)``).
+    var refusalPacing = RefusalPacing<@Sendable () -> Void>(burst: 64, perSecond: 100)
     var observer: (@Sendable (TrafficRecord) -> Void)?
     /// The registered tasks by name.
     var taskTable = TaskTable()
