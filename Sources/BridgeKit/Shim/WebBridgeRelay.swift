@@ -247,8 +247,20 @@ public enum WebBridgeRelay {
       // keeps the relay independent of later changes in its own world too.
       var CustomEventCtor = win.CustomEvent || (typeof CustomEvent === 'function' ? CustomEvent : null);
       var dispatchEventFn = win.dispatchEvent;
+      // The document this relay serves. `win` is the frame's window proxy: once the frame shows
+      // another document, it reaches that one, so an answer to this document's post would be
+      // handed to the next document (attack 25: an iframe's reply reached its next document of the
+      // same origin) and this document's waiting posts would leave from it. Nothing crosses once
+      // the document is another; a window WebKit keeps for the next document (the initial
+      // about:blank replaced) runs this script again, which binds the relay to it (`listen`).
+      var ownDocument = null;
+      try { ownDocument = win.document; } catch (e) { ownDocument = null; }
+      var isOwnDocument = function () {
+        try { return win.document === ownDocument; } catch (e) { return false; }
+      };
       var dispatch = function (name, detail) {
         try {
+          if (!isOwnDocument()) { return; }
           if (CustomEventCtor) { Reflect.apply(dispatchEventFn, win, [new CustomEventCtor(name, { detail: detail })]); }
         } catch (e) { /* never throw into the engine */ }
       };
@@ -270,7 +282,7 @@ public enum WebBridgeRelay {
        * `ignoreRejection`, so that a post allocates no functions.
        */
       var deliverReply = function (reply) {
-        if (typeof reply !== 'string' || reply.length === 0) { return; }
+        if (typeof reply !== 'string' || reply.length === 0 || !isOwnDocument()) { return; }
         if (!initCustomEventFn || replyEventBusy) {
           dispatch(messageType, reply);
           return;
@@ -368,11 +380,15 @@ public enum WebBridgeRelay {
         unread.push(c);
         unreadPosts += 1;
         unreadBytes += c;
+        var id = win.top !== win ? callID(body) : null;
+        if (id !== null) { openCalls.set(id, (openCalls.get(id) || 0) + 1); }
         result.then(function (reply) {
+          if (id !== null) { closeCall(id); }
           markReadThrough(number);
           deliverReply(reply);
           drain();
         }, function (error) {
+          if (id !== null) { closeCall(id); }
           if (isBusy(error)) {
             markRead(number);
             if (callID(body) !== null) {
@@ -387,6 +403,36 @@ public enum WebBridgeRelay {
           }
           drain();
         });
+      };
+      /**
+       * A subframe's calls that native has not answered yet, by id (a count, for a page that reuses
+       * one): native answers a call's post when the call ends. When the document goes away for
+       * good (a trusted `pagehide` that is not persisted: the iframe removed, or navigated), the
+       * relay cancels them, since nothing else tells native that a subframe's document ended
+       * (attack 25: an allowed iframe's calls kept their tasks running, and an iframe that reloaded
+       * with calls in flight filled `maxPendingCalls`). A main frame's calls end with its page
+       * generation, when the next document commits.
+       */
+      var openCalls = new Map();
+      var closeCall = function (id) {
+        var n = (openCalls.get(id) || 1) - 1;
+        if (n > 0) { openCalls.set(id, n); } else { openCalls.delete(id); }
+      };
+      var onPageHide = function (event) {
+        try {
+          if (!event || event.isTrusted !== true || event.persisted === true || openCalls.size === 0) { return; }
+          if (!isOwnDocument()) { return; }
+          var h = handler();
+          if (!h) { return; }
+          var origin = documentOrigin();
+          var frame = frameName();
+          // Posted at once, past the window: the document is going, and each is one small post
+          // for a call native holds already.
+          openCalls.forEach(function (count, id) {
+            try { h.postMessage(envelope(origin, frame, '{"v":1,"kind":"cancel","id":"' + id + '"}')); } catch (e) { /* gone */ }
+          });
+          openCalls.clear();
+        } catch (e) { /* never throw into the engine */ }
       };
       /** Posts a sync, unless one is awaiting its answer: its answer marks everything before it read. */
       var sync = function (h) {
@@ -417,6 +463,13 @@ public enum WebBridgeRelay {
       drain = function () {
         try {
           if (waitingHead === waiting.length && retrying.length === 0) { return; }
+          if (!isOwnDocument()) {
+            // This document is gone: what it left waiting never leaves (from its successor).
+            waiting.length = 0;
+            waitingHead = 0;
+            retrying.length = 0;
+            return;
+          }
           var h = handler();
           if (!h) { return; }
           while (retrying.length > 0) {
@@ -492,11 +545,22 @@ public enum WebBridgeRelay {
       // script or from the mutation observer below, whichever comes first.
       var listen = function () {
         try {
+          if (!isOwnDocument()) { return; }
           Reflect.apply(addEventListenerFn, win, [channel + ':post', onPost]);
+          Reflect.apply(addEventListenerFn, win, ['pagehide', onPageHide]);
           Reflect.apply(addEventListenerFn, win, [channel + ':hello', onHello]);
         } catch (e) { /* never throw into the engine */ }
       };
-      Object.defineProperty(win, MARK + channel, { value: listen });
+      // Run again by this script's second evaluation in the same window: for a document that
+      // `document.open()` emptied (the same document), or the next document of a window WebKit
+      // kept (the initial about:blank replaced), which the relay serves from then on. Not by the
+      // mutation observer below: a script still holding an earlier document could otherwise make
+      // it serve the frame's next one.
+      var rebind = function () {
+        try { ownDocument = win.document; } catch (e) { ownDocument = null; }
+        listen();
+      };
+      Object.defineProperty(win, MARK + channel, { value: rebind });
       listen();
       try {
         if (typeof win.MutationObserver === 'function' && win.document) {
