@@ -29,6 +29,7 @@ public struct InMemoryBinaryTransport: Sendable {
     public init(transfers: BinaryTransfers, origin: String = "https://app.example") {
         self.transfers = transfers
         self.origin = origin
+        transfers.noteServed()
     }
 
     /// A placeholder for `size` bytes with a fresh random token, as the shim writes it into a

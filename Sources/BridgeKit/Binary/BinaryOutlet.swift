@@ -4,8 +4,9 @@ import Foundation
 /// attached (``BinaryTransfers``, which attaches itself), each `Data` value the router writes
 /// into a call's final reply or progress becomes a download, exactly as if the task had put a
 /// placeholder from ``BinaryTransfers/send(_:type:context:)`` there, and the page gets a
-/// `Uint8Array`. Without one, or for a call the byte transport does not serve (a subframe's, one
-/// with no origin), `Data` is written as `JSONEncoder` writes it: a base64 string.
+/// `Uint8Array`. Without one, when no web view serves it (``BinaryTransfers/isServed``), or for a
+/// call the byte transport does not serve (a subframe's, one with no origin), `Data` is written as
+/// `JSONEncoder` writes it: a base64 string.
 ///
 /// How: ``BridgeJSON``'s encoder writes `Data` through ``Writer/current``, a task-local value
 /// that ``write(for:_:)`` binds while the router encodes a call's message; the writer offers the
@@ -79,9 +80,10 @@ final class BinaryOutlet: Sendable {
     }
 
     /// A writer for a message of the call `context` runs (set later with ``Writer/bind(_:)`` when
-    /// `nil`); `nil` when no byte transport is attached, so `Data` stays base64.
+    /// `nil`); `nil` when no byte transport is attached, or no web view serves it
+    /// (``BinaryTransfers/isServed``: the page could not fetch the bytes), so `Data` stays base64.
     func writer(for context: CallContext?) -> Writer? {
-        guard let transfers = reference.withLock({ $0.transfers }) else { return nil }
+        guard let transfers = reference.withLock({ $0.transfers }), transfers.isServed else { return nil }
         if let context, !Self.serves(context.source) { return nil }
         return Writer(transfers: transfers, context: context)
     }

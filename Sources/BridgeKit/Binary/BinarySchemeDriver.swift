@@ -19,6 +19,7 @@ public final class BinarySchemeDriver {
     /// Creates a driver for `transfers`.
     public init(transfers: BinaryTransfers) {
         self.transfers = transfers
+        transfers.noteServed()
     }
 
     /// The tasks started and not yet finished or stopped.

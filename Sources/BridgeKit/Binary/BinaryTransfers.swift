@@ -33,6 +33,9 @@ public final class BinaryTransfers: Sendable {
     private let routerReference: RouterReference
     /// The id of this object's generation observer at the router (set once, by `init`).
     private let generationObserverID: Locked<Int?>
+    /// Whether a web view's byte transport was ever given these transfers (``noteServed()``), and
+    /// whether the hint that none was has been written.
+    private let serving = Locked((isServed: false, hinted: false))
 
     /// Creates the transfers of `router`'s page. They follow the router's page generations by
     /// themselves: when a document commits (``BridgeRouter/pageDidCommitNavigation()``, whichever
@@ -138,6 +141,7 @@ public final class BinaryTransfers: Sendable {
     /// origin, the call has an id: the conditions for a transfer.
     /// - Throws: ``BridgeError``: `forbidden` (subframe, no origin), `navigated`, `unavailable` (closed).
     func checkCall(_ context: CallContext) throws(BridgeError) -> String {
+        hintIfUnserved()
         guard context.source.isMainFrame else {
             throw .forbidden(reason: "subframe", origin: context.source.origin?.description)
         }
@@ -145,6 +149,36 @@ public final class BinaryTransfers: Sendable {
         guard isCurrent(context.pageGeneration) else { throw .navigated() }
         guard !state.withLock({ $0.closed }) else { throw .unavailable("The web view was closed.") }
         return origin.description
+    }
+
+    /// Notes that a web view's byte transport hands its requests to these transfers: WebKitGTK's
+    /// `WebKitGTKBridgeHost.binaryTransfers`, Apple's ``WebKitBinarySchemeHandler`` (through
+    /// ``BinarySchemeDriver``), a test's in-memory transport. Until then plain `Data` in a result
+    /// stays base64 text (``BinaryOutlet``), and the first value a task sends or takes writes a
+    /// line on standard error (``hintIfUnserved()``).
+    package func noteServed() {
+        serving.withLock { $0.isServed = true }
+    }
+
+    /// Whether a web view's byte transport was ever given these transfers (``noteServed()``).
+    package var isServed: Bool { serving.withLock { $0.isServed } }
+
+    /// Writes, once, a line on standard error when a task sends or takes a binary value and no
+    /// web view serves these transfers. A new user created the transfers, passed them to their
+    /// tasks and forgot the host: the page's request failed `unavailable` while the app's log
+    /// said the reply went out `ok` (found by a new user's trial).
+    private func hintIfUnserved() {
+        let write = serving.withLock { serving in
+            defer { serving.hinted = true }
+            return !serving.isServed && !serving.hinted
+        }
+        guard write else { return }
+        FileHandle.standardError.write(
+            Data(
+                ("BridgeKit: a task sent or took a binary value, but no web view serves these BinaryTransfers, so the "
+                    + "page cannot reach its bytes (it gets `unavailable`). Give them to the view: "
+                    + "host.binaryTransfers = transfers (WebKitGTKBridgeHost), or register "
+                    + "WebKitBinarySchemeHandler(transfers:) for the \"\(Self.scheme)\" scheme (Apple).\n").utf8))
     }
 
     /// Ends transfers whose generation ended or whose offer expired. Passes over every transfer

@@ -42,7 +42,7 @@ public struct OriginPatternError: Error, Sendable, Hashable, CustomStringConvert
         let quoted = "origin pattern \"\(text)\""
         switch reason {
         case .missingScheme:
-            let guess = !text.isEmpty && !text.contains(" ") ? "; write \"https://\(text)\"" : ""
+            let guess = Self.guessedOrigin(text).map { "; write \"\($0)\"" } ?? ""
             return "\(quoted) has no scheme and matches no origin\(guess)"
         case .missingHost:
             return "\(quoted) has no host and matches no origin"
@@ -53,5 +53,23 @@ public struct OriginPatternError: Error, Sendable, Hashable, CustomStringConvert
         case .opaqueOrigin:
             return "\(quoted) cannot name an opaque origin; set AccessPolicy.allowsOpaqueOrigins instead"
         }
+    }
+
+    /// The origin a pattern without `scheme://` most likely meant: `"app:bundle"` (a scheme and a
+    /// colon, as an app's own URL scheme is often written) is `"app://bundle"`; `"app.example"`
+    /// and `"localhost:8080"` (a host, perhaps with a port) are `"https://…"`. `nil` for text
+    /// that is empty or has a space.
+    static func guessedOrigin(_ text: String) -> String? {
+        guard !text.isEmpty, !text.contains(" ") else { return nil }
+        if let colon = text.firstIndex(of: ":") {
+            let scheme = text[..<colon]
+            let rest = text[text.index(after: colon)...].drop { $0 == "/" }
+            let isScheme =
+                scheme.first?.isLetter == true
+                && scheme.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }
+            let isPort = !rest.isEmpty && rest.allSatisfy(\.isWholeNumber)
+            if isScheme, !isPort, !rest.isEmpty { return "\(scheme.lowercased())://\(rest)" }
+        }
+        return "https://\(text)"
     }
 }

@@ -35,6 +35,7 @@ enum GTKBinaryScheme {
         let view = GPointer(core.webView)
         let context = GPointer(core.context)
         views.withLock { $0[UInt(bitPattern: view.raw)] = WeakTransfers(transfers) }
+        transfers.noteServed()
         GTKThread.perform {
             let object: UnsafeMutablePointer<GObject> = gCast(context.raw)
             guard g_object_get_data(object, contextMark) == nil else { return }

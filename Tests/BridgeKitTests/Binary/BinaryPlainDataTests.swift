@@ -118,9 +118,30 @@ struct BinaryPlainDataTests {
         ])
         let transfers = BinaryTransfers(
             router: router, limits: BinaryLimits(maxTransferBytes: 100, requestWait: 30, claimWait: 30))
+        _ = InMemoryBinaryTransport(transfers: transfers)  // a view serves them
         let reply = await InMemoryPage(router: router).call("Two")
         #expect(reply["error"]?.string("code") == "payload_too_large", "\(reply)")
         #expect(transfers.heldBytes == 0, "the first download was withdrawn")
+    }
+
+    /// A new user made the transfers and forgot to give them to the web view's host: the page's
+    /// request for the bytes failed `unavailable` while the app's log said `ok`. Until a view
+    /// serves them, `Data` stays base64 text, as without transfers (and the first binary value a
+    /// task sends or takes writes a line on standard error).
+    @Test("transfers no web view serves leave plain Data as base64 text")
+    func unservedTransfersKeepBase64() async throws {
+        let router = try makeRouter([
+            ClosureTask(name: "Bytes") { (_: NoOptions, _: CallContext) in Data([1, 2, 3]) }
+        ])
+        let transfers = BinaryTransfers(router: router)
+        let page = InMemoryPage(router: router)
+        let unserved = await page.call("Bytes")
+        #expect(unserved["data"] == .string("AQID"), "\(unserved)")
+        #expect(unserved["binary"] == nil)
+        #expect(transfers.openTransfers == 0)
+        _ = InMemoryBinaryTransport(transfers: transfers)
+        let served = await page.call("Bytes")
+        #expect(served["binary"]?.arrayValue?.count == 1, "\(served)")
     }
 
     @Test("without a byte transport, Data is a base64 string, as JSONEncoder writes it")

@@ -25,6 +25,23 @@ struct ConfigurationErrorTests {
     }
 
     @Test(
+        "An origin without \"//\" is guessed as its writer meant it (a new user wrote \"app:bundle\" and was told \"https://app:bundle\")",
+        arguments: [
+            ("app:bundle", "app://bundle"),
+            ("app:/bundle", "app://bundle"),
+            ("https:app.example", "https://app.example"),
+            ("App:bundle", "app://bundle"),
+            ("localhost:8080", "https://localhost:8080"),
+            ("app.example", "https://app.example"),
+            ("*.example.com", "https://*.example.com"),
+        ])
+    func guessedFix(text: String, guess: String) {
+        let error = OriginPattern(text).error
+        #expect(error?.reason == .missingScheme)
+        #expect(error?.description.hasSuffix("; write \"\(guess)\"") == true, "\(error?.description ?? "")")
+    }
+
+    @Test(
         "Each malformed form has its reason",
         arguments: [
             ("https://", OriginPatternError.Reason.missingHost),
