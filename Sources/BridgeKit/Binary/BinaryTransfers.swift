@@ -152,7 +152,7 @@ public final class BinaryTransfers: Sendable {
     }
 
     /// Notes that a web view's byte transport hands its requests to these transfers: WebKitGTK's
-    /// `WebKitGTKBridgeHost.binaryTransfers`, Apple's ``WebKitBinarySchemeHandler`` (through
+    /// `WebKitGTKBridgeHost.binaryTransfers`, Apple's `WebKitBinarySchemeHandler` (through
     /// ``BinarySchemeDriver``), a test's in-memory transport. Until then plain `Data` in a result
     /// stays base64 text (``BinaryOutlet``), and the first value a task sends or takes writes a
     /// line on standard error (``hintIfUnserved()``).
