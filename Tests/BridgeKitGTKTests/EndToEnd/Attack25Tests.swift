@@ -210,6 +210,28 @@ extension GTKWrapperTests.EndToEnd {
 
             func server(_ which: String) -> LoopbackServer { which == "same" ? a : b }
 
+            /// Adds frame "x" of origin b whose every document runs `calls`, then, `every` ms
+            /// later, replaces itself with its next document, `rounds` times.
+            func addReloadingFrame(calls: String, rounds: Int, every: Int) async throws {
+                let run =
+                    calls + """
+                        setTimeout(function () { var r = +(q.get('round') || 0); if (r < \(rounds)) {
+                          location.replace('/frame?name=x&round=' + (r + 1) + '&run=' + encodeURIComponent(q.get('run'))); } }, \(every));
+                        """
+                try await addFrame(
+                    "x",
+                    b.origin + "/frame?name=x&round=0&run="
+                        + (run.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+            }
+
+            /// The outcome of one main-frame call of `Open` (with 1 MiB of options when `padded`).
+            func mainFrameCall(padded: Bool) async throws -> PageOutcome {
+                let pad = padded ? ", pad: new Array(1048577).join('m')" : ""
+                try await harness.run("e2eCall('main', 'Open', {from: 'main'\(pad)})")
+                try await harness.waitForSettled(["main"])
+                return try await harness.outcome("main")
+            }
+
             @MainActor
             func addFrame(_ id: String, _ src: String, attrs: String = "null") async throws {
                 try await harness.run("addFrame(\(E2EPage.jsLiteral(id)), \(E2EPage.jsLiteral(src)), \(attrs))")
@@ -360,23 +382,14 @@ extension GTKWrapperTests.EndToEnd {
             let harness = scene.harness
             try await harness.load(scene.a.origin + "/")
             // Each document of the frame makes 64 Hold calls (its relay's window) and reloads 150 ms later.
-            let run = """
-                for (var i = 0; i < 64; i++) { fcall('h' + i, 'Hold', {}); }
-                setTimeout(function () { var r = +(q.get('round') || 0); if (r < 72) {
-                  location.replace('/frame?name=x&round=' + (r + 1) + '&run=' + encodeURIComponent(q.get('run'))); } }, 150);
-                """
-            try await scene.addFrame(
-                "x",
-                scene.b.origin + "/frame?name=x&round=0&run="
-                    + (run.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+            try await scene.addReloadingFrame(
+                calls: "for (var i = 0; i < 64; i++) { fcall('h' + i, 'Hold', {}); }", rounds: 72, every: 150)
             let filled = await eventually(timeout: .seconds(120), interval: .milliseconds(50)) {
                 harness.probe.runs(of: "Hold").count >= 4096
             }
             let runs = harness.probe.runs(of: "Hold").count
             let cancelled = harness.probe.cancelledCallIDs.count
-            try await harness.run("e2eCall('main', 'Open', {from: 'main'})")
-            try await harness.waitForSettled(["main"])
-            let main = try await harness.outcome("main")
+            let main = try await scene.mainFrameCall(padded: false)
             #expect(
                 main.ok,
                 "main frame call failed \(main.code ?? "?") after one allowed iframe's reloads left \(runs) Hold calls running (\(cancelled) cancelled, filled: \(filled))"
@@ -393,23 +406,15 @@ extension GTKWrapperTests.EndToEnd {
             let harness = scene.harness
             try await harness.load(scene.a.origin + "/")
             // Each document of the frame makes 12 Hold calls of 1 MiB options and reloads 400 ms later.
-            let run = """
-                var big = new Array(1048577).join('y');
-                for (var i = 0; i < 12; i++) { fcall('h' + i, 'Hold', {pad: big}); }
-                setTimeout(function () { var r = +(q.get('round') || 0); if (r < 7) {
-                  location.replace('/frame?name=x&round=' + (r + 1) + '&run=' + encodeURIComponent(q.get('run'))); } }, 400);
-                """
-            try await scene.addFrame(
-                "x",
-                scene.b.origin + "/frame?name=x&round=0&run="
-                    + (run.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+            try await scene.addReloadingFrame(
+                calls:
+                    "var big = new Array(1048577).join('y'); for (var i = 0; i < 12; i++) { fcall('h' + i, 'Hold', {pad: big}); }",
+                rounds: 7, every: 400)
             try await scene.waitReady("x", count: 8, timeout: .seconds(60))
             await idle(.seconds(1))
             let runs = harness.probe.runs(of: "Hold").count
             let held = harness.router.heldBytes
-            try await harness.run("e2eCall('main', 'Open', {from: 'main', pad: new Array(1048577).join('m')})")
-            try await harness.waitForSettled(["main"])
-            let main = try await harness.outcome("main")
+            let main = try await scene.mainFrameCall(padded: true)
             #expect(
                 main.ok,
                 "main frame call failed \(main.code ?? "?") while one allowed iframe's earlier documents held \(runs) Hold calls (\(held) bytes held)"
@@ -436,9 +441,7 @@ extension GTKWrapperTests.EndToEnd {
             await idle(.seconds(1))
             let runs = harness.probe.runs(of: "Hold").count
             let held = harness.router.heldBytes
-            try await harness.run("e2eCall('main', 'Open', {from: 'main', pad: new Array(1048577).join('m')})")
-            try await harness.waitForSettled(["main"])
-            let main = try await harness.outcome("main")
+            let main = try await scene.mainFrameCall(padded: true)
             withKnownIssue("maxHeldBytes has no main-frame share") {
                 #expect(
                     main.ok,
