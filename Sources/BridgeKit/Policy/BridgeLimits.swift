@@ -47,6 +47,17 @@ public struct BridgeLimits: Sendable, Hashable {
     /// policy does not admit. Default 100; 0 or less paces nothing (every answer at once, as
     /// before BridgeKit paced them).
     public var refusalsPerSecond = 100
+    /// The most progress values and events the router has on their way to its page at once: taken
+    /// before a value is encoded, given back once the engine evaluated its script. Default 16;
+    /// 0 or less: no bound. Further senders wait their turn, in order, before their value is
+    /// encoded, so however many Swift tasks send at once (a task's parallel workers, events
+    /// emitted from many places) the router holds at most this many such messages
+    /// (each at most ``maxPayloadBytes``). Places go to senders in the order they asked, and every
+    /// value still goes once; ``BridgeRouter/close()`` lets the waiting ones go at once (they find
+    /// no page, and `emit` throws `unavailable`).
+    /// Final replies and native-to-page calls do not wait: ``maxPendingCalls`` and
+    /// ``maxUnansweredPageCalls`` bound them.
+    public var maxOutboundInFlight = 16
 
     /// Creates limits; every argument defaults to the value documented on its property.
     public init(

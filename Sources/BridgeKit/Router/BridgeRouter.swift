@@ -41,6 +41,7 @@ public final class BridgeRouter: Sendable {
         state.withLock {
             $0.refusalPacing = RefusalPacing(
                 burst: configuration.limits.refusalBurst, perSecond: configuration.limits.refusalsPerSecond)
+            $0.outboundWindow = OutboundWindow(size: configuration.limits.maxOutboundInFlight)
         }
     }
 
@@ -322,6 +323,8 @@ public final class BridgeRouter: Sendable {
         }
         // Refused senders' answers held for their turn go now (``RefusalPacing``).
         answerHeldRefusals()
+        // Progress and events waiting for a place go now and find no channel (``OutboundWindow``).
+        openOutboundWindow()
         // Scripts waiting for cancels go now: close() waits for no engine.
         for waiter in cancelWaiters { waiter.resume() }
         // Scripts that waited for the document go out first, through the channel that was connected.
@@ -597,7 +600,7 @@ extension BridgeRouter {
             case refused(BridgeError)
         }
         // Charged until the call's work ends (``runWork(_:)``), refused when over the budget.
-        guard budget.reserve(bytes) else {
+        guard budget.reserve(bytes, for: ByteBudget.Share(source)) else {
             return reject(
                 id: id, .memoryBudgetExceeded(bytes: bytes, limit: limits.maxHeldBytes), bytes: bytes, source: source,
                 replyHandler: replyHandler, task: taskName)
@@ -627,7 +630,7 @@ extension BridgeRouter {
         let entry: PendingCall
         switch admission {
         case .refused(let error):
-            budget.release(bytes)
+            budget.release(bytes, for: ByteBudget.Share(source))
             // Options its work would have decoded: if they do not decode, the page gets that
             // error, as a call whose options were decoded on arrival.
             let refusal = prepared.input.optionsError(for: prepared.task) ?? error
@@ -696,10 +699,10 @@ extension BridgeRouter {
             let router = call.router
             router?.budget.charge(outgoing.bytes)
             await router?.send(outgoing)
-            router?.budget.release(outgoing.bytes)
+            router?.budget.release(outgoing.bytes, for: .mainFrame)
         }
         // The body, the options and the result are gone.
-        call.router?.budget.release(call.heldBytes)
+        call.router?.budget.release(call.heldBytes, for: ByteBudget.Share(call.source))
     }
 
     /// The task of `call` and its decoded options, taken out of the call (``runWork(_:)``). Not
@@ -991,11 +994,28 @@ extension BridgeRouter {
 /// job ends; a final reply script waiting for the engine while it waits. One short lock per charge
 /// and per release.
 ///
+/// Subframes' calls together hold at most half of the budget, so the main frame always has the
+/// other half: five allowed iframes, each within its relay's limits, held 62 calls of 1 MiB and
+/// the main frame's call failed `memory_budget_exceeded` (attack 25, F4b). The same rule as the
+/// WebKitGTK host's inbound budget, one step before it.
+///
 /// Thread safety: every method may be called from any thread.
 final class ByteBudget: Sendable {
-    /// The most bytes ``reserve(_:)`` admits.
+    /// Whose share bytes count against: the main frame's calls (and the reply scripts, which only
+    /// the main frame gets) may use the whole budget, subframes' calls together half of it.
+    enum Share: Sendable {
+        case mainFrame
+        case subframes
+
+        /// The share of a message from `source`.
+        init(_ source: MessageSource) {
+            self = source.isMainFrame ? .mainFrame : .subframes
+        }
+    }
+
+    /// The most bytes ``reserve(_:for:)`` admits.
     let limit: Int
-    private let counts = Locked((held: 0, peak: 0))
+    private let counts = Locked((held: 0, peak: 0, subframes: 0))
 
     init(limit: Int) {
         self.limit = limit
@@ -1005,13 +1025,21 @@ final class ByteBudget: Sendable {
     var heldBytes: Int { counts.withLock { $0.held } }
     /// The most bytes held at once so far.
     var peakBytes: Int { counts.withLock { $0.peak } }
+    /// The part of ``heldBytes`` that subframes' calls hold.
+    var subframeBytes: Int { counts.withLock { $0.subframes } }
 
-    /// Charges `bytes` when they fit in the budget.
-    /// - Returns: `false`, charging nothing, when the bytes held would exceed ``limit``.
-    func reserve(_ bytes: Int) -> Bool {
+    /// Charges `bytes` to `share` when they fit: within ``limit``, and for ``Share/subframes``
+    /// also within half of it for all subframes together.
+    /// - Returns: `false`, charging nothing, when they do not fit.
+    func reserve(_ bytes: Int, for share: Share) -> Bool {
         counts.withLock { counts in
             let (sum, overflow) = counts.held.addingReportingOverflow(bytes)
             guard !overflow, sum <= limit else { return false }
+            if share == .subframes {
+                let (subframes, overflow) = counts.subframes.addingReportingOverflow(bytes)
+                guard !overflow, subframes <= limit / 2 else { return false }
+                counts.subframes = subframes
+            }
             counts.held = sum
             counts.peak = max(counts.peak, sum)
             return true
@@ -1027,8 +1055,11 @@ final class ByteBudget: Sendable {
         }
     }
 
-    /// Releases `bytes` charged before.
-    func release(_ bytes: Int) {
-        counts.withLock { $0.held &-= bytes }
+    /// Releases `bytes` charged before to `share` (``charge(_:)``: ``Share/mainFrame``).
+    func release(_ bytes: Int, for share: Share) {
+        counts.withLock { counts in
+            counts.held &-= bytes
+            if share == .subframes { counts.subframes &-= bytes }
+        }
     }
 }

@@ -117,7 +117,8 @@ extension BridgeRouter {
     ) {
         replyHandler?.reply(nil)
         // Held from now until the job ends; dropped when over the budget.
-        guard budget.reserve(bytes) else {
+        let share = ByteBudget.Share(source)
+        guard budget.reserve(bytes, for: share) else {
             record(
                 .inbound, .call, id: nil, task: taskName, outcome: "memory_budget_exceeded", reason: .fireAndForget,
                 bytes: bytes)
@@ -128,7 +129,7 @@ extension BridgeRouter {
         let context = CallContext(callID: nil, taskName: taskName, source: source, pageGeneration: generation)
         // Weak: a task that never ends must not keep the router (and its page) alive.
         let job = FireAndForgetQueue.Job(generation: generation) { [weak self] in
-            defer { self?.budget.release(bytes) }
+            defer { self?.budget.release(bytes, for: share) }
             // Its page may be gone by the time its turn comes (navigation, close()).
             if let gone = self?.fireAndForgetRefusal(generation: generation) {
                 self?.record(.outbound, .reply, id: nil, task: taskName, outcome: gone, reason: .fireAndForget)
@@ -145,7 +146,7 @@ extension BridgeRouter {
             }
         }
         if !fireAndForget.enqueue(job) {
-            budget.release(bytes)
+            budget.release(bytes, for: share)
             record(
                 .outbound, .reply, id: nil, task: taskName, outcome: "too_many_pending_calls", reason: .fireAndForget)
         }

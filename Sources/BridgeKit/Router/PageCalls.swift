@@ -20,11 +20,15 @@ extension BridgeRouter {
     }
 
     private func emitEvent(_ name: String, data: some Encodable & Sendable) async throws {
-        let json = try encodeForPage(.event(name: name, data: data))
-        let outgoing = OutgoingScript(
-            script: ReplyPipeline.script(json), bytes: json.count, kind: .event, id: nil, task: name,
-            generation: pageGeneration)
-        guard await send(outgoing) else {
+        // Encoded once it has a place on the way to the page (``OutboundWindow``).
+        let delivered = try await inOutboundWindow {
+            let json = try encodeForPage(.event(name: name, data: data))
+            return await send(
+                OutgoingScript(
+                    script: ReplyPipeline.script(json), bytes: json.count, kind: .event, id: nil, task: name,
+                    generation: pageGeneration))
+        }
+        guard delivered else {
             throw BridgeError.unavailable("The event could not be delivered to the page.")
         }
     }

@@ -685,7 +685,7 @@ extension BridgeRouter {
                     .outbound, .reply, id: id, task: task, outcome: message.outcome,
                     reason: answered ? nil : .noReplyPath, bytes: answered ? bytes : 0,
                     internalError: message.internalError)
-                budget.release(bytes)
+                budget.release(bytes, for: .mainFrame)
             }
         case .replyHandler(let replyHandler):
             // The common final reply: its result written straight into the text.
@@ -832,22 +832,26 @@ extension BridgeRouter {
                 record(.outbound, .progress, id: id, task: call.taskName, reason: .subframeNotDelivered)
                 return
             }
-            // Its `Data` values become downloads (``BinaryOutlet``); they and the download tokens the
-            // call has not sent yet ride this message's envelope.
-            let (data, written) = try Self.progressJSON {
-                try binaryOutlet.write(for: CallContext(call: call)) { try BridgeJSON.encode(value) }
+            // Encoded once it has a place on the way to the page (``OutboundWindow``): parallel
+            // workers' values wait their turn as values, not as scripts.
+            try await inOutboundWindow {
+                // Its `Data` values become downloads (``BinaryOutlet``); they and the download tokens
+                // the call has not sent yet ride this message's envelope.
+                let (data, written) = try Self.progressJSON {
+                    try binaryOutlet.write(for: CallContext(call: call)) { try BridgeJSON.encode(value) }
+                }
+                let taken = state.withLock { _ in call.machine.takeBinaryTokens() }
+                let json = try ReplyPipeline.progress(id: id, data: data, binary: taken + written)
+                guard json.count <= maxBytes else {
+                    state.withLock { _ in call.machine.restoreBinaryTokens(taken) }
+                    binaryOutlet.withdraw(written)
+                    throw BridgeError.payloadTooLarge(bytes: json.count, limit: maxBytes)
+                }
+                await send(
+                    OutgoingScript(
+                        script: ReplyPipeline.script(json), bytes: json.count, kind: .progress, id: id,
+                        task: call.taskName, generation: call.generation, call: call))
             }
-            let taken = state.withLock { _ in call.machine.takeBinaryTokens() }
-            let json = try ReplyPipeline.progress(id: id, data: data, binary: taken + written)
-            guard json.count <= maxBytes else {
-                state.withLock { _ in call.machine.restoreBinaryTokens(taken) }
-                binaryOutlet.withdraw(written)
-                throw BridgeError.payloadTooLarge(bytes: json.count, limit: maxBytes)
-            }
-            await send(
-                OutgoingScript(
-                    script: ReplyPipeline.script(json), bytes: json.count, kind: .progress, id: id,
-                    task: call.taskName, generation: call.generation, call: call))
         }
     }
 }

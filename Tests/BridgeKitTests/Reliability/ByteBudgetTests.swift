@@ -54,6 +54,39 @@ struct ByteBudgetTests {
         #expect(again["ok"] == true)
     }
 
+    @Test(
+        "Subframes' calls together hold at most half of the budget: the main frame's call still fits beside them (attack 25, F4b)",
+        arguments: [false, true])
+    func subframeShare(fireAndForget: Bool) async throws {
+        let task = HoldTask()
+        let router = try makeRouter(
+            [task], limits: BridgeLimits(maxHeldBytes: 1_000_000),
+            policy: .origins([OriginPattern(appOrigin)], allowsSubframes: true))
+        let page = InMemoryPage(router: router)
+        // Four subframe calls of 150 KB: the fourth would take the subframes past 500 KB.
+        for index in 0..<4 {
+            _ = page.send(
+                "hold", options: Self.payload(150_000), id: "s\(index)", fireAndForget: fireAndForget,
+                from: .subframe(appOrigin), replyHandler: true)
+        }
+        // Fire-and-forget calls run one at a time: the first runs, the others wait in the queue.
+        #expect(await eventually { task.running.withLock { $0 } == (fireAndForget ? 1 : 3) })
+        if !fireAndForget {
+            #expect(await page.reply(for: "s3")["error"]?.string("code") == "memory_budget_exceeded")
+        }
+        #expect(router.heldBytes > 450_000 && router.heldBytes <= 500_000, "\(router.heldBytes)")
+        // The main frame has the other half: its 450 KB call is held beside them.
+        let main = try #require(page.send("hold", options: Self.payload(450_000)))
+        #expect(await eventually { router.heldBytes > 900_000 }, "\(router.heldBytes)")
+        task.open.store(true, ordering: .releasing)
+        #expect(await page.reply(for: main)["ok"] == true)
+        #expect(await eventually { router.heldBytes == 0 }, "every charge released, subframes' too")
+        // The subframes' half is free again.
+        let again = await page.call(
+            "hold", options: Self.payload(400_000), from: .subframe(appOrigin), replyHandler: true)
+        #expect(again["ok"] == true)
+    }
+
     @Test("Fire-and-forget calls queued behind a slow one are dropped past the budget, with a log record")
     func fireAndForget() async throws {
         let task = HoldTask()

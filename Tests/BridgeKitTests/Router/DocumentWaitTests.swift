@@ -21,9 +21,9 @@ struct DocumentWaitTests {
     /// scripts it sends now wait for the next notice, at most `limit` after the commit (long by
     /// default: tests of order must not race the limit on a loaded machine).
     static func betweenCommitAndNotice(
-        _ tasks: [any BridgeTask] = [], limit: Duration = .seconds(60)
+        _ tasks: [any BridgeTask] = [], limit: Duration = .seconds(60), limits: BridgeLimits = BridgeLimits()
     ) throws -> (BridgeRouter, RecordingChannel) {
-        let router = try makeRouter(tasks)
+        let router = try makeRouter(tasks, limits: limits)
         let recording = RecordingChannel()
         router.connect(recording.channel)
         router.documentWaitLimit = limit
@@ -132,7 +132,11 @@ struct DocumentWaitTests {
         "close() sends every waiting script at once, in order, through the channel that was connected",
         .timeLimit(.minutes(1)))
     func closeSendsInOrder() async throws {
-        let (router, recording) = try Self.betweenCommitAndNotice()
+        // Room for all 50 on their way (``BridgeLimits/maxOutboundInFlight``): a sender past the
+        // window waits before its script is made, and OutboundWindowTests covers that.
+        var limits = BridgeLimits()
+        limits.maxOutboundInFlight = 64
+        let (router, recording) = try Self.betweenCommitAndNotice(limits: limits)
         var tasks: [Task<Void, any Error>] = []
         for n in 0..<50 {
             tasks.append(Task { try await router.emit("e", data: n) })
