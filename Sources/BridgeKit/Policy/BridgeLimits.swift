@@ -13,8 +13,10 @@ public struct BridgeLimits: Sendable, Hashable {
     /// The deepest nesting of arrays and objects accepted in a body (the envelope counts as one
     /// level). Default 64. Over it: `nesting_too_deep`.
     public var maxDepth: Int
-    /// The most calls one page may have in flight at once. Default 4096. Over it:
-    /// `too_many_pending_calls`.
+    /// The most calls one page may have in flight at once, and the most fire-and-forget calls
+    /// waiting their turn. Default 4096. Over it: `too_many_pending_calls` (a fire-and-forget
+    /// call is dropped and logged with that outcome). Subframes' calls together take at most
+    /// half of each (at least one), so the main frame always has the other half.
     public var maxPendingCalls: Int
     /// The most progress messages one call may send. Default 10,000. Over it the call settles
     /// with `progress_limit_exceeded` and its task is cancelled.
@@ -28,7 +30,8 @@ public struct BridgeLimits: Sendable, Hashable {
     /// for the engine. Default 64 MiB (four bodies of the default ``maxPayloadBytes``). A call that
     /// would take the router past it is refused with `memory_budget_exceeded`; a fire-and-forget
     /// call is dropped and logged with that outcome. Synchronous tasks, which hold their body only
-    /// while ``BridgeRouter/receive(_:from:replyHandler:)`` runs, are not counted.
+    /// while ``BridgeRouter/receive(_:from:replyHandler:)`` runs, are not counted. Subframes'
+    /// calls together hold at most half of it, so the main frame always has the other half.
     public var maxHeldBytes: Int
     /// How many answers the router gives at once to senders its own policy does not admit (a frame
     /// of an origin not listed, a subframe unless the policy allows them, a document without an

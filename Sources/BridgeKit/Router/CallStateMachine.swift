@@ -327,6 +327,9 @@ struct RouterState: Sendable {
     var documentWait = DocumentWait<BridgeRouter.HeldScript>()
     /// The pending calls (admitted, not yet settled) by id.
     var calls: [String: PendingCall] = [:]
+    /// How many of ``calls`` came from subframes: together at most half of the limit, so the
+    /// main frame always has the other half (``admit(_:as:limit:)``; attack 25).
+    private(set) var subframeCalls = 0
     /// The unanswered native-to-page calls by id.
     var pageCalls: [String: UnansweredPageCall] = [:]
     var nextPageCallNumber: UInt64 = 0
@@ -366,18 +369,21 @@ struct RouterState: Sendable {
         case tooManyPendingCalls
     }
 
-    /// Inserts `entry` as call `id`, unless a pending call has that id or `limit` calls are
-    /// pending. One hash of the id in the usual case.
+    /// Inserts `entry` as call `id`, unless a pending call has that id, `limit` calls are
+    /// pending, or `entry` comes from a subframe and subframes' calls already take half of `limit`
+    /// (at least one). One hash of the id in the usual case.
     /// - Returns: `nil` when admitted, otherwise why not (the table then holds what it held).
     mutating func admit(_ entry: PendingCall, as id: String, limit: Int) -> AdmissionRefusal? {
         if let existing = calls.updateValue(entry, forKey: id) {
             calls[id] = existing
             return .duplicateID
         }
-        if calls.count > limit {
+        let fromSubframe = !entry.source.isMainFrame
+        if calls.count > limit || (fromSubframe && subframeCalls >= max(limit / 2, 1)) {
             calls[id] = nil
             return .tooManyPendingCalls
         }
+        if fromSubframe { subframeCalls += 1 }
         if let origin = entry.source.origin, origin != lastCallingOrigin {
             lastCallingOrigin = origin
             if callingOrigins.count < Self.maxCallingOrigins { callingOrigins.insert(origin) }
@@ -469,6 +475,7 @@ struct RouterState: Sendable {
         let action = call.machine.handle(event)
         if case .settle = action, let index = calls.index(forKey: call.id), calls[index].value === call {
             calls.remove(at: index)
+            if !call.source.isMainFrame { subframeCalls -= 1 }
         }
         return action
     }
@@ -479,6 +486,7 @@ struct RouterState: Sendable {
     mutating func settleAllCalls(_ event: CallStateMachine.Event) -> [(PendingCall, CallStateMachine.Action)] {
         let settled = calls.values.map { call in (call, call.machine.handle(event)) }
         calls.removeAll()
+        subframeCalls = 0
         return settled
     }
 

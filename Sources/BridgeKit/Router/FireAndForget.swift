@@ -10,9 +10,10 @@
 ///
 /// Thread safety: every method may be called from any thread.
 final class FireAndForgetQueue: Sendable {
-    /// One queued call: the page generation it came from and its work.
+    /// One queued call: the page generation it came from, whether a subframe sent it, and its work.
     struct Job: Sendable {
         let generation: UInt64
+        var fromSubframe = false
         let run: @Sendable () async -> Void
     }
 
@@ -20,6 +21,9 @@ final class FireAndForgetQueue: Sendable {
     static let turn: Duration = .seconds(1)
 
     private let jobs: AsyncStream<Job>.Continuation
+    /// How many jobs may wait; subframes' jobs together at most half of them (at least one), so
+    /// the main frame's notices always have the other half (attack 25's rule for pending calls).
+    private let limit: Int
     /// The jobs started and not yet finished.
     private let running = Locked(Running())
 
@@ -29,6 +33,8 @@ final class FireAndForgetQueue: Sendable {
         var tasks: [UInt64: (generation: UInt64, task: Task<Void, Never>)] = [:]
         /// Jobs that finished before the runner recorded them (whichever comes second cleans up).
         var finishedEarly: Set<UInt64> = []
+        /// The queued jobs that came from subframes, not yet started.
+        var queuedFromSubframes = 0
     }
 
     /// Creates the queue and the Swift task that runs it.
@@ -36,14 +42,25 @@ final class FireAndForgetQueue: Sendable {
     init(limit: Int) {
         let (stream, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .bufferingOldest(limit))
         jobs = continuation
+        self.limit = limit
         // The runner holds the queue until the stream ends (finish(), or the router's deinit).
         Task { [self] in await runInOrder(stream) }
     }
 
     /// Queues `job`.
-    /// - Returns: `false` when the queue is full or finished: the job was dropped.
+    /// - Returns: `false` when the queue is full (for a subframe's job: when subframes' jobs take
+    ///   half of it) or finished: the job was dropped.
     func enqueue(_ job: Job) -> Bool {
+        if job.fromSubframe {
+            let fits = running.withLock { state in
+                guard state.queuedFromSubframes < max(limit / 2, 1) else { return false }
+                state.queuedFromSubframes += 1
+                return true
+            }
+            guard fits else { return false }
+        }
         if case .enqueued = jobs.yield(job) { return true }
+        if job.fromSubframe { running.withLock { $0.queuedFromSubframes -= 1 } }
         return false
     }
 
@@ -65,6 +82,7 @@ final class FireAndForgetQueue: Sendable {
         for await job in stream {
             let number = running.withLock { state in
                 state.next += 1
+                if job.fromSubframe { state.queuedFromSubframes -= 1 }
                 return state.next
             }
             // The next job's turn comes when this one ends or its turn is over, whichever is first.
@@ -128,7 +146,7 @@ extension BridgeRouter {
         let generation = pageGeneration
         let context = CallContext(callID: nil, taskName: taskName, source: source, pageGeneration: generation)
         // Weak: a task that never ends must not keep the router (and its page) alive.
-        let job = FireAndForgetQueue.Job(generation: generation) { [weak self] in
+        let job = FireAndForgetQueue.Job(generation: generation, fromSubframe: share == .subframes) { [weak self] in
             defer { self?.budget.release(bytes, for: share) }
             // Its page may be gone by the time its turn comes (navigation, close()).
             if let gone = self?.fireAndForgetRefusal(generation: generation) {
