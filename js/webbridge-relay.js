@@ -358,6 +358,8 @@
         } catch (e) { /* fall back to a microtask */ }
         resolved.then(resume);
       };
+      // A window's parent chain is fixed for its life: read once, not per post.
+      var inSubframe = win.top !== win;
       /**
        * Posts `message` (what `envelope` or `oversized` made of `body`), which costs `c`, and
        * counts it unread until native answers it or a later post.
@@ -370,7 +372,7 @@
         unread.push(c);
         unreadPosts += 1;
         unreadBytes += c;
-        var id = win.top !== win ? callID(body) : null;
+        var id = inSubframe ? callID(body) : null;
         if (id !== null) { openCalls.set(id, (openCalls.get(id) || 0) + 1); }
         result.then(function (reply) {
           if (id !== null) { closeCall(id); }

@@ -15,9 +15,8 @@ struct OutboundWindow<Waiter> {
     let size: Int
     /// The places taken now.
     private(set) var taken = 0
-    /// The senders waiting for a place, oldest first, from `first` on.
-    private var waiting: [Waiter] = []
-    private var first = 0
+    /// The senders waiting for a place, oldest first.
+    private var waiting = FIFOQueue<Waiter>()
     /// Whether the window was closed (``close()``): every sender goes at once from then on.
     private(set) var isClosed = false
 
@@ -26,13 +25,13 @@ struct OutboundWindow<Waiter> {
     }
 
     /// How many senders wait for a place.
-    var waitingCount: Int { waiting.count - first }
+    var waitingCount: Int { waiting.count }
 
     /// A sender asks for a place: `true` when it has one now; `false` when it waits, to be handed
     /// one by ``giveBack()`` (nothing waits before it, so the order of arrival holds).
     mutating func take(_ waiter: Waiter) -> Bool {
         guard size > 0, !isClosed else { return true }
-        if taken < size, waitingCount == 0 {
+        if taken < size, waiting.isEmpty {
             taken += 1
             return true
         }
@@ -44,18 +43,9 @@ struct OutboundWindow<Waiter> {
     /// when none waits (the place is free).
     mutating func giveBack() -> Waiter? {
         guard size > 0, !isClosed else { return nil }
-        guard waitingCount > 0 else {
+        guard let next = waiting.popFirst() else {
             taken = max(taken - 1, 0)
             return nil
-        }
-        let next = waiting[first]
-        first += 1
-        if first == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
-            first = 0
-        } else if first >= 64, first * 2 >= waiting.count {
-            waiting.removeFirst(first)
-            first = 0
         }
         return next
     }
@@ -63,11 +53,8 @@ struct OutboundWindow<Waiter> {
     /// The router closed: every waiting sender, to resume now, in order; later senders go at once.
     mutating func close() -> [Waiter] {
         isClosed = true
-        let all = Array(waiting[first...])
-        waiting = []
-        first = 0
         taken = 0
-        return all
+        return waiting.removeAll()
     }
 }
 

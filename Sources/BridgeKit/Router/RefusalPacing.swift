@@ -26,9 +26,8 @@ struct RefusalPacing<Answer> {
     let perSecond: Int
     private var tokens: Double
     private var refilled: ContinuousClock.Instant?
-    /// The held answers, oldest first, from `first` on.
-    private var held: [Answer] = []
-    private var first = 0
+    /// The held answers, oldest first.
+    private var held = FIFOQueue<Answer>()
     /// Whether a drain (``next(now:)`` in a loop) is under way.
     private(set) var isDraining = false
 
@@ -39,7 +38,7 @@ struct RefusalPacing<Answer> {
     }
 
     /// How many answers are held.
-    var heldCount: Int { held.count - first }
+    var heldCount: Int { held.count }
 
     /// What to do with an answer that just became due.
     enum Arrival {
@@ -79,37 +78,23 @@ struct RefusalPacing<Answer> {
 
     /// The drain's next step at `now`.
     mutating func next(now: ContinuousClock.Instant) -> Step {
-        guard heldCount > 0 else {
+        guard !held.isEmpty else {
             isDraining = false
-            held = []
-            first = 0
+            _ = held.removeAll()
             return .done
         }
         refill(now: now)
-        guard tokens >= 1 else { return .wait(.seconds((1 - tokens) / Double(max(perSecond, 1)))) }
+        guard tokens >= 1, let answer = held.popFirst() else {
+            return .wait(.seconds((1 - tokens) / Double(max(perSecond, 1))))
+        }
         tokens -= 1
-        return .answer(takeFirst())
+        return .answer(answer)
     }
 
     /// Every held answer, oldest first; the drain then ends at its next step. For the router's
     /// close.
     mutating func takeAll() -> [Answer] {
-        defer {
-            held = []
-            first = 0
-        }
-        return Array(held[first...])
-    }
-
-    private mutating func takeFirst() -> Answer {
-        let answer = held[first]
-        first += 1
-        // Drop the answered prefix now and then, so the array does not keep them.
-        if first >= 64, first * 2 >= held.count {
-            held.removeFirst(first)
-            first = 0
-        }
-        return answer
+        held.removeAll()
     }
 
     private mutating func refill(now: ContinuousClock.Instant) {

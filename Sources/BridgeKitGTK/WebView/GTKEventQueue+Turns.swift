@@ -1,4 +1,6 @@
 #if WebKitGTK
+import BridgeKit
+
 extension GTKEventQueue {
     /// Queued items of several senders (web views), taken in turns: one of each sender's in a
     /// round, each sender's in the order they came. A value; ``GTKEventQueue`` keeps it under its
@@ -11,27 +13,8 @@ extension GTKEventQueue {
     /// ``GTKEventQueue/maxEventsPerTurn`` per main-actor job, the other view's message waits for at
     /// most one event of each view ahead of it.
     struct Turns<Sender: Hashable, Item> {
-        /// One sender's items, oldest first from `head`.
-        private struct Lane {
-            var items: [Item] = []
-            var head = 0
-            var isEmpty: Bool { head == items.count }
-
-            mutating func removeFirst() -> Item {
-                let item = items[head]
-                head += 1
-                if head == items.count {
-                    items.removeAll(keepingCapacity: true)
-                    head = 0
-                } else if head >= 1024, head * 2 >= items.count {
-                    items.removeFirst(head)
-                    head = 0
-                }
-                return item
-            }
-        }
-
-        private var lanes: [Sender: Lane] = [:]
+        /// Each sender's items, oldest first.
+        private var lanes: [Sender: FIFOQueue<Item>] = [:]
         /// The senders with items, in the order of their turns; `next` is whose turn it is.
         private var order: [Sender] = []
         private var next = 0
@@ -47,7 +30,7 @@ extension GTKEventQueue {
                 order.insert(sender, at: next)
                 next += 1
             }
-            lanes[sender, default: Lane()].items.append(item)
+            lanes[sender, default: FIFOQueue(compactionThreshold: 1024)].append(item)
             count += 1
         }
 
@@ -58,11 +41,11 @@ extension GTKEventQueue {
             while taken.count < limit, !order.isEmpty {
                 if next >= order.count { next = 0 }
                 let sender = order[next]
-                guard var lane = lanes.removeValue(forKey: sender), !lane.isEmpty else {
+                guard var lane = lanes.removeValue(forKey: sender), let item = lane.popFirst() else {
                     order.remove(at: next)
                     continue
                 }
-                taken.append(lane.removeFirst())
+                taken.append(item)
                 if lane.isEmpty {
                     order.remove(at: next)
                 } else {
