@@ -719,7 +719,10 @@
       var wasPosted = !entry.queued;
       var id = entry.id;
       settle(entry, failure(code, message, details));
-      if (wasPosted) { enqueueOrSend({ text: stringify({ v: 1, kind: 'cancel', id: id }), entry: null }); }
+      if (!wasPosted) { return; }
+      // A time limit that passed is named, so native's log and the task's end say `timeout`.
+      var cancel = code === 'timeout' ? { v: 1, kind: 'cancel', id: id, reason: 'timeout' } : { v: 1, kind: 'cancel', id: id };
+      enqueueOrSend({ text: stringify(cancel), entry: null });
     }
     /**
      * The failure of a call whose signal aborted: `timeout` when the signal timed out

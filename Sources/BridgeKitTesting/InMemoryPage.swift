@@ -215,8 +215,12 @@ public final class InMemoryPage: Sendable {
     }
 
     /// Posts a cancel for call `id`.
-    public func cancel(_ id: String, from source: MessageSource? = nil) {
-        post(["v": 1, "kind": "cancel", "id": .string(id)], from: source)
+    /// - Parameter timedOut: sends `"reason": "timeout"`, as the shim does when the call's own
+    ///   time limit passed.
+    public func cancel(_ id: String, timedOut: Bool = false, from source: MessageSource? = nil) {
+        var message: [String: JSONValue] = ["v": 1, "kind": "cancel", "id": .string(id)]
+        if timedOut { message["reason"] = "timeout" }
+        post(.object(message), from: source)
     }
 
     /// Answers a native-to-page call, as a `WebBridge.handle` handler would.

@@ -13,7 +13,7 @@ const fixtures = readFixtures();
 const byFile = new Map(fixtures.map((f) => [f.file, f]));
 const ID = /^[0-9a-z]+-[1-9][0-9]*$/;
 
-const REQUIRED = ['call.json', 'call-fire-and-forget.json', 'call-legacy-callbackId.json', 'cancel.json',
+const REQUIRED = ['call.json', 'call-fire-and-forget.json', 'call-legacy-callbackId.json', 'cancel.json', 'cancel-timeout.json',
   'page-reply-ok.json', 'page-reply-error.json', 'reply-ok.json', 'reply-ok-null.json', 'reply-error.json',
   'progress.json', 'event.json', 'native-call.json', 'native-cancel.json', 'history-notice.json', 'tasks.json'];
 
@@ -55,6 +55,18 @@ const pageToNative = {
     controller.abort();
     assert.deepEqual(withFixtureId(transport.messages[1], m), m);
     assert.equal(transport.messages[1].id, transport.messages[0].id);
+  },
+  'cancel-timeout.json': async (m) => {
+    // The call's own time limit, and a signal that timed out (AbortSignal.timeout's reason).
+    const { bridge, transport } = setup();
+    bridge.call('cart.add', {}, { timeout: 5, callback: () => {} });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    assert.deepEqual(withFixtureId(transport.messages[1], m), m);
+    const controller = new AbortController();
+    bridge.call('cart.add', {}, { signal: controller.signal, callback: () => {} });
+    controller.abort(new DOMException('timed out', 'TimeoutError'));
+    assert.deepEqual(withFixtureId(transport.messages[3], m), m);
+    assert.equal(transport.messages[3].id, transport.messages[2].id);
   },
   'page-reply-ok.json': async (m) => {
     const { bridge, transport } = setup();

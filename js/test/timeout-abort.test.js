@@ -25,7 +25,7 @@ test('timeout settles "timeout" once, posts a cancel for the same id and ignores
   assert.equal(seen[0].ok, false);
   assert.equal(seen[0].error.code, 'timeout');
   assert.deepEqual(seen[0].error.details, { timeout: 500 });
-  assert.deepEqual(transport.messages[1], { v: 1, kind: 'cancel', id });
+  assert.deepEqual(transport.messages[1], { v: 1, kind: 'cancel', id, reason: 'timeout' });
   bridge._receive({ v: 1, kind: 'reply', id, ok: true, data: 'late' });
   assert.equal(seen.length, 1);
   assert.equal(bridge.pendingCount(), 0);

@@ -117,6 +117,11 @@ public struct BridgeError: Error, Sendable, Hashable, Codable, CustomStringConve
     public static func timeout(seconds: Double) -> BridgeError {
         BridgeError(.timeout, "The call did not finish within \(seconds) s.", ["seconds": .double(seconds)])
     }
+    /// `timeout` for a call whose time limit in the page passed (a `cancel` with `"reason":
+    /// "timeout"`; docs/protocol.md, "cancel").
+    static func pageTimeLimitPassed() -> BridgeError {
+        BridgeError(.timeout, "The call's time limit in the page passed.")
+    }
     /// The origin or frame policy refused the call. `reason` is `"subframe"`,
     /// `"origin_not_allowed"` or `"no_origin"`.
     public static func forbidden(reason: String, origin: String?) -> BridgeError {

@@ -466,9 +466,9 @@ extension BridgeRouter {
         switch message {
         case .invalid(let id, let error):
             rejectUnreadable(id: id, error, bytes: bytes, source: source, replyHandler: replyHandler)
-        case .cancel(let id):
+        case .cancel(let id, let timedOut):
             pacedReplyHandler(replyHandler, for: source)?.reply(nil)
-            cancelCall(id, from: source)
+            cancelCall(id, timedOut: timedOut, from: source)
         case .reply(let id, let result):
             pacedReplyHandler(replyHandler, for: source)?.reply(nil)
             settlePageCall(id, result: result, from: source, bytes: bytes)
@@ -739,19 +739,22 @@ extension BridgeRouter {
 
     /// Cancels the call pending as `id`, if `source` made it in the current page; the call found
     /// now is the one cancelled, even if it settles and its id is reused before the cancel lands.
-    private func cancelCall(_ id: String, from source: MessageSource) {
+    /// A call the page's time limit ended (`timedOut`) settles `timeout`, else `cancelled`; the
+    /// traffic log's cancel record names the call's task.
+    private func cancelCall(_ id: String, timedOut: Bool, from source: MessageSource) {
         let matching: PendingCall? = state.withLock { state in
             guard let call = state.calls[id], call.source == source, call.generation == state.generation else {
                 return nil
             }
             return call
         }
-        record(.inbound, .cancel, id: id, task: nil, outcome: matching == nil ? "dropped" : nil)
+        record(.inbound, .cancel, id: id, task: matching?.taskName, outcome: matching == nil ? "dropped" : nil)
         guard let matching else { return }
+        let error: BridgeError = timedOut ? .pageTimeLimitPassed() : .cancelled("The page cancelled the call.")
         // Settled now, in the order of the page's messages: a message after the cancel (one that
         // ends the run and closes the router, say) finds the call settled `cancelled`. Only a
         // reply that goes by script is sent from a task.
-        if let outgoing = settle(matching, .failure(.cancelled("The page cancelled the call.")), by: .pageCancelled) {
+        if let outgoing = settle(matching, .failure(error), by: .pageCancelled) {
             Task { await send(outgoing) }
         }
     }
@@ -1025,8 +1028,6 @@ final class ByteBudget: Sendable {
     var heldBytes: Int { counts.withLock { $0.held } }
     /// The most bytes held at once so far.
     var peakBytes: Int { counts.withLock { $0.peak } }
-    /// The part of ``heldBytes`` that subframes' calls hold.
-    var subframeBytes: Int { counts.withLock { $0.subframes } }
 
     /// Charges `bytes` to `share` when they fit: within ``limit``, and for ``Share/subframes``
     /// also within half of it for all subframes together.

@@ -636,7 +636,9 @@ struct InboundCall: Sendable {
 /// One decoded page-to-native message (protocol v1, see docs/protocol.md).
 enum InboundMessage: Sendable {
     case call(InboundCall)
-    case cancel(id: String)
+    /// The page gave up on call `id`; `timedOut` when its reason was the page's time limit
+    /// (`"reason": "timeout"`).
+    case cancel(id: String, timedOut: Bool)
     case reply(id: String, result: Result<JSONValue, BridgeError>)
     /// A relay asks to be answered once native has read its frame's earlier messages (they are
     /// read in order; docs/protocol.md, "Relay: flow control"). Answered with nothing, at once.
@@ -650,7 +652,7 @@ struct InboundEnvelope: Decodable {
     let message: InboundMessage
 
     private enum Key: String, CodingKey {
-        case v, kind, id, callbackId, task, options, ok, data, error
+        case v, kind, id, callbackId, task, options, ok, data, error, reason
     }
 
     init(from decoder: any Decoder) throws {
@@ -680,7 +682,10 @@ struct InboundEnvelope: Decodable {
             message = Self.decodeCall(container, id: id, decoder: decoder)
         case "cancel":
             if let id {
-                message = .cancel(id: id)
+                // Any other reason, or one that is not a string, is a plain cancel: a later
+                // shim may give more reasons.
+                let reason = try? container.decodeIfPresent(String.self, forKey: .reason)
+                message = .cancel(id: id, timedOut: reason == "timeout")
             } else {
                 message = .invalid(id: nil, error: .invalidMessage("A cancel needs an id."))
             }

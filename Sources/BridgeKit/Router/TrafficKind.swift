@@ -3,7 +3,8 @@
 public enum TrafficKind: String, Sendable, Hashable, Codable, CustomStringConvertible {
     /// A page-to-native call (inbound), or a native-to-page call (outbound).
     case call
-    /// A cancel of a call.
+    /// A cancel of a call: its ``TrafficRecord/task`` is the cancelled call's task, `nil` when no
+    /// pending call matched (outcome `"dropped"`).
     case cancel
     /// A final reply.
     case reply

@@ -60,6 +60,33 @@ struct TaskExecutionTests {
         #expect(page.messages(for: "w").count == 1)
     }
 
+    /// New-user finding: a page's timeout was logged as `cancelled`, and the cancel record had
+    /// no task name, so the log could not tell a timeout from an abort nor say which task.
+    @Test(
+        "a cancel for the page's time limit settles the call timeout; the log's cancel record names the task",
+        arguments: [false, true])
+    func cancelForTimeLimit(timedOut: Bool) async throws {
+        let sawCancel = Locked(false)
+        let task = ClosureTask(name: "wait") { (_: NoOptions, _: CallContext) -> NoResult in
+            do { try await Task.sleep(for: Self.untilCancelled) } catch { sawCancel.set(true) }
+            return NoResult()
+        }
+        let router = try makeRouter([task])
+        let log = TrafficLog(router)
+        let page = InMemoryPage(router: router)
+        page.send("wait", id: "w")
+        page.cancel("w", timedOut: timedOut)
+        let code = timedOut ? "timeout" : "cancelled"
+        #expect(await page.reply(for: "w")["error"]?.string("code") == code)
+        #expect(await eventually { sawCancel.value })
+        let cancel = try #require(log.all.first { $0.kind == .cancel })
+        #expect(cancel.task == "wait" && cancel.outcome == nil, "\(cancel)")
+        #expect(log.all.contains { $0.direction == .outbound && $0.id == "w" && $0.outcome == code }, "\(log.all)")
+        // A cancel that matches no call has no task to name.
+        page.cancel("none", timedOut: timedOut)
+        #expect(await eventually { log.all.contains { $0.id == "none" && $0.outcome == "dropped" && $0.task == nil } })
+    }
+
     @Test("a cancel that arrives while an immediate task is still starting reaches the task")
     func cancelBeforeAttach() async throws {
         let sawCancel = Locked(false)
