@@ -33,6 +33,39 @@ extension GTKWrapperTests.EndToEnd {
             await harness.close()
         }
 
+        /// New-user finding: a call the page's time limit ended was logged `cancelled`, like an
+        /// abort, and the cancel record named no task.
+        @Test(
+            "the page's time limit (timeout setting, AbortSignal.timeout) ends the task and is logged timeout; an abort cancelled",
+            .timeLimit(.minutes(1)))
+        func pageTimeLimit() async throws {
+            let (harness, server) = try await Self.open()
+            defer { server.stop() }
+            try await harness.run(
+                """
+                e2eCall('setting', 'Slow', {}, {timeout: 100});
+                e2eCall('signal', 'Slow', {}, {signal: AbortSignal.timeout(100)});
+                var ac = new AbortController();
+                e2eCall('abort', 'Slow', {}, {signal: ac.signal});
+                setTimeout(function () { ac.abort(); }, 100);
+                """)
+            try await harness.waitForSettled(["setting", "signal", "abort"])
+            #expect(try await harness.outcome("setting").code == "timeout")
+            #expect(try await harness.outcome("signal").code == "timeout")
+            #expect(try await harness.outcome("abort").code == "cancelled")
+            #expect(await eventually { harness.probe.cancelledCallIDs.count == 3 })
+            #expect(await eventually { harness.traffic.matching(.outbound, "reply", task: "Slow").count == 3 })
+            let ids = harness.traffic.acceptedCallIDs(task: "Slow")
+            try #require(ids.count == 3)
+            let cancels = harness.traffic.matching(.inbound, "cancel")
+            #expect(cancels.map(\.id).sorted { ($0 ?? "") < ($1 ?? "") } == ids.sorted())
+            #expect(cancels.allSatisfy { $0.task == "Slow" && $0.outcome == nil }, "\(cancels)")
+            let outcomes = ids.map { id in harness.traffic.matching(.outbound, "reply", id: id).first?.outcome }
+            #expect(outcomes == ["timeout", "timeout", "cancelled"], "\(harness.traffic.all)")
+            #expect(harness.probe.uncancelledCallIDs.isEmpty)
+            await harness.close()
+        }
+
         @Test(
             "R48 history notices from pushState, replaceState and popstate reach HistoryTask in order, absolute",
             .timeLimit(.minutes(1)))
