@@ -12,6 +12,9 @@ extension BridgeRouter {
         return try await send()
     }
 
+    /// How many senders wait for a place now (for tests).
+    package var outboundWaitingCount: Int { state.withLock { $0.outboundWindow.waitingCount } }
+
     /// Lets every sender waiting for a place go now (``close()``): the scripts it sends then find
     /// no channel, and later senders do not wait.
     func openOutboundWindow() {

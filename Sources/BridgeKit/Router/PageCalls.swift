@@ -5,8 +5,12 @@ extension BridgeRouter {
     /// - Parameters:
     ///   - name: the event name.
     ///   - data: the payload; any `Encodable` value.
-    /// - Throws: ``BridgeError`` `unavailable` when no page channel is connected or the engine
-    ///   failed to evaluate the script; `invalid_result` when `data` cannot be encoded;
+    /// The event is for the document on screen when `emit` is called: when another one commits
+    /// before the event leaves (say it waited for a place in the
+    /// ``BridgeLimits/maxOutboundInFlight`` window), nobody gets it.
+    /// - Throws: ``BridgeError`` `unavailable` when no page channel is connected, the document
+    ///   the event was for went away before it left, or the engine failed to evaluate the script;
+    ///   `invalid_result` when `data` cannot be encoded;
     ///   `payload_too_large` over ``BridgeLimits/maxPayloadBytes``.
     public func emit(_ name: String, data: some Encodable & Sendable = NoResult()) async throws {
         try await emitEvent(name, data: data)
@@ -20,13 +24,20 @@ extension BridgeRouter {
     }
 
     private func emitEvent(_ name: String, data: some Encodable & Sendable) async throws {
+        // The document on screen now is the one the event is for: one that commits while the
+        // event waits for a place does not get it (attack 26, F1).
+        let generation = pageGeneration
         // Encoded once it has a place on the way to the page (``OutboundWindow``).
         let delivered = try await inOutboundWindow {
+            guard pageGeneration == generation else {
+                record(.outbound, .event, id: nil, task: name, reason: .navigated)
+                return false
+            }
             let json = try encodeForPage(.event(name: name, data: data))
             return await send(
                 OutgoingScript(
                     script: ReplyPipeline.script(json), bytes: json.count, kind: .event, id: nil, task: name,
-                    generation: pageGeneration))
+                    generation: generation))
         }
         guard delivered else {
             throw BridgeError.unavailable("The event could not be delivered to the page.")

@@ -196,6 +196,36 @@ struct OutboundWindowTests {
         await #expect(throws: BridgeError.self) { try await router.emit("after") }
     }
 
+    /// Attack 26, F1: an event read the page generation only once it had a place, so events the
+    /// app emitted for document A, waiting behind a slow listener, reached document B.
+    @Test("events waiting for a place when another document commits reach nobody; their emit throws unavailable")
+    func waitingEventsStayWithTheirDocument() async throws {
+        let router = try makeRouter(limits: with { $0.maxOutboundInFlight = 1 })
+        let release = AsyncStream<Void>.makeStream()
+        let scripts = Mutex<[String]>([])
+        router.connect(
+            PageChannel { script in
+                scripts.withLock { $0.append(script) }
+                if script.contains("first") { for await _ in release.stream { break } }
+            })
+        let first = Task { try await router.emit("first") }
+        #expect(await eventually { scripts.withLock { $0.count } == 1 })
+        var waiting: [Task<Void, any Error>] = []
+        for index in 0..<3 {
+            waiting.append(Task { try await router.emit("for-a", data: index) })
+        }
+        #expect(await eventually { router.outboundWaitingCount == 3 })
+        router.pageDidCommitNavigation()
+        release.continuation.finish()
+        try await first.value
+        for sender in waiting {
+            await #expect(throws: BridgeError.self) { try await sender.value }
+        }
+        #expect(scripts.withLock { $0 }.filter { $0.contains("for-a") }.isEmpty, "\(scripts.withLock { $0 })")
+        try await router.emit("for-b")
+        #expect(scripts.withLock { $0 }.last?.contains("for-b") == true)
+    }
+
     private func with(_ change: (inout BridgeLimits) -> Void) -> BridgeLimits {
         var limits = BridgeLimits()
         change(&limits)
