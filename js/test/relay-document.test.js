@@ -123,3 +123,42 @@ test('no cancel for a page kept in the back-forward cache, a pagehide a page dis
     assert.deepEqual(cancels(native.handler), [], JSON.stringify({ subframe, options }));
   }
 });
+
+test("a subframe's calls made after its document ended (from the page's own pagehide listener, a timer) never leave; each is answered navigated", async () => {
+  const native = holdingHandler();
+  const { page, relay, clock } = makeWorlds({ handler: native.handler, href: 'https://b.example/one', subframe: true });
+  createRelay({ window: relay, maxUnreadPosts: 1 });
+  const seen = [];
+  page.addEventListener('webbridge:message', (event) => { seen.push(JSON.parse(event.detail)); });
+  post(page, '{"v":1,"kind":"call","id":"p-1","task":"Slow"}');
+  post(page, '{"v":1,"kind":"call","id":"p-2","task":"Slow"}');  // waits for room
+  // The page's own pagehide listener, after the relay's, calls again.
+  page.addEventListener('pagehide', () => { post(page, '{"v":1,"kind":"call","id":"p-3","task":"Slow"}'); });
+  await settleMicrotasks();
+  pageHide(relay);
+  post(page, '{"v":1,"kind":"call","id":"p-4","task":"Slow"}');
+  post(page, '{"v":1,"kind":"reply","id":"n-1","ok":true,"data":1}');
+  native.held[0].resolve('');
+  await settleMicrotasks();
+  const calls = native.handler.messages.map((m) => m[2]).filter((b) => b.includes('"kind":"call"'));
+  assert.deepEqual(calls, ['{"v":1,"kind":"call","id":"p-1","task":"Slow"}'], 'only the call made before the end left');
+  assert.deepEqual(cancels(native.handler), ['{"v":1,"kind":"cancel","id":"p-1"}']);
+  const posted = native.handler.messages.map((m) => m[2]).filter((b) => !b.includes('"kind":"sync"'));
+  assert.equal(posted.length, 2, 'nothing else was posted: ' + JSON.stringify(posted));
+  clock.tick(1);
+  await settleMicrotasks();
+  const answered = seen.filter((m) => m.kind === 'reply').map((m) => [m.id, m.error && m.error.code]);
+  assert.deepEqual(answered.sort(), [['p-2', 'navigated'], ['p-3', 'navigated'], ['p-4', 'navigated']]);
+});
+
+test("a new document in the same window (a second evaluation) is served again after the earlier one ended", async () => {
+  const native = holdingHandler();
+  const { page, relay } = makeWorlds({ handler: native.handler, href: 'https://b.example/one', subframe: true });
+  createRelay({ window: relay, maxUnreadPosts: 64 });
+  pageHide(relay);
+  navigate(page, relay);
+  createRelay({ window: relay, maxUnreadPosts: 64 });
+  post(page, '{"v":1,"kind":"call","id":"q-1","task":"Slow"}');
+  await settleMicrotasks();
+  assert.equal(native.held.length, 1, "the new document's call left");
+});

@@ -1,6 +1,12 @@
-/// The fire-and-forget calls of one router (history notices, analytics): started one at a time
-/// in the order they arrived, so a later notice never overtakes an earlier one, and cancelled
-/// when their page is gone.
+/// The fire-and-forget calls of one router (history notices, analytics): started one at a time,
+/// the main frame's in the order they arrived, so a later notice never overtakes an earlier one,
+/// and cancelled when their page is gone.
+///
+/// Two lanes: the main frame's jobs and the subframes'. When a turn ends, the main frame's oldest
+/// job goes first, so an allowed iframe's queued jobs hold up the main frame's by at most the one
+/// turn running (attack 26: 30 of an iframe's notices delayed the main frame's by 30 s; the
+/// subframes' half of the queue's places bounded their number, not their turns). The subframes'
+/// jobs go in their arrival order when the main frame has none waiting.
 ///
 /// A job holds up the next one for at most ``turn``: a call that never ends cannot block the
 /// calls after it (it goes on running on its own). Navigation cancels the jobs of the old page
@@ -20,12 +26,25 @@ final class FireAndForgetQueue: Sendable {
     /// How long a job may hold up the next one before it is left to finish on its own.
     static let turn: Duration = .seconds(1)
 
-    private let jobs: AsyncStream<Job>.Continuation
     /// How many jobs may wait; subframes' jobs together at most half of them (at least one), so
     /// the main frame's notices always have the other half (attack 25's rule for pending calls).
     private let limit: Int
+    /// The queued jobs and the runner waiting for one.
+    private let lanes = Locked(Lanes())
     /// The jobs started and not yet finished.
     private let running = Locked(Running())
+
+    private struct Lanes {
+        var mainFrame = FIFOQueue<Job>()
+        var subframes = FIFOQueue<Job>()
+        /// The runner, when it waits for a job.
+        var runner: CheckedContinuation<Job?, Never>?
+        var isFinished = false
+        var count: Int { mainFrame.count + subframes.count }
+
+        /// The next job to start: the main frame's oldest, else the subframes' oldest.
+        mutating func next() -> Job? { mainFrame.popFirst() ?? subframes.popFirst() }
+    }
 
     private struct Running {
         var next: UInt64 = 0
@@ -33,35 +52,34 @@ final class FireAndForgetQueue: Sendable {
         var tasks: [UInt64: (generation: UInt64, task: Task<Void, Never>)] = [:]
         /// Jobs that finished before the runner recorded them (whichever comes second cleans up).
         var finishedEarly: Set<UInt64> = []
-        /// The queued jobs that came from subframes, not yet started.
-        var queuedFromSubframes = 0
     }
 
     /// Creates the queue and the Swift task that runs it.
     /// - Parameter limit: how many jobs may wait; ``enqueue(_:)`` drops a job beyond it.
     init(limit: Int) {
-        let (stream, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .bufferingOldest(limit))
-        jobs = continuation
         self.limit = limit
-        // The runner holds the queue until the stream ends (finish(), or the router's deinit).
-        Task { [self] in await runInOrder(stream) }
+        // The runner holds the queue until it ends (finish(), or the router's deinit).
+        Task { [self] in await runInTurn() }
     }
 
     /// Queues `job`.
     /// - Returns: `false` when the queue is full (for a subframe's job: when subframes' jobs take
     ///   half of it) or finished: the job was dropped.
     func enqueue(_ job: Job) -> Bool {
-        if job.fromSubframe {
-            let fits = running.withLock { state in
-                guard state.queuedFromSubframes < max(limit / 2, 1) else { return false }
-                state.queuedFromSubframes += 1
-                return true
+        let (queued, runner): (Bool, CheckedContinuation<Job?, Never>?) = lanes.withLock { lanes in
+            guard !lanes.isFinished, lanes.count < limit,
+                !job.fromSubframe || lanes.subframes.count < max(limit / 2, 1)
+            else { return (false, nil) }
+            if let runner = lanes.runner {
+                // The runner waits: nothing is queued, this job is the next.
+                lanes.runner = nil
+                return (true, runner)
             }
-            guard fits else { return false }
+            if job.fromSubframe { lanes.subframes.append(job) } else { lanes.mainFrame.append(job) }
+            return (true, nil)
         }
-        if case .enqueued = jobs.yield(job) { return true }
-        if job.fromSubframe { running.withLock { $0.queuedFromSubframes -= 1 } }
-        return false
+        runner?.resume(returning: job)
+        return queued
     }
 
     /// Cancels the running jobs that came from a page generation older than `generation`
@@ -73,16 +91,35 @@ final class FireAndForgetQueue: Sendable {
 
     /// Ends the queue: later jobs are dropped, queued ones never start, running ones are cancelled.
     func finish() {
-        jobs.finish()
+        // The queued jobs still get their turns, each ending at once: their router is closed, so
+        // each only logs that it did not run (the router's job closure).
+        let runner = lanes.withLock { lanes in
+            lanes.isFinished = true
+            defer { lanes.runner = nil }
+            return lanes.runner
+        }
+        runner?.resume(returning: nil)
         let all = running.withLock { state in state.tasks.values.map(\.task) }
         for task in all { task.cancel() }
     }
 
-    private func runInOrder(_ stream: AsyncStream<Job>) async {
-        for await job in stream {
+    /// The next job, once there is one; `nil` once the queue is finished and empty.
+    private func nextJob() async -> Job? {
+        await withCheckedContinuation { (runner: CheckedContinuation<Job?, Never>) in
+            let ready: Job?? = lanes.withLock { lanes in
+                if let job = lanes.next() { return .some(job) }
+                if lanes.isFinished { return .some(nil) }
+                lanes.runner = runner
+                return .none
+            }
+            if case .some(let job) = ready { runner.resume(returning: job) }
+        }
+    }
+
+    private func runInTurn() async {
+        while let job = await nextJob() {
             let number = running.withLock { state in
                 state.next += 1
-                if job.fromSubframe { state.queuedFromSubframes -= 1 }
                 return state.next
             }
             // The next job's turn comes when this one ends or its turn is over, whichever is first.

@@ -416,14 +416,31 @@ public enum WebBridgeRelay {
        * generation, when the next document commits.
        */
       var openCalls = new Map();
+      /**
+       * Whether this subframe's document ended for good (its trusted, non-persisted `pagehide`):
+       * from then on the relay posts nothing for it, and answers a call made then (from the
+       * page's own `pagehide` or `unload` listener, a timer) `navigated` itself (attack 26: calls
+       * made after the relay's cancels kept their tasks running, as the ones before did). A second
+       * evaluation in the window (a new document) ends it (`rebind`).
+       */
+      var ended = false;
       var closeCall = function (id) {
         var n = (openCalls.get(id) || 1) - 1;
         if (n > 0) { openCalls.set(id, n); } else { openCalls.delete(id); }
       };
       var onPageHide = function (event) {
         try {
-          if (!event || event.isTrusted !== true || event.persisted === true || openCalls.size === 0) { return; }
+          if (!inSubframe || !event || event.isTrusted !== true || event.persisted === true) { return; }
           if (!isOwnDocument()) { return; }
+          ended = true;
+          // What waits for room never leaves: the document is going. Its calls are answered.
+          for (var i = waitingHead; i < waiting.length; i += 1) {
+            if (waiting[i]) { refuse(waiting[i][2], 'navigated', 'The frame\'s document has ended.'); }
+          }
+          waiting.length = 0;
+          waitingHead = 0;
+          retrying.length = 0;
+          if (openCalls.size === 0) { return; }
           var h = handler();
           if (!h) { return; }
           var origin = documentOrigin();
@@ -509,6 +526,10 @@ public enum WebBridgeRelay {
       var onPost = function (event) {
         try {
           var body = event ? event.detail : null;
+          if (ended) {
+            if (typeof body === 'string') { refuse(body, 'navigated', 'The frame\'s document has ended.'); }
+            return;
+          }
           var h = handler();
           if (typeof body !== 'string' || !h) { return; }
           var origin = documentOrigin();
@@ -549,7 +570,9 @@ public enum WebBridgeRelay {
         try {
           if (!isOwnDocument()) { return; }
           Reflect.apply(addEventListenerFn, win, [channel + ':post', onPost]);
-          Reflect.apply(addEventListenerFn, win, ['pagehide', onPageHide]);
+          // Capturing, and added at document start before any page script: it runs before the
+          // page's own listeners, so none can stop it (`stopImmediatePropagation`; attack 26).
+          Reflect.apply(addEventListenerFn, win, ['pagehide', onPageHide, true]);
           Reflect.apply(addEventListenerFn, win, [channel + ':hello', onHello]);
         } catch (e) { /* never throw into the engine */ }
       };
@@ -560,6 +583,7 @@ public enum WebBridgeRelay {
       // it serve the frame's next one.
       var rebind = function () {
         try { ownDocument = win.document; } catch (e) { ownDocument = null; }
+        ended = false;
         listen();
       };
       Object.defineProperty(win, MARK + channel, { value: rebind });

@@ -54,6 +54,28 @@ struct FireAndForgetTests {
         #expect(page.deliveries.isEmpty)
     }
 
+    /// Attack 26, F3: one lane in arrival order let an allowed iframe's 30 notices, each taking
+    /// its whole turn, hold up the main frame's next notice by 30 s.
+    @Test(
+        "a subframe's queued calls hold up the main frame's next one by at most the turn running",
+        .timeLimit(.minutes(1)))
+    func mainFrameGoesFirst() async throws {
+        let router = try makeRouter(policy: .origins([OriginPattern(appOrigin)], allowsSubframes: true))
+        let tasks = Tasks()
+        try tasks.register(in: router)
+        let page = InMemoryPage(router: router)
+        for _ in 0..<5 { page.send("hold", fireAndForget: true, from: .subframe(appOrigin)) }
+        #expect(await eventually { tasks.started.value == 1 })
+        let clock = ContinuousClock()
+        let sent = clock.now
+        page.send("note", options: 1, fireAndForget: true)
+        #expect(await eventually(5_000) { tasks.notes.value == [1] })
+        let waited = clock.now - sent
+        #expect(waited < .milliseconds(2_500), "the main frame's call waited \(waited)")
+        // The subframe's calls go on in their order once the main frame has none waiting.
+        #expect(await eventually(8_000) { tasks.started.value == 5 })
+    }
+
     @Test("close() cancels a running call and drops the queued ones")
     func closeCancels() async throws {
         let (router, tasks, log, page) = try Self.open()
