@@ -10,7 +10,8 @@ final class ErrorTally: Sendable {
         /// The unexpected error replies, as "task #id code", in the order they came.
         var unexpected: [String] = []
         /// The ids of the calls the page cancelled itself (its `AbortSignal` or `timeout`): the
-        /// `cancelled` answer native gives each one is the page's doing, not an error.
+        /// `cancelled` (or, for its time limit, `timeout`) answer native gives each one is the
+        /// page's doing, not an error.
         var cancelledByPage: Set<String> = []
     }
     private let counts = Mutex(Counts())
@@ -24,7 +25,7 @@ final class ErrorTally: Sendable {
         }
         guard record.direction == .outbound, record.kind == .reply, let outcome = record.outcome, outcome != "ok"
         else { return }
-        if outcome == "cancelled", let id = record.id,
+        if outcome == "cancelled" || outcome == "timeout", let id = record.id,
             counts.withLock({ $0.cancelledByPage.remove(id) != nil })
         {
             return

@@ -237,6 +237,19 @@ extension GTKWrapperTests.EndToEnd {
                 try await harness.run("addFrame(\(E2EPage.jsLiteral(id)), \(E2EPage.jsLiteral(src)), \(attrs))")
             }
 
+            /// Five allowed iframes (`f0`…`f4`, of origin b), each calling `Hold` 13 times with 1 MiB
+            /// of options at once, within its relay's limits; returns once each is ready.
+            @MainActor
+            func addFiveFramesHoldingMegabytes() async throws {
+                let run =
+                    "var big = new Array(1048577).join('y'); for (var i = 0; i < 13; i++) { fcall('h' + i, 'Hold', {pad: big}); }"
+                let query = run.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                for index in 0..<5 {
+                    try await addFrame("f\(index)", b.origin + "/frame?name=f\(index)&run=" + query)
+                }
+                for index in 0..<5 { try await waitReady("f\(index)") }
+            }
+
             @MainActor
             func waitReady(_ frame: String, count: Int = 1, timeout: Duration = e2eDeadline) async throws {
                 try await harness.waitFor(
@@ -430,13 +443,7 @@ extension GTKWrapperTests.EndToEnd {
             let scene = try Scene()
             let harness = scene.harness
             try await harness.load(scene.a.origin + "/")
-            let run =
-                "var big = new Array(1048577).join('y'); for (var i = 0; i < 13; i++) { fcall('h' + i, 'Hold', {pad: big}); }"
-            let query = run.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-            for index in 0..<5 {
-                try await scene.addFrame("f\(index)", scene.b.origin + "/frame?name=f\(index)&run=" + query)
-            }
-            for index in 0..<5 { try await scene.waitReady("f\(index)") }
+            try await scene.addFiveFramesHoldingMegabytes()
             _ = await eventually(timeout: .seconds(20)) { harness.probe.runs(of: "Hold").count >= 62 }
             await idle(.seconds(1))
             let runs = harness.probe.runs(of: "Hold").count

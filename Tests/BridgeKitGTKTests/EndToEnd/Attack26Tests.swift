@@ -280,13 +280,7 @@ extension GTKWrapperTests.EndToEnd {
             let scene = try Scene()
             let harness = scene.harness
             try await harness.load(scene.a.origin + "/")
-            let run =
-                "var big = new Array(1048577).join('y'); for (var i = 0; i < 13; i++) { fcall('h' + i, 'Hold', {pad: big}); }"
-            let query = run.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-            for index in 0..<5 {
-                try await scene.addFrame("f\(index)", scene.b.origin + "/frame?name=f\(index)&run=" + query)
-            }
-            for index in 0..<5 { try await scene.waitReady("f\(index)") }
+            try await scene.addFiveFramesHoldingMegabytes()
             _ = await eventually(timeout: .seconds(20)) { harness.probe.runs(of: "Hold").count >= 30 }
             await idle(.seconds(1))
             let heldBefore = harness.router.heldBytes

@@ -208,7 +208,10 @@ extension GTKWrapperTests.EndToEnd {
             try #require(harness.transfers).close()
             try await harness.waitFor("window.__streams.closed.ends === 1")
             let closed = "window.__streams.closed"
-            #expect(try await harness.isTrue("\(closed).end === 'error' && \(closed).code === 'unavailable'"))
+            let closedEnd = try await harness.value("JSON.stringify(\(closed))", as: String.self)
+            #expect(
+                try await harness.isTrue("\(closed).end === 'error' && \(closed).code === 'unavailable'"),
+                "the page's stream: \(closedEnd)")
             #expect(try await harness.isTrue("\(closed).bytes < 200 * 262144"))
             #expect(await eventually { ends.recordList.count == 2 && ends.terminationList.count == 2 })
             #expect(ends.recordList.last?.outcome == .cancelled)
@@ -265,7 +268,10 @@ extension GTKWrapperTests.EndToEnd {
             try await harness.waitFor("window.__streams.closed.ends === 1", timeout: .seconds(10))
             #expect(clock.now - closing < .seconds(12), "at once, not when the producer yields (60 s)")
             let closed = "window.__streams.closed"
-            #expect(try await harness.isTrue("\(closed).end === 'error' && \(closed).code === 'unavailable'"))
+            let closedEnd = try await harness.value("JSON.stringify(\(closed))", as: String.self)
+            #expect(
+                try await harness.isTrue("\(closed).end === 'error' && \(closed).code === 'unavailable'"),
+                "the page's stream: \(closedEnd)")
             #expect(await eventually(timeout: .seconds(10)) { ends.terminationList.count == 2 })
             #expect(ends.terminationList == ["cancelled", "cancelled"])
             await harness.close()
