@@ -215,8 +215,11 @@ public final class InMemoryPage: Sendable {
     }
 
     /// Posts a cancel for call `id`.
-    /// - Parameter timedOut: sends `"reason": "timeout"`, as the shim does when the call's own
-    ///   time limit passed.
+    /// - Parameters:
+    ///   - id: the call id.
+    ///   - timedOut: sends `"reason": "timeout"`, as the shim does when the call's own time limit
+    ///     passed; the router then settles the call `timeout` instead of `cancelled`.
+    ///   - source: the sending frame; `nil` for the page's default source.
     public func cancel(_ id: String, timedOut: Bool = false, from source: MessageSource? = nil) {
         var message: [String: JSONValue] = ["v": 1, "kind": "cancel", "id": .string(id)]
         if timedOut { message["reason"] = "timeout" }
