@@ -57,7 +57,8 @@ public struct BridgeLimits: Sendable, Hashable {
     /// emitted from many places) the router holds at most this many such messages
     /// (each at most ``maxPayloadBytes``). Places go to senders in the order they asked, and every
     /// value still goes once; ``BridgeRouter/close()`` lets the waiting ones go at once (they find
-    /// no page, and `emit` throws `unavailable`).
+    /// no page, and `emit` throws `unavailable`). A sender whose Swift task is cancelled while it
+    /// waits leaves its turn and throws `cancelled`, sending nothing.
     /// Final replies and native-to-page calls do not wait: ``maxPendingCalls`` and
     /// ``maxUnansweredPageCalls`` bound them.
     public var maxOutboundInFlight = 16

@@ -345,7 +345,7 @@ struct RouterState: Sendable {
     /// When the answers to senders no policy admits go (``BridgeRouter/pacedReplyHandler(_:for:)``).
     var refusalPacing = RefusalPacing<@Sendable () -> Void>(burst: 64, perSecond: 100)
     /// The progress values and events on their way to the page (``BridgeRouter/inOutboundWindow(_:)``).
-    var outboundWindow = OutboundWindow<CheckedContinuation<Void, Never>>(size: 16)
+    var outboundWindow = OutboundWindow<BridgeRouter.OutboundSender>(size: 16)
     var observer: (@Sendable (TrafficRecord) -> Void)?
     /// The registered tasks by name.
     var taskTable = TaskTable()

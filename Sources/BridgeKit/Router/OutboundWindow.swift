@@ -1,7 +1,8 @@
 /// How many progress values and events a router has on their way to its page at once
 /// (``BridgeLimits/maxOutboundInFlight``): a sender takes a place before its value is encoded and
 /// gives it back once the engine evaluated the script (or the script was dropped). Senders past
-/// the window wait their turn in arrival order, each handed a place as one is given back.
+/// the window wait their turn in arrival order, each handed a place as one is given back; a
+/// sender whose Swift task is cancelled while it waits leaves the queue (``withdraw(where:)``).
 ///
 /// Why: a task's parallel workers sending progress, or the app emitting events from many Swift
 /// tasks at once, each held their encoded message and its script until the engine took it. With
@@ -48,6 +49,14 @@ struct OutboundWindow<Waiter> {
             return nil
         }
         return next
+    }
+
+    /// A waiting sender leaves before its turn (its Swift task was cancelled): it is taken out of
+    /// the queue and takes no place.
+    /// - Returns: the sender, to resume as let go; `nil` when it no longer waits (it was handed a
+    ///   place or let go by ``close()`` first, and was resumed then).
+    mutating func withdraw(where isSender: (Waiter) -> Bool) -> Waiter? {
+        waiting.remove(where: isSender)
     }
 
     /// The router closed: every waiting sender, to resume now, in order; later senders go at once.

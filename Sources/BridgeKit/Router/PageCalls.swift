@@ -10,6 +10,8 @@ extension BridgeRouter {
     /// ``BridgeLimits/maxOutboundInFlight`` window), nobody gets it.
     /// - Throws: ``BridgeError`` `unavailable` when no page channel is connected, the document
     ///   the event was for went away before it left, or the engine failed to evaluate the script;
+    ///   `cancelled` when the calling Swift task is cancelled while the event waits for a place in
+    ///   the window (the event is not sent; one that finds a place goes);
     ///   `invalid_result` when `data` cannot be encoded;
     ///   `payload_too_large` over ``BridgeLimits/maxPayloadBytes``.
     public func emit(_ name: String, data: some Encodable & Sendable = NoResult()) async throws {

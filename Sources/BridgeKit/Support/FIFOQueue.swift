@@ -44,6 +44,15 @@ package struct FIFOQueue<Element> {
         return item
     }
 
+    /// Takes the first queued item that `matches` from wherever it is in the queue; the others
+    /// keep their order. Linear in the queue's length: for the rare item that leaves before its
+    /// turn (a sender whose Swift task was cancelled while it waited).
+    /// - Returns: the item; `nil` when none matches.
+    package mutating func remove(where matches: (Element) -> Bool) -> Element? {
+        guard let index = items[head...].firstIndex(where: matches) else { return nil }
+        return items.remove(at: index)
+    }
+
     /// Takes every item, front first, and leaves the queue empty (its storage freed).
     package mutating func removeAll() -> [Element] {
         defer {

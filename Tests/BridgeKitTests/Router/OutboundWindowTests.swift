@@ -18,6 +18,8 @@ struct OutboundWindowTests {
         case take(Int, placed: Bool)
         case giveBack(handedTo: Int?)
         case close(letGo: [Int])
+        /// A waiting sender leaves (its Swift task was cancelled): whether it still waited.
+        case withdraw(Int, found: Bool)
     }
 
     /// Runs `steps` on a window of `size` and records the first step that returned otherwise.
@@ -29,6 +31,8 @@ struct OutboundWindowTests {
             case .take(let sender, _): actual = .take(sender, placed: window.take(sender))
             case .giveBack: actual = .giveBack(handedTo: window.giveBack())
             case .close: actual = .close(letGo: window.close())
+            case .withdraw(let sender, _):
+                actual = .withdraw(sender, found: window.withdraw { $0 == sender } != nil)
             }
             #expect(actual == step, "step \(index)")
         }
@@ -53,6 +57,20 @@ struct OutboundWindowTests {
             [
                 .take(1, placed: true), .take(2, placed: false), .take(3, placed: false), .close(letGo: [2, 3]),
                 .take(4, placed: true), .take(5, placed: true), .giveBack(handedTo: nil), .close(letGo: []),
+            ], size: 1)
+    }
+
+    @Test("a sender that leaves while it waits takes no place; the others keep their order")
+    func withdrawing() {
+        run(
+            [
+                .take(1, placed: true), .take(2, placed: false), .take(3, placed: false), .take(4, placed: false),
+                .withdraw(3, found: true),
+                // Handed a place or let go already: nothing to take out.
+                .withdraw(3, found: false), .withdraw(1, found: false),
+                .giveBack(handedTo: 2), .withdraw(2, found: false), .giveBack(handedTo: 4),
+                .withdraw(4, found: false), .giveBack(handedTo: nil), .take(5, placed: true),
+                .take(6, placed: false), .close(letGo: [6]), .withdraw(6, found: false),
             ], size: 1)
     }
 
@@ -167,10 +185,13 @@ struct OutboundWindowTests {
         for sender in senders { try await sender.value }
         let sent = recording.document.withLock { $0 }
         let order = sent.compactMap { script in (0..<12).first { script.contains("\"data\":\($0),") } }
-        // Each event once. The held four drain in order; a sender handed a place meanwhile goes
-        // at once (concurrent senders have no order between them), so only the set is fixed.
+        // Each event once. The held four drain in order, and the first of them goes before any
+        // other (the others wait for a place a held sender gives back). A sender handed a place
+        // meanwhile goes at once (``DocumentWait``: concurrent senders have no order between
+        // them), so it may come before the rest of the held ones.
         #expect(order.count == 12 && order.sorted() == Array(0..<12), "\(order)")
-        #expect(Array(order.prefix(2)) == [0, 1], "the first held script goes first: \(order)")
+        #expect(order.first == 0, "the first held script goes first: \(order)")
+        #expect(order.filter { $0 < 4 } == [0, 1, 2, 3], "the held four go in order: \(order)")
     }
 
     @Test("close() lets the senders waiting for a place go: they find no page and throw unavailable")
@@ -224,6 +245,89 @@ struct OutboundWindowTests {
         #expect(scripts.withLock { $0 }.filter { $0.contains("for-a") }.isEmpty, "\(scripts.withLock { $0 })")
         try await router.emit("for-b")
         #expect(scripts.withLock { $0 }.last?.contains("for-b") == true)
+    }
+
+    /// Kind of fault: a sender waiting for a place ignored its Swift task's cancellation. An app
+    /// that cancelled the task emitting an event (a screen going away) still had the event sent
+    /// whenever a place came, and a cancelled call's progress held its worker until then.
+    @Test(
+        "a sender whose Swift task is cancelled while it waits for a place stops waiting, throws cancelled and sends nothing; the others keep their turn",
+        .timeLimit(.minutes(1)))
+    func cancelledWhileWaiting() async throws {
+        let router = try makeRouter(limits: with { $0.maxOutboundInFlight = 1 })
+        let release = AsyncStream<Void>.makeStream()
+        let scripts = Mutex<[String]>([])
+        router.connect(
+            PageChannel { script in
+                scripts.withLock { $0.append(script) }
+                if script.contains("first") { for await _ in release.stream { break } }
+            })
+        let first = Task { try await router.emit("first") }
+        #expect(await eventually { scripts.withLock { $0.count } == 1 })
+        let cancelled = Task { try await router.emit("cancelled") }
+        #expect(await eventually { router.outboundWaitingCount == 1 })
+        let after = Task { try await router.emit("after") }
+        #expect(await eventually { router.outboundWaitingCount == 2 })
+
+        cancelled.cancel()
+        // It stops waiting at once, while the first event still holds the only place.
+        let outcome = Mutex<String?>(nil)
+        Task {
+            do { try await cancelled.value } catch let error as BridgeError { outcome.withLock { $0 = error.code } }
+        }
+        #expect(
+            await eventually { outcome.withLock { $0 } == "cancelled" },
+            "\(String(describing: outcome.withLock { $0 }))")
+        #expect(router.outboundWaitingCount == 1, "only the event after it waits")
+
+        release.continuation.finish()
+        try await first.value
+        try await after.value
+        let names = scripts.withLock { $0 }.map { script in
+            ["first", "cancelled", "after"].first { script.contains("\"\($0)\"") } ?? script
+        }
+        #expect(names == ["first", "after"])
+        try await router.emit("later")
+        #expect(router.outboundWaitingCount == 0)
+    }
+
+    @Test(
+        "a sender already cancelled that finds a place sends; one that must wait throws cancelled at once",
+        .timeLimit(.minutes(1)))
+    func cancelledBeforeAsking() async throws {
+        let router = try makeRouter(limits: with { $0.maxOutboundInFlight = 1 })
+        let release = AsyncStream<Void>.makeStream()
+        let scripts = Mutex<[String]>([])
+        router.connect(
+            PageChannel { script in
+                scripts.withLock { $0.append(script) }
+                if script.contains("hold") { for await _ in release.stream { break } }
+            })
+        let gate = AsyncStream<Void>.makeStream()
+        let placed = Task {
+            for await _ in gate.stream { break }
+            try await router.emit("free")
+        }
+        placed.cancel()
+        gate.continuation.finish()
+        try await placed.value
+        #expect(scripts.withLock { $0.count } == 1, "a free place: the event goes")
+
+        let holder = Task { try await router.emit("hold") }
+        #expect(await eventually { scripts.withLock { $0.count } == 2 })
+        let gate2 = AsyncStream<Void>.makeStream()
+        let waiting = Task {
+            for await _ in gate2.stream { break }
+            try await router.emit("never")
+        }
+        waiting.cancel()
+        gate2.continuation.finish()
+        let error = await #expect(throws: BridgeError.self) { try await waiting.value }
+        #expect(error?.code == "cancelled")
+        #expect(router.outboundWaitingCount == 0)
+        release.continuation.finish()
+        try await holder.value
+        #expect(scripts.withLock { $0.count } == 2)
     }
 
     private func with(_ change: (inout BridgeLimits) -> Void) -> BridgeLimits {
