@@ -25,4 +25,15 @@ public struct MessageSource: Sendable, Hashable {
     public static func subframe(_ origin: String) -> MessageSource {
         MessageSource(origin: SecurityOrigin(origin), isMainFrame: false)
     }
+
+    /// A main-frame source with `origin` (`nil`: an opaque origin), for hosts that already hold a
+    /// ``SecurityOrigin`` (one made with ``SecurityOrigin/init(url:)`` from the view's URL).
+    public static func mainFrame(_ origin: SecurityOrigin?) -> MessageSource {
+        MessageSource(origin: origin, isMainFrame: true)
+    }
+
+    /// A subframe source with `origin` (`nil`: an opaque origin).
+    public static func subframe(_ origin: SecurityOrigin?) -> MessageSource {
+        MessageSource(origin: origin, isMainFrame: false)
+    }
 }

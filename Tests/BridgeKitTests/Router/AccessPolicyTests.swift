@@ -70,9 +70,13 @@ struct AccessPolicyTests {
     }
 
     @Test("Opaque origins (no origin) are refused with no_origin by every policy unless allowsOpaqueOrigins opts in")
-    func opaqueOrigins() {
+    func opaqueOrigins() throws {
         let opaqueMain = MessageSource(origin: nil, isMainFrame: true)
         let opaqueSub = MessageSource(origin: nil, isMainFrame: false)
+        #expect(MessageSource.mainFrame(nil) == opaqueMain && MessageSource.subframe(nil) == opaqueSub)
+        let fromURL = SecurityOrigin(url: try #require(URL(string: "https://app.example/page?q=1")))
+        #expect(MessageSource.mainFrame(fromURL) == .mainFrame("https://app.example"))
+        #expect(MessageSource.subframe(fromURL) == .subframe("https://app.example"))
         for policy in [
             AccessPolicy(), .anyOrigin(), .anyOrigin(allowsSubframes: true),
             .origins(["https://app.example"], allowsSubframes: true),
