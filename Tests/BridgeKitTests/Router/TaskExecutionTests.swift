@@ -81,7 +81,11 @@ struct TaskExecutionTests {
         #expect(await eventually { sawCancel.value })
         let cancel = try #require(log.all.first { $0.kind == .cancel })
         #expect(cancel.task == "wait" && cancel.outcome == nil, "\(cancel)")
-        #expect(log.all.contains { $0.direction == .outbound && $0.id == "w" && $0.outcome == code }, "\(log.all)")
+        // The reply's record is written once the engine evaluated its script, which may be after
+        // the page has the reply.
+        #expect(
+            await eventually { log.all.contains { $0.direction == .outbound && $0.id == "w" && $0.outcome == code } },
+            "\(log.all)")
         // A cancel that matches no call has no task to name.
         page.cancel("none", timedOut: timedOut)
         #expect(await eventually { log.all.contains { $0.id == "none" && $0.outcome == "dropped" && $0.task == nil } })
