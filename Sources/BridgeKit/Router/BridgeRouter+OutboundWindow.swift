@@ -26,7 +26,8 @@ extension BridgeRouter {
                     // Cancelled before it was queued: the cancellation handler found nothing to
                     // take out (it runs under the same lock, after the task is marked cancelled).
                     guard Task.isCancelled else { return nil }
-                    return state.outboundWindow.withdraw { $0.token === token } == nil ? nil : false
+                    _ = state.outboundWindow.withdraw { $0.token === token }
+                    return false
                 }
                 if let answer { continuation.resume(returning: answer) }
             }

@@ -4,6 +4,11 @@ public import Foundation
 ///
 /// Hosts print it (bridgehost writes one JSON line per record) or feed it to their own logging.
 /// It never carries payloads, only their sizes.
+///
+/// Records come in the order they were made. An outbound record is made once the engine has
+/// evaluated its script (or refused it), since it says whether the script reached the page; the
+/// page may answer before that (a `callPage`'s reply, an event's listener calling a task), so its
+/// inbound record can come before the outbound one it answers.
 public struct TrafficRecord: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Which way the message went.
     public enum Direction: String, Sendable, Codable {
