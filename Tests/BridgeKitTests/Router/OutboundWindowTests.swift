@@ -96,6 +96,31 @@ struct OutboundWindowTests {
 
     // MARK: The router
 
+    /// A channel that records every script and holds the evaluation of the one whose text contains
+    /// `marker` until ``release()``; with a window of one place, the senders after it wait.
+    final class HoldingChannel: Sendable {
+        let scripts = Mutex<[String]>([])
+        private let held = AsyncStream<Void>.makeStream()
+        private let marker: String
+        init(holding marker: String) { self.marker = marker }
+        var channel: PageChannel {
+            PageChannel { script in
+                self.scripts.withLock { $0.append(script) }
+                if script.contains(self.marker) { for await _ in self.held.stream { break } }
+            }
+        }
+        var count: Int { scripts.withLock { $0.count } }
+        func release() { held.continuation.finish() }
+    }
+
+    /// A router with a window of one place, connected to a ``HoldingChannel`` holding `marker`.
+    private func routerWithOnePlace(holding marker: String) throws -> (BridgeRouter, HoldingChannel) {
+        let router = try makeRouter(limits: with { $0.maxOutboundInFlight = 1 })
+        let page = HoldingChannel(holding: marker)
+        router.connect(page.channel)
+        return (router, page)
+    }
+
     /// A channel whose evaluations take `delay` each and that counts how many run at once.
     final class SlowChannel: Sendable {
         let running = Mutex(0)
@@ -221,30 +246,24 @@ struct OutboundWindowTests {
     /// app emitted for document A, waiting behind a slow listener, reached document B.
     @Test("events waiting for a place when another document commits reach nobody; their emit throws unavailable")
     func waitingEventsStayWithTheirDocument() async throws {
-        let router = try makeRouter(limits: with { $0.maxOutboundInFlight = 1 })
-        let release = AsyncStream<Void>.makeStream()
-        let scripts = Mutex<[String]>([])
-        router.connect(
-            PageChannel { script in
-                scripts.withLock { $0.append(script) }
-                if script.contains("first") { for await _ in release.stream { break } }
-            })
+        let (router, page) = try routerWithOnePlace(holding: "first")
         let first = Task { try await router.emit("first") }
-        #expect(await eventually { scripts.withLock { $0.count } == 1 })
+        #expect(await eventually { page.count == 1 })
         var waiting: [Task<Void, any Error>] = []
         for index in 0..<3 {
             waiting.append(Task { try await router.emit("for-a", data: index) })
         }
         #expect(await eventually { router.outboundWaitingCount == 3 })
         router.pageDidCommitNavigation()
-        release.continuation.finish()
+        page.release()
         try await first.value
         for sender in waiting {
             await #expect(throws: BridgeError.self) { try await sender.value }
         }
-        #expect(scripts.withLock { $0 }.filter { $0.contains("for-a") }.isEmpty, "\(scripts.withLock { $0 })")
+        let scripts = page.scripts.withLock { $0 }
+        #expect(scripts.filter { $0.contains("for-a") }.isEmpty, "\(scripts)")
         try await router.emit("for-b")
-        #expect(scripts.withLock { $0 }.last?.contains("for-b") == true)
+        #expect(page.scripts.withLock { $0 }.last?.contains("for-b") == true)
     }
 
     /// Kind of fault: a sender waiting for a place ignored its Swift task's cancellation. An app
@@ -254,16 +273,9 @@ struct OutboundWindowTests {
         "a sender whose Swift task is cancelled while it waits for a place stops waiting, throws cancelled and sends nothing; the others keep their turn",
         .timeLimit(.minutes(1)))
     func cancelledWhileWaiting() async throws {
-        let router = try makeRouter(limits: with { $0.maxOutboundInFlight = 1 })
-        let release = AsyncStream<Void>.makeStream()
-        let scripts = Mutex<[String]>([])
-        router.connect(
-            PageChannel { script in
-                scripts.withLock { $0.append(script) }
-                if script.contains("first") { for await _ in release.stream { break } }
-            })
+        let (router, page) = try routerWithOnePlace(holding: "first")
         let first = Task { try await router.emit("first") }
-        #expect(await eventually { scripts.withLock { $0.count } == 1 })
+        #expect(await eventually { page.count == 1 })
         let cancelled = Task { try await router.emit("cancelled") }
         #expect(await eventually { router.outboundWaitingCount == 1 })
         let after = Task { try await router.emit("after") }
@@ -280,10 +292,10 @@ struct OutboundWindowTests {
             "\(String(describing: outcome.withLock { $0 }))")
         #expect(router.outboundWaitingCount == 1, "only the event after it waits")
 
-        release.continuation.finish()
+        page.release()
         try await first.value
         try await after.value
-        let names = scripts.withLock { $0 }.map { script in
+        let names = page.scripts.withLock { $0 }.map { script in
             ["first", "cancelled", "after"].first { script.contains("\"\($0)\"") } ?? script
         }
         #expect(names == ["first", "after"])
@@ -295,39 +307,31 @@ struct OutboundWindowTests {
         "a sender already cancelled that finds a place sends; one that must wait throws cancelled at once",
         .timeLimit(.minutes(1)))
     func cancelledBeforeAsking() async throws {
-        let router = try makeRouter(limits: with { $0.maxOutboundInFlight = 1 })
-        let release = AsyncStream<Void>.makeStream()
-        let scripts = Mutex<[String]>([])
-        router.connect(
-            PageChannel { script in
-                scripts.withLock { $0.append(script) }
-                if script.contains("hold") { for await _ in release.stream { break } }
-            })
-        let gate = AsyncStream<Void>.makeStream()
-        let placed = Task {
-            for await _ in gate.stream { break }
-            try await router.emit("free")
-        }
-        placed.cancel()
-        gate.continuation.finish()
-        try await placed.value
-        #expect(scripts.withLock { $0.count } == 1, "a free place: the event goes")
+        let (router, page) = try routerWithOnePlace(holding: "hold")
+        try await emitFromCancelledTask(router, "free").value
+        #expect(page.count == 1, "a free place: the event goes")
 
         let holder = Task { try await router.emit("hold") }
-        #expect(await eventually { scripts.withLock { $0.count } == 2 })
-        let gate2 = AsyncStream<Void>.makeStream()
-        let waiting = Task {
-            for await _ in gate2.stream { break }
-            try await router.emit("never")
-        }
-        waiting.cancel()
-        gate2.continuation.finish()
+        #expect(await eventually { page.count == 2 })
+        let waiting = emitFromCancelledTask(router, "never")
         let error = await #expect(throws: BridgeError.self) { try await waiting.value }
         #expect(error?.code == "cancelled")
         #expect(router.outboundWaitingCount == 0)
-        release.continuation.finish()
+        page.release()
         try await holder.value
-        #expect(scripts.withLock { $0.count } == 2)
+        #expect(page.count == 2)
+    }
+
+    /// Emits `name` from a Swift task that is cancelled before it asks for a place.
+    private func emitFromCancelledTask(_ router: BridgeRouter, _ name: String) -> Task<Void, any Error> {
+        let gate = AsyncStream<Void>.makeStream()
+        let sender = Task {
+            for await _ in gate.stream { break }
+            try await router.emit(name)
+        }
+        sender.cancel()
+        gate.continuation.finish()
+        return sender
     }
 
     private func with(_ change: (inout BridgeLimits) -> Void) -> BridgeLimits {
