@@ -41,22 +41,31 @@ extension InboundAdmission {
     /// Every answer repeats its call's id, so an id of any length made the app write, scan and
     /// send back as much as the page sent: 64 bodies of 15 MiB that were one id held up another
     /// view's calls for seconds (attack 18).
-    func limitingIDs() -> InboundAdmission {
+    consuming func limitingIDs() -> InboundAdmission {
+        // Consuming, so that the usual admission (an id of usable length) is passed on, not
+        // copied with every reference it holds.
+        guard let refusal = idRefusal else { return self }
+        return refusal
+    }
+
+    /// What replaces this admission when its id is longer than ``InboundDecoder/maxIDBytes``,
+    /// or `nil` when it has no such id.
+    private var idRefusal: InboundAdmission? {
         switch self {
-        case .deferredCall(let id, _, _) where !InboundDecoder.isUsable(id):
-            .unreadable(id: nil, InboundDecoder.idTooLong)
-        case .synchronousCall(let call) where !InboundDecoder.isUsable(call.id):
-            .unreadable(id: nil, InboundDecoder.idTooLong)
-        case .message(.call(let call)) where !InboundDecoder.isUsable(call.id):
-            .unreadable(id: nil, InboundDecoder.idTooLong)
-        case .message(.invalid(let id, let error)) where !InboundDecoder.isUsable(id):
-            .message(.invalid(id: nil, error: error))
-        case .unreadable(let id, let error) where !InboundDecoder.isUsable(id):
-            .unreadable(id: nil, error)
-        case .closed(let id, let taskName) where !InboundDecoder.isUsable(id):
-            .closed(id: nil, taskName: taskName)
-        default:
-            self
+        case .deferredCall(let id, _, _):
+            InboundDecoder.isUsable(id) ? nil : .unreadable(id: nil, InboundDecoder.idTooLong)
+        case .synchronousCall(let call):
+            InboundDecoder.isUsable(call.id) ? nil : .unreadable(id: nil, InboundDecoder.idTooLong)
+        case .message(.call(let call)):
+            InboundDecoder.isUsable(call.id) ? nil : .unreadable(id: nil, InboundDecoder.idTooLong)
+        case .message(.invalid(let id, let error)):
+            InboundDecoder.isUsable(id) ? nil : .message(.invalid(id: nil, error: error))
+        case .unreadable(let id, let error):
+            InboundDecoder.isUsable(id) ? nil : .unreadable(id: nil, error)
+        case .closed(let id, let taskName):
+            InboundDecoder.isUsable(id) ? nil : .closed(id: nil, taskName: taskName)
+        case .message:
+            nil
         }
     }
 }

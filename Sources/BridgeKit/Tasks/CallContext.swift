@@ -105,9 +105,10 @@ public struct CallContext: Sendable {
     /// id), so awaiting each call keeps progress in order and before the final reply.
     /// - Throws: ``BridgeError`` `cancelled` when the call has already settled (cancelled, timed
     ///   out, navigated away), or when the task is cancelled while the value waits for a place in
-    ///   the ``BridgeLimits/maxOutboundInFlight`` window (the value is not sent); `progress_limit_exceeded` when the call has sent
-    ///   ``BridgeLimits/maxProgressPerCall`` messages (the call then settles with that error);
-    ///   `invalid_result` when `value` cannot be encoded.
+    ///   the ``BridgeLimits/maxOutboundInFlight`` window (the value is not sent);
+    ///   `progress_limit_exceeded` when the call has sent ``BridgeLimits/maxProgressPerCall``
+    ///   messages (the call then settles with that error); `invalid_result` when `value` cannot
+    ///   be encoded.
     public func progress(_ value: some Encodable & Sendable) async throws {
         try await sendProgress(value)
     }
