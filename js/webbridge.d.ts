@@ -52,7 +52,11 @@ export interface WebBridgeCallSettings<T = unknown, P = unknown> {
    * `AbortSignal.timeout(ms)` does) and posts a cancel (an aborted signal posts nothing).
    */
   signal?: AbortSignal | null;
-  /** Runs for each non-final progress message of this call, in order. */
+  /**
+   * Runs for each non-final progress message of this call, in order, before the call settles.
+   * With `binary: "bytes"` (the default), a value with binary values runs once their bytes were
+   * read, and the values after it and the call's reply wait for it.
+   */
   onProgress?: (data: P) => void;
   /**
    * Binary values in the options (ArrayBuffer, typed arrays, DataView, Blob, File) travel through

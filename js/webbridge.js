@@ -796,6 +796,7 @@
       var entry = { id: null, callback: null, resolve: null, reject: null, onProgress: null, timer: null,
         signal: null, onAbort: null, queued: null, done: false, starting: true,
         uploads: null, uploaded: false, uploadsInFlight: 0, heldReply: null, heldTimer: null, replyReleased: false,
+        uploadWaitOver: false, progressWaiting: [], progressBusy: false,
         retryTimers: null,
         transfers: null, resolving: false, onUploadProgress: null, onDownloadProgress: null,
         binary: undefined, streams: false, streamSignal: null };
@@ -845,23 +846,39 @@
     /** How long a successful reply waits for its call's upload requests to end (`holdReply`), in ms. */
     var UPLOAD_END_WAIT_MS = 1000;
     /**
-     * Holds a successful reply until the call's upload requests ended, so that `onUploadProgress`
-     * reports the whole value before the call resolves: native answers a request when the task has
-     * read it, and the task's reply can reach the page first. Only for a call with
-     * `onUploadProgress`, at most `UPLOAD_END_WAIT_MS`. Returns whether it held `m`.
+     * Holds a reply while something the page must see before it is still coming: the call's
+     * progress values whose bytes are being read (`queueProgress`), and, for a successful reply
+     * of a call with `onUploadProgress`, its upload requests, so that `onUploadProgress` reports
+     * the whole value before the call resolves (native answers a request when the task has read
+     * it, and the task's reply can reach the page first; that wait lasts at most
+     * `UPLOAD_END_WAIT_MS`). Returns whether it held `m`.
      */
     function holdReply(entry, m) {
-      if (m.ok !== true || !entry.onUploadProgress || !entry.uploadsInFlight || entry.heldReply || entry.replyReleased) {
-        return false;
-      }
+      if (entry.heldReply || entry.replyReleased) { return false; }
+      var forUploads = waitsForUploads(entry, m);
+      if (!forUploads && !progressPending(entry)) { return false; }
       entry.heldReply = m;
-      entry.heldTimer = later(function () { releaseReply(entry, true); }, UPLOAD_END_WAIT_MS);
+      if (forUploads) {
+        entry.heldTimer = later(function () {
+          entry.heldTimer = null;
+          entry.uploadWaitOver = true;
+          releaseReply(entry, false);
+        }, UPLOAD_END_WAIT_MS);
+      }
       return true;
     }
-    /** Delivers a held reply once the call's upload requests ended, or at once with `force`. */
+    /** Whether reply `m` waits for the call's upload requests to end (`holdReply`). */
+    function waitsForUploads(entry, m) {
+      return m.ok === true && !!entry.onUploadProgress && entry.uploadsInFlight > 0 && !entry.uploadWaitOver;
+    }
+    /** Whether progress values of the call wait to reach `onProgress` (`queueProgress`). */
+    function progressPending(entry) {
+      return entry.progressBusy || entry.progressWaiting.length > 0;
+    }
+    /** Delivers a held reply once nothing it waits for is left, or at once with `force`. */
     function releaseReply(entry, force) {
       var m = entry.heldReply;
-      if (!m || (!force && entry.uploadsInFlight > 0)) { return; }
+      if (!m || (!force && (waitsForUploads(entry, m) || progressPending(entry)))) { return; }
       entry.heldReply = null;
       entry.replyReleased = true;
       if (entry.heldTimer !== null) { cancelLater(entry.heldTimer); entry.heldTimer = null; }
@@ -896,20 +913,43 @@
     function onProgress(m) {
       onEnvelopeTokens(m);
       var entry = typeof m.id === 'string' ? mapGet(pending, m.id) : undefined;
-      var found = entry && entry.onProgress && !entry.resolving ? binariesIn(m.data) : null;
+      if (!entry || !entry.onProgress || entry.resolving) { return; }
+      var found = binariesIn(m.data);
       if (found && entry.streams) {
         try { entry.onProgress(orNull(streamBinaries(m.data, found, entry))); } catch (err) { report(err); }
         return;
       }
-      if (found) {
-        resolveBinaries(m.data, found, entry, function (data) {
-          if (!entry.done && entry.onProgress) { onProgress({ id: m.id, data: data }); }
-        }, function () { /* a progress value whose bytes failed is dropped */ });
-        return;
+      queueProgress(entry, m.data, found);
+    }
+    /**
+     * Hands a call's progress values to `onProgress` in the order native sent them: a value with
+     * binary values waits until their bytes were read, the values after it and the call's reply
+     * wait for it (`holdReply`), so a task that reports bytes and returns at once has its
+     * progress seen before its reply. A value whose bytes cannot be read is dropped.
+     */
+    function queueProgress(entry, data, found) {
+      arrayPush(entry.progressWaiting, { data: data, found: found });
+      drainProgress(entry);
+    }
+    function drainProgress(entry) {
+      while (!entry.progressBusy && entry.progressWaiting.length > 0 && !entry.done) {
+        var item = arrayShift(entry.progressWaiting);
+        if (!item.found) { callProgress(entry, item.data); continue; }
+        entry.progressBusy = true;
+        resolveBinaries(item.data, item.found, entry, function (data) {
+          entry.progressBusy = false;
+          callProgress(entry, data);
+          drainProgress(entry);
+        }, function () {
+          entry.progressBusy = false;
+          drainProgress(entry);
+        });
       }
-      if (entry && entry.onProgress && !entry.resolving) {
-        try { entry.onProgress(orNull(m.data)); } catch (err) { report(err); }
-      }
+      if (!progressPending(entry)) { releaseReply(entry, false); }
+    }
+    function callProgress(entry, data) {
+      if (entry.done || !entry.onProgress) { return; }
+      try { entry.onProgress(orNull(data)); } catch (err) { report(err); }
     }
     function onEvent(m) {
       if (m.name === BINARY_ANNOUNCEMENT) { onAnnouncement(m.data); return; }

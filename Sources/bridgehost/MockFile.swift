@@ -8,7 +8,7 @@ struct MockFile {
     struct Entry: Sendable, Equatable {
         /// What a call gets.
         enum Outcome: Sendable, Equatable {
-            case reply(JSONValue)
+            case reply(MockValue)
             case error(code: String, message: String, details: JSONValue?)
         }
 
@@ -17,7 +17,7 @@ struct MockFile {
         /// Milliseconds before the reply.
         var delayMilliseconds: Int
         /// Progress data sent, evenly spread over the delay, before the reply.
-        var progress: [JSONValue]
+        var progress: [MockValue]
         /// Events the app would send when the task runs (`WebBridge.on` listeners get them), sent
         /// after the progress, just before the reply.
         var events: [Event] = []
@@ -115,6 +115,14 @@ struct MockFile {
 
     private static func entry(_ task: String, _ mock: JSONValue, file: String) throws(LoadError) -> Entry {
         func fail(_ problem: String) -> LoadError { LoadError(file: file, entry: task, problem: problem) }
+        let folder = URL(fileURLWithPath: file).deletingLastPathComponent()
+        func read(_ value: JSONValue, as what: String) throws(LoadError) -> MockValue {
+            do {
+                return try MockValue.read(value, folder: folder)
+            } catch {
+                throw fail("\(what): \(error.message)")
+            }
+        }
         guard !task.isEmpty else { throw fail("the task name is empty") }
         guard !task.hasPrefix("bridgehost.") else {
             throw fail("names starting with \"bridgehost.\" are bridgehost's own control tasks")
@@ -132,7 +140,7 @@ struct MockFile {
         case (nil, nil):
             throw fail("needs \"reply\" (any JSON) or \"error\" ({\"code\": …, \"message\": …})")
         case (.some(let reply), nil):
-            outcome = .reply(reply)
+            outcome = .reply(try read(reply, as: "\"reply\""))
         case (nil, .some(let error)):
             guard let error = error.objectValue else {
                 throw fail("\"error\" must be an object {\"code\": …, \"message\": …}")
@@ -158,12 +166,14 @@ struct MockFile {
             }
             delay = Int(milliseconds)
         }
-        var progress: [JSONValue] = []
+        var progress: [MockValue] = []
         if let value = fields["progress"] {
             guard let steps = value.arrayValue, steps.count <= maxProgressSteps else {
                 throw fail("\"progress\" must be an array of at most \(maxProgressSteps) steps (each any JSON)")
             }
-            progress = steps
+            for (index, step) in steps.enumerated() {
+                progress.append(try read(step, as: "\"progress\" step \(index + 1)"))
+            }
         }
         var events: [Entry.Event] = []
         if let value = fields["events"] {
@@ -174,7 +184,14 @@ struct MockFile {
                 guard let event = item.objectValue, let name = event["name"]?.stringValue, !name.isEmpty,
                     event.keys.allSatisfy({ $0 == "name" || $0 == "data" })
                 else { throw fail(problem) }
-                events.append(Entry.Event(name: name, data: event["data"] ?? .null))
+                let data = event["data"] ?? .null
+                // An app's `emit` writes `Data` as base64 text: it has no call to offer bytes in.
+                guard !(try read(data, as: "event \"\(name)\"")).hasBytes else {
+                    throw fail(
+                        "event \"\(name)\": bytes (\"\(MockValue.bytesKey)\") reach the page in a reply or progress, not in an event"
+                    )
+                }
+                events.append(Entry.Event(name: name, data: data))
             }
         }
         var version: String?
@@ -202,7 +219,7 @@ struct MockFile {
 /// A task answered from a mock file entry.
 struct MockTask: BridgeTask {
     typealias Options = JSONValue?
-    typealias Result = JSONValue
+    typealias Result = MockValue
 
     let entry: MockFile.Entry
     /// The router the mock is registered on, for its ``MockFile/Entry/events``.
@@ -210,7 +227,7 @@ struct MockTask: BridgeTask {
     var name: String { entry.task }
     var version: String? { entry.version }
 
-    func run(_ options: JSONValue?, context: CallContext) async throws -> JSONValue {
+    func run(_ options: JSONValue?, context: CallContext) async throws -> MockValue {
         let pause = Double(entry.delayMilliseconds) / Double(entry.progress.count + 1)
         for step in entry.progress {
             if pause > 0 { try await Task.sleep(for: .milliseconds(pause)) }

@@ -38,7 +38,7 @@ enum TaskListing {
             if let mock = task.mock {
                 switch mock.outcome {
                 case .reply(let value):
-                    detail = "reply " + TrafficPrinter.truncated(TrafficPrinter.jsonText(value), to: 60)
+                    detail = "reply " + TrafficPrinter.truncated(TrafficPrinter.jsonText(value.summary), to: 60)
                 case .error(let code, _, _): detail = "error \(code)"
                 }
                 if mock.delayMilliseconds > 0 { detail += ", after \(mock.delayMilliseconds) ms" }

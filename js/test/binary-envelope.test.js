@@ -113,3 +113,40 @@ test('envelope tokens that are not strings are ignored; a "binary" member that i
   assert.deepEqual(await b, lookalike);
   assert.equal(requests.length, 0);
 });
+
+test('a reply that comes while a progress value\'s bytes are read waits for them: progress first, nothing lost', async () => {
+  const token = 'ef'.repeat(16);
+  const { bridge, transport } = setup([5, 6]);
+  const order = [];
+  const p = bridge.call('T', null, { onProgress: (d) => order.push(d.part instanceof Uint8Array ? [...d.part] : d.part) });
+  await flushAll();
+  const id = transport.messages[0].id;
+  // Native sends both at once (a task that reports bytes and returns): the reply comes before
+  // the progress value's bytes have been read.
+  bridge._receive({ v: 1, kind: 'progress', id, binary: [token], data: { part: { $bridgeBinary: { token, size: 2 } } } });
+  bridge._receive({ v: 1, kind: 'progress', id, data: { part: 'plain' } });
+  bridge._receive({ v: 1, kind: 'reply', id, ok: true, data: 'done' });
+  const data = await p;
+  order.push(data);
+  assert.deepEqual(order, [[5, 6], 'plain', 'done']);
+});
+
+test('an error reply also waits for the progress values before it; a value whose bytes fail is dropped, the rest go on', async () => {
+  const good = '12'.repeat(16);
+  const bad = '34'.repeat(16);
+  const win = makeWindow();
+  win.fetch = (url) => Promise.resolve(String(url).includes(bad)
+    ? new Response('gone', { status: 410 }) : new Response(new Uint8Array([5, 6]), { status: 200 }));
+  const transport = recordingTransport();
+  const bridge = createWebBridge({ window: win, transport });
+  const order = [];
+  const p = bridge.call('T', null, { onProgress: (d) => order.push(d.part instanceof Uint8Array ? [...d.part] : d.part) });
+  await flushAll();
+  const id = transport.messages[0].id;
+  bridge._receive({ v: 1, kind: 'progress', id, binary: [good], data: { part: { $bridgeBinary: { token: good, size: 2 } } } });
+  bridge._receive({ v: 1, kind: 'progress', id, binary: [bad], data: { part: { $bridgeBinary: { token: bad, size: 2 } } } });
+  bridge._receive({ v: 1, kind: 'progress', id, data: { part: 'after' } });
+  bridge._receive({ v: 1, kind: 'reply', id, ok: false, error: { code: 'declined', message: 'no' } });
+  await assert.rejects(p, (e) => { order.push(e.code); return true; });
+  assert.deepEqual(order, [[5, 6], 'after', 'declined']);
+});
