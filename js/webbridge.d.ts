@@ -159,7 +159,10 @@ export interface WebBridge {
    * Listens to a native event; the same function is registered once (it runs once per event).
    * Returns a function that ends this subscription: the listener stays until every function `on`
    * returned for it was called (or `off` removed it); each works once and never removes a later
-   * registration.
+   * registration. The app's `Data` in an event arrives as a `Uint8Array` (with the app's byte
+   * transport attached; else base64 text); listeners get events in the order the app sent them,
+   * an event with bytes holding what the app sent after it (events, replies, progress) until its
+   * bytes were read.
    */
   on<T = unknown>(name: string, listener: (data: T) => void): () => void;
   /** Removes one listener, or every listener of `name` when `listener` is omitted. */

@@ -1,7 +1,7 @@
 import BridgeKit
 import Foundation
 
-/// A reply or progress value of a mock file: JSON, in which an object
+/// A reply, progress or event value of a mock file: JSON, in which an object
 /// `{"$bridgeBinary": {"base64": "…"}}` or `{"$bridgeBinary": {"file": "photo.png"}}` stands for
 /// bytes. The bytes reach the page as the app's `Data` would: a `Uint8Array`, through the byte
 /// transport (docs/protocol.md, "Binary values").
@@ -88,27 +88,12 @@ indirect enum MockValue: Encodable, Sendable, Equatable {
     }
 
     func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
         switch self {
-        case .json(let value):
-            try value.encode(to: encoder)
-        case .bytes(let data):
-            var container = encoder.singleValueContainer()
-            try container.encode(data)
-        case .array(let values):
-            var container = encoder.unkeyedContainer()
-            for value in values { try container.encode(value) }
-        case .object(let members):
-            var container = encoder.container(keyedBy: MemberName.self)
-            for (name, value) in members { try container.encode(value, forKey: MemberName(name)) }
+        case .json(let value): try container.encode(value)
+        case .bytes(let data): try container.encode(data)
+        case .array(let values): try container.encode(values)
+        case .object(let members): try container.encode(members)
         }
-    }
-
-    /// An object member's name as a coding key.
-    private struct MemberName: CodingKey {
-        let stringValue: String
-        init(_ name: String) { stringValue = name }
-        init?(stringValue: String) { self.stringValue = stringValue }
-        var intValue: Int? { nil }
-        init?(intValue: Int) { nil }
     }
 }

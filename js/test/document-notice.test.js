@@ -8,14 +8,17 @@ const { makeWindow: makeBridgeWindow, recordingHandler, evaluateIn } = require('
 
 /** A window whose notice world has `handler` as webkit.messageHandlers.webbridgeDocument. */
 function makeWindow(options = {}) {
-  const win = makeBridgeWindow(options.target ? { target: options.target } : {});
+  const base = options.target ? { target: options.target } : {};
+  if (Object.prototype.hasOwnProperty.call(options, 'origin')) { base.origin = options.origin; }
+  const win = makeBridgeWindow(base);
   if (options.handler) { win.webkit = { messageHandlers: { webbridgeDocument: options.handler } }; }
   return win;
 }
 
 const DOCUMENT_PATH = path.join(__dirname, '..', 'webbridge-document.js');
 const { announceDocuments, DELIVER } = require(DOCUMENT_PATH);
-const NOTICE_TEXT = /^\{"v":1,"kind":"document","document":"[0-9a-f]{32}"\}$/;
+const NOTICE_TEXT = /^\{"v":1,"kind":"document","document":"[0-9a-f]{32}"(,"origin":"https:\/\/app\.example")?\}$/;
+const NOTICE_WITHOUT_ORIGIN = /^\{"v":1,"kind":"document","document":"[0-9a-f]{32}"\}$/;
 
 test('posts one document notice when it installs, as the exact protocol text naming the document', () => {
   const handler = recordingHandler();
@@ -26,6 +29,25 @@ test('posts one document notice when it installs, as the exact protocol text nam
   const other = recordingHandler();
   announceDocuments({ window: makeWindow({ handler: other }) });
   assert.notEqual(JSON.parse(other.texts[0]).document, JSON.parse(handler.texts[0]).document, 'each document its own id');
+});
+
+// The notice tells native the document's security origin (`self.origin`, read in the notice's
+// world at document start), so native can hand an event's bytes to that origin only; an opaque
+// origin ("null") is no origin, and the origin is JSON text, never pasted into quotes.
+test('the notice carries the document\'s security origin as JSON, and none when it is opaque', () => {
+  const post = (origin) => {
+    const handler = recordingHandler();
+    announceDocuments({ window: makeWindow({ handler, origin }) });
+    assert.equal(handler.texts.length, 1);
+    return handler.texts[0];
+  };
+  const plain = post('https://app.example:8443');
+  assert.match(plain, /^\{"v":1,"kind":"document","document":"[0-9a-f]{32}","origin":"https:\/\/app\.example:8443"\}$/);
+  assert.match(post('null'), NOTICE_WITHOUT_ORIGIN, 'an opaque origin is no origin');
+  assert.match(post(undefined), NOTICE_WITHOUT_ORIGIN, 'no origin to read');
+  assert.match(post(42), NOTICE_WITHOUT_ORIGIN, 'not a string');
+  const odd = post('https://a"b\\c\u2028');
+  assert.equal(JSON.parse(odd).origin, 'https://a"b\\c\u2028', 'written as JSON, not pasted into quotes');
 });
 
 // Kind of fault: a script on its way when another document commits. Native evaluated progress,

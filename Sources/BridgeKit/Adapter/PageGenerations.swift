@@ -49,8 +49,8 @@ package final class PageGenerations {
         record(heldResponseError.commit())
     }
 
-    /// A document notice (`js/webbridge-document.js`): names the document on screen
-    /// (``BridgeRouter/pageDidAnnounceDocument(_:)``), which starts a new generation when it is
+    /// A document notice (`js/webbridge-document.js`): names the document on screen and its
+    /// origin (``BridgeRouter/pageDidAnnounceDocument(_:origin:)``), which starts a new generation when it is
     /// another document; a notice without a readable id starts one in any case. A notice of
     /// another document than the one named (or of the first) also tells that a navigation
     /// committed: a held response error is recorded then.
@@ -63,10 +63,10 @@ package final class PageGenerations {
     package func documentNotice(isMainFrame: Bool, isFromAttachedWebView: Bool, body: String? = nil) -> Bool {
         guard isAttached, isMainFrame, isFromAttachedWebView, let router else { return false }
         let before = router.pageGeneration
-        let id = body.flatMap(DocumentNoticeBody.document(in:))
-        let committed = id == nil || id != router.announcedDocument
-        if let id {
-            router.pageDidAnnounceDocument(id)
+        let notice = body.flatMap(DocumentNoticeBody.notice(in:))
+        let committed = notice == nil || notice?.document != router.announcedDocument
+        if let notice {
+            router.pageDidAnnounceDocument(notice.document, origin: notice.origin)
         } else {
             router.pageDidCommitNavigation()
         }

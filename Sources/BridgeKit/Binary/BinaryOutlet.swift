@@ -1,17 +1,19 @@
 import Foundation
 
-/// Where plain `Data` in a call's result or progress goes: with the router's byte transport
-/// attached (``BinaryTransfers``, which attaches itself), each `Data` value the router writes
-/// into a call's final reply or progress becomes a download, exactly as if the task had put a
-/// placeholder from ``BinaryTransfers/send(_:type:context:)`` there, and the page gets a
-/// `Uint8Array`. Without one, when no web view serves it (``BinaryTransfers/isServed``), or for a
-/// call the byte transport does not serve (a subframe's, one with no origin), `Data` is written as
-/// `JSONEncoder` writes it: a base64 string.
+/// Where plain `Data` in a call's result or progress, or an event, goes: with the router's byte
+/// transport attached (``BinaryTransfers``, which attaches itself), each `Data` value the router
+/// writes into a call's final reply or progress, or into an event for a document of an origin
+/// the router's policy admits (``BridgeRouter/pageDidAnnounceDocument(_:origin:)``), becomes a
+/// download, exactly as if the task had put a placeholder from
+/// ``BinaryTransfers/send(_:type:context:)`` there, and the page gets a `Uint8Array`. Without one, when no web view serves it
+/// (``BinaryTransfers/isServed``), or for a call the byte transport does not serve (a subframe's,
+/// one with no origin), `Data` is written as `JSONEncoder` writes it: a base64 string.
 ///
 /// How: ``BridgeJSON``'s encoder writes `Data` through ``Writer/current``, a task-local value
 /// that ``write(for:_:)`` binds while the router encodes a call's message; the writer offers the
 /// bytes (``BinaryTransfers/offerWritten(_:context:)``) and collects the tokens, which the router
-/// then lists in the envelope of the message it writes (docs/protocol.md, "Binary values").
+/// then lists in the envelope of the message it writes (docs/protocol.md, "Binary values"). An
+/// event's writer has a context of no call, for the document on screen.
 ///
 /// Thread-safe; one per router.
 final class BinaryOutlet: Sendable {

@@ -7,17 +7,18 @@
 /// read them with ``BinaryTransfers/upload(of:context:)`` (a stream of chunks) or
 /// ``BinaryTransfers/data(of:context:)``; put one made by ``BinaryTransfers/send(_:type:context:)``
 /// into a result, progress or event to hand bytes to the page, which gets a `Uint8Array` there.
-/// Plain `Data` in a result or progress becomes such a value by itself once the router has
-/// ``BinaryTransfers`` (``BinaryTransfers/init(router:limits:)``); `send` adds a MIME type, and
+/// Plain `Data` in a result, progress or event becomes such a value by itself once the router
+/// has ``BinaryTransfers`` (``BinaryTransfers/init(router:limits:)``; for an event, once the
+/// document's notice told an origin the router's policy admits); `send` adds a MIME type, and
 /// `send(chunks:size:type:context:)` streams.
 ///
 /// Which message carries the token decides where it works: `send` with a running call's context
 /// announces the token in that call's next progress or reply, so put the placeholder there; for
-/// an event (``BridgeRouter/emit(_:data:)-(_,EncodableSendable)``), make the placeholder with a context of no call
-/// (`CallContext(callID: nil, taskName: "…", source: .mainFrame(origin), pageGeneration:
-/// router.pageGeneration)`), whose `send` announces the token with an event of its own before it
-/// returns. A placeholder of a call's context put into an event reaches the page as the
-/// plain placeholder object.
+/// an event (``BridgeRouter/emit(_:data:)-(_,EncodableSendable)``) with a MIME type or a stream,
+/// make the placeholder with a context of no call (`CallContext(callID: nil, taskName: "…",
+/// source: .mainFrame(origin), pageGeneration: router.pageGeneration)`), whose `send` announces
+/// the token with an event of its own before it returns. A placeholder of a call's context put
+/// into an event reaches the page as the plain placeholder object.
 ///
 /// The placeholder is found by type, never by its key alone: native reads it only where a task
 /// declared a `BridgeBinary`, and the page turns a placeholder into bytes only when native

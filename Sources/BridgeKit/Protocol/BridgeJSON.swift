@@ -8,8 +8,8 @@ public import Foundation
 /// an `Int`; integers up to `UInt64.max` decode exactly, never through `Double`).
 ///
 /// `Data` is written as a base64 string, as `JSONEncoder` writes it, except in a call's result or
-/// progress when the router's byte transport is attached: there it is a binary value the page
-/// gets as a `Uint8Array` (`BinaryTransfers`). A `Data` field of a task's options reads base64
+/// progress, or an event, when the router's byte transport is attached: there it is a binary
+/// value the page gets as a `Uint8Array` (`BinaryTransfers`). A `Data` field of a task's options reads base64
 /// text; a binary value the page passes (an `ArrayBuffer`, typed array or `Blob`) needs a
 /// ``BridgeBinary`` field, and the page is told so.
 ///
@@ -29,7 +29,7 @@ public enum BridgeJSON {
             try container.encode(date.formatted(javaScriptDate))
         }
         encoder.dataEncodingStrategy = .custom { data, encoder in
-            // In a call's result or progress with a byte transport attached, a download.
+            // In a call's result or progress, or an event, with a byte transport attached: a download.
             if let writer = BinaryOutlet.Writer.current, let binary = try writer.placeholder(for: data) {
                 try binary.encode(to: encoder)
                 return

@@ -182,7 +182,7 @@ public final class BridgeRouter: Sendable {
         state.withLock { $0.generation }
     }
 
-    /// The document the latest document notice named (``pageDidAnnounceDocument(_:)``), `nil`
+    /// The document the latest document notice named (``pageDidAnnounceDocument(_:origin:)``), `nil`
     /// before one or after a commit that no notice followed yet.
     var announcedDocument: String? {
         state.withLock { $0.document }
@@ -242,27 +242,36 @@ public final class BridgeRouter: Sendable {
     /// them in the notice's world (``PageChannel/evaluateForDocument``): one on its way when
     /// another document commits reaches nobody.
     ///
-    /// - Parameter id: the notice's `document`; an id that is not 32 lowercase hexadecimal digits
-    ///   is taken as a notice of an unknown document (a new generation, no document named).
-    public func pageDidAnnounceDocument(_ id: String) {
+    /// - Parameters:
+    ///   - id: the notice's `document`; an id that is not 32 lowercase hexadecimal digits is taken
+    ///     as a notice of an unknown document (a new generation, no document named).
+    ///   - origin: the document's security origin as the notice tells it (its `origin`, read in
+    ///     the notice's world), `nil` for an opaque origin or none. With the byte transport
+    ///     attached, an event's `Data` reaches this document as bytes when its origin is one the
+    ///     router's policy admits (``emit(_:data:)-(_,EncodableSendable)``); a later notice of the same
+    ///     document keeps the origin the first one told.
+    public func pageDidAnnounceDocument(_ id: String, origin: SecurityOrigin? = nil) {
         let valid = PageFunction.isDocumentID(id)
         let (startsGeneration, action) = state.withLock { state -> (Bool, DocumentWait<HeldScript>.Action) in
             guard valid else { return (true, .none) }
             if state.document == nil {
                 state.document = id
+                state.documentOrigin = origin
                 return (false, state.documentWait.documentNamed())
             }
             return (state.document != id, .none)
         }
         perform(action)
-        if startsGeneration { startGeneration(document: valid ? id : nil) }
+        if startsGeneration { startGeneration(document: valid ? id : nil, origin: valid ? origin : nil) }
     }
 
-    /// Starts a new page generation whose document is `document` (see ``pageDidCommitNavigation()``).
-    private func startGeneration(document: String?) {
+    /// Starts a new page generation whose document is `document`, of `origin` (see
+    /// ``pageDidCommitNavigation()``).
+    private func startGeneration(document: String?, origin: SecurityOrigin? = nil) {
         let (calls, pageCalls, generation, observers, replaced, cancelWaiters) = state.withLock { state in
             state.startGeneration()
             state.document = document
+            state.documentOrigin = origin
             return (
                 state.settleAllCalls(.navigationCommitted), state.takeAllPageCalls(), state.generation,
                 state.generationObservers.sorted { $0.key < $1.key }.map(\.value),

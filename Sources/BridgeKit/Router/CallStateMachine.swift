@@ -320,9 +320,13 @@ struct RouterState: Sendable {
     var channel: PageChannel?
     var generation: UInt64 = 0
     /// The document of the current generation, as its document notice named it
-    /// (``BridgeRouter/pageDidAnnounceDocument(_:)``); `nil` until a notice named one. Scripts of
+    /// (``BridgeRouter/pageDidAnnounceDocument(_:origin:)``); `nil` until a notice named one. Scripts of
     /// the generation are delivered to this document only (``BridgeRouter/send(_:)``).
     var document: String?
+    /// The security origin of ``document``, as its notice told it (`nil` before a notice named
+    /// the document, for an opaque origin, or when the host gave none): where an event's `Data`
+    /// may go as a download (``BridgeRouter/emit(_:data:)-(_,EncodableSendable)``).
+    var documentOrigin: SecurityOrigin?
     /// The scripts of the current generation waiting for its document to be named.
     var documentWait = DocumentWait<BridgeRouter.HeldScript>()
     /// The pending calls (admitted, not yet settled) by id.

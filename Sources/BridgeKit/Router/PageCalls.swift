@@ -4,7 +4,12 @@ extension BridgeRouter {
     /// Sends an event to the page's `WebBridge.on(name, …)` listeners.
     /// - Parameters:
     ///   - name: the event name.
-    ///   - data: the payload; any `Encodable` value.
+    ///   - data: the payload; any `Encodable` value. Its `Data` values reach the page as
+    ///     `Uint8Array`s through the byte transport (``BinaryTransfers``) when one is attached and
+    ///     the document's notice told an origin the router's ``AccessPolicy`` admits (a task's own
+    ///     policy does not count: an event belongs to no task;
+    ///     ``pageDidAnnounceDocument(_:origin:)``, which both WebKit adapters call); otherwise
+    ///     they are base64 text, as `JSONEncoder` writes them.
     /// The event is for the document on screen when `emit` is called: when another one commits
     /// before the event leaves (say it waited for a place in the
     /// ``BridgeLimits/maxOutboundInFlight`` window), nobody gets it.
@@ -13,7 +18,9 @@ extension BridgeRouter {
     ///   `cancelled` when the calling Swift task is cancelled while the event waits for a place in
     ///   the window (the event is not sent; one that finds a place goes);
     ///   `invalid_result` when `data` cannot be encoded;
-    ///   `payload_too_large` over ``BridgeLimits/maxPayloadBytes``.
+    ///   `payload_too_large` over ``BridgeLimits/maxPayloadBytes`` or a `Data` value over
+    ///   ``BinaryLimits/maxTransferBytes``; `memory_budget_exceeded` over the byte transport's
+    ///   budgets (``BinaryLimits``).
     public func emit(_ name: String, data: some Encodable & Sendable = NoResult()) async throws {
         try await emitEvent(name, data: data)
     }
@@ -28,14 +35,14 @@ extension BridgeRouter {
     private func emitEvent(_ name: String, data: some Encodable & Sendable) async throws {
         // The document on screen now is the one the event is for: one that commits while the
         // event waits for a place does not get it (attack 26, F1).
-        let generation = pageGeneration
+        let (generation, origin) = state.withLock { ($0.generation, $0.documentOrigin) }
         // Encoded once it has a place on the way to the page (``OutboundWindow``).
         let delivered = try await inOutboundWindow {
             guard pageGeneration == generation else {
                 record(.outbound, .event, id: nil, task: name, reason: .navigated)
                 return false
             }
-            let json = try encodeForPage(.event(name: name, data: data))
+            let json = try encodeEvent(name, data: data, generation: generation, origin: origin)
             return await send(
                 OutgoingScript(
                     script: ReplyPipeline.script(json), bytes: json.count, kind: .event, id: nil, task: name,
@@ -44,6 +51,38 @@ extension BridgeRouter {
         guard delivered else {
             throw BridgeError.unavailable("The event could not be delivered to the page.")
         }
+    }
+
+    /// The JSON text of an event for the document of `generation`, within
+    /// ``BridgeLimits/maxPayloadBytes``. Its `Data` values become downloads for that document
+    /// (``BinaryOutlet``, their tokens in the event's envelope) when its notice told an origin the
+    /// router's policy admits (``pageDidAnnounceDocument(_:origin:)``); otherwise they are base64 text.
+    /// - Throws: `invalid_result` when it cannot be encoded; `payload_too_large` over the limit;
+    ///   a download's ``BridgeError`` (over a ``BinaryLimits`` budget).
+    private func encodeEvent(
+        _ name: String, data: some Encodable & Sendable, generation: UInt64, origin: SecurityOrigin?
+    ) throws -> OutboundJSON {
+        // The router's own policy, not a task's: an event belongs to no task.
+        let source = MessageSource.mainFrame(origin)
+        guard origin != nil, configuration.policy.refusal(for: source) == nil else {
+            return try encodeForPage(.event(name: name, data: data))
+        }
+        let context = CallContext(callID: nil, taskName: name, source: source, pageGeneration: generation)
+        let (json, written): (Data, [String])
+        do {
+            (json, written) = try binaryOutlet.write(for: context) { try BridgeJSON.encode(data) }
+        } catch let error as BridgeError {
+            throw error
+        } catch {
+            throw BridgeError.invalidResult("The value could not be encoded as JSON: \(error)")
+        }
+        let event = try ReplyPipeline.event(name: name, data: json, binary: written)
+        let limit = configuration.limits.maxPayloadBytes
+        guard event.count <= limit else {
+            binaryOutlet.withdraw(written)
+            throw BridgeError.payloadTooLarge(bytes: event.count, limit: limit)
+        }
+        return event
     }
 
     /// Calls a handler the page registered with `WebBridge.handle(name, fn)` and waits for its

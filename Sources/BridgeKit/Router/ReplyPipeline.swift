@@ -71,10 +71,7 @@ enum ReplyPipeline {
         case .progress(let id, let value, let binary):
             return try progress(id: id, data: BridgeJSON.encode(value), binary: binary)
         case .event(let name, let value):
-            return OutboundJSON(parts: [
-                dataHead, try BridgeJSON.encode(value),
-                member(#","kind":"event","name":"#, try quoted(name), #","v":1}"#),
-            ])
+            return try event(name: name, data: BridgeJSON.encode(value))
         case .call(let id, let handler, let options):
             return OutboundJSON(parts: [
                 member(#"{"id":"#, try quoted(id), #","kind":"call","options":"#), try BridgeJSON.encode(options),
@@ -117,6 +114,17 @@ enum ReplyPipeline {
         OutboundJSON(parts: [
             try head(binary, firstKey: "data"), data,
             member(#","id":"#, try quoted(id), #","kind":"progress","v":1}"#),
+        ])
+    }
+
+    /// The JSON text of an event whose data's JSON text is `data`:
+    /// `{"data":<data>,"kind":"event","name":<name>,"v":1}`; `binary` as in
+    /// ``success(id:result:binary:)``.
+    /// - Throws: what ``quoted(_:)`` throws (never).
+    static func event(name: String, data: Data, binary: [String] = []) throws -> OutboundJSON {
+        OutboundJSON(parts: [
+            try head(binary, firstKey: "data"), data,
+            member(#","kind":"event","name":"#, try quoted(name), #","v":1}"#),
         ])
     }
 

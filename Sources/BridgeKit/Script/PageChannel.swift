@@ -16,7 +16,7 @@ public struct PageChannel: Sendable {
     /// main frame's world of the document notice (`js/webbridge-document.js`), which page scripts
     /// cannot reach; `nil` when the host has no such world (scripts go to the page world,
     /// ``evaluate``). The router uses it for the generations whose document a notice named
-    /// (``BridgeRouter/pageDidAnnounceDocument(_:)``).
+    /// (``BridgeRouter/pageDidAnnounceDocument(_:origin:)``).
     public let evaluateForDocument: (@Sendable (_ script: String) async throws -> Void)?
 
     /// Creates a channel from an evaluate function.

@@ -12,7 +12,8 @@ public enum WebBridgeDocumentNotice {
  * BridgeKit document notice (protocol v1, docs/protocol.md, "Document notice"): tells native
  * which document is on screen. Injected at document start in the main frame, in a script world
  * page scripts cannot reach, it makes a random id for the document (128 bits) and posts
- * {"v":1,"kind":"document","document":"<id>"} to that world's "webbridgeDocument" handler (never
+ * {"v":1,"kind":"document","document":"<id>","origin":"<self.origin>"} (no origin when opaque)
+ * to that world's "webbridgeDocument" handler (never
  * to the bridge's channel, where a page could forge it) once when the document starts and again
  * when the back-forward cache restores it (the same id: the same document). Native starts a new
  * page generation when another document announces itself.
@@ -39,8 +40,20 @@ public enum WebBridgeDocumentNotice {
   /** The name of the delivery function in the notice's world (``PageFunction`` in Swift calls it). */
   var DELIVER = '__webbridgeDeliver';
 
-  /** The notice for the document `id`. */
-  function notice(id) { return '{"v":1,"kind":"document","document":"' + id + '"}'; }
+  /**
+   * The notice for the document `id` of security origin `origin` (`self.origin`, read in this
+   * world at document start): its `origin` member only when that is a string other than "null".
+   */
+  function notice(id, origin) {
+    var text = '{"v":1,"kind":"document","document":"' + id + '"';
+    if (typeof origin === 'string' && origin !== 'null') { text += ',"origin":' + JSON.stringify(origin); }
+    return text + '}';
+  }
+
+  /** The document's security origin (`self.origin`: "null" when opaque), or null when unreadable. */
+  function documentOrigin(win) {
+    try { return typeof win.origin === 'string' ? win.origin : null; } catch (e) { return null; }
+  }
 
   /** 128 random bits as 32 lowercase hexadecimal digits, or null without `crypto.getRandomValues`. */
   function randomID(win) {
@@ -100,7 +113,7 @@ public enum WebBridgeDocumentNotice {
       var post = handler.postMessage;
       var id = randomID(win);
       if (id === null) { return false; }
-      var text = notice(id);
+      var text = notice(id, documentOrigin(win));
       var announce = function () {
         try { Reflect.apply(post, handler, [text]); } catch (e) { /* never throw into the engine */ }
       };

@@ -519,6 +519,8 @@ public enum WebBridgeShim {
     var pending = new M();       // page call id -> entry
     var queue = [];              // {text, entry|null} waiting for a channel, at most MAX_QUEUE
     var listeners = new M();     // event name -> array of functions
+    var eventsWaiting = [];      // events not yet handed to listeners, in order (drainEvents)
+    var eventsDraining = false;  // drainEvents is handing them on
     var subscriptions = new M(); // event name -> Map(function -> {count}): the unsubscribe functions `on` returned and not yet called
     var handlers = new M();      // task name -> handler for native->page calls
     var nativeCalls = new M();   // native call id -> AbortController
@@ -806,7 +808,7 @@ public enum WebBridgeShim {
       var entry = { id: null, callback: null, resolve: null, reject: null, onProgress: null, timer: null,
         signal: null, onAbort: null, queued: null, done: false, starting: true,
         uploads: null, uploaded: false, uploadsInFlight: 0, heldReply: null, heldTimer: null, replyReleased: false,
-        uploadWaitOver: false, progressWaiting: [], progressBusy: false,
+        uploadWaitOver: false, progressWaiting: [], bytesRead: 0,
         retryTimers: null,
         transfers: null, resolving: false, onUploadProgress: null, onDownloadProgress: null,
         binary: undefined, streams: false, streamSignal: null };
@@ -856,6 +858,12 @@ public enum WebBridgeShim {
     /** How long a successful reply waits for its call's upload requests to end (`holdReply`), in ms. */
     var UPLOAD_END_WAIT_MS = 1000;
     /**
+     * How long, in ms, a reply held for its call's progress bytes, or the events behind an event
+     * with bytes, wait while those bytes make no progress (no byte read): then the reply goes on
+     * (the reads still running end with the call) or the event is dropped and reported.
+     */
+    var BINARY_STALL_MS = 10000;
+    /**
      * Holds a reply while something the page must see before it is still coming: the call's
      * progress values whose bytes are being read (`queueProgress`), and, for a successful reply
      * of a call with `onUploadProgress`, its upload requests, so that `onUploadProgress` reports
@@ -875,7 +883,23 @@ public enum WebBridgeShim {
           releaseReply(entry, false);
         }, UPLOAD_END_WAIT_MS);
       }
+      // A progress read that stalls (a native stream that never ends, say) does not hold the call.
+      watchStall(entry, function () { return entry.heldReply === m && progressPending(entry); },
+        function () { releaseReply(entry, true); });
       return true;
+    }
+    /**
+     * Calls `onStall` once `reader` (a call's entry, or an event's reader) has read no byte
+     * (`bytesRead`) for `BINARY_STALL_MS` while `waiting()` is true; checks again as long as
+     * bytes come.
+     */
+    function watchStall(reader, waiting, onStall) {
+      var seen = reader.bytesRead;
+      later(function () {
+        if (!waiting()) { return; }
+        if (reader.bytesRead === seen) { onStall(); return; }
+        watchStall(reader, waiting, onStall);
+      }, BINARY_STALL_MS);
     }
     /** Whether reply `m` waits for the call's upload requests to end (`holdReply`). */
     function waitsForUploads(entry, m) {
@@ -883,7 +907,7 @@ public enum WebBridgeShim {
     }
     /** Whether progress values of the call wait to reach `onProgress` (`queueProgress`). */
     function progressPending(entry) {
-      return entry.progressBusy || entry.progressWaiting.length > 0;
+      return entry.progressWaiting.length > 0;
     }
     /** Delivers a held reply once nothing it waits for is left, or at once with `force`. */
     function releaseReply(entry, force) {
@@ -897,7 +921,9 @@ public enum WebBridgeShim {
     function onReply(m) {
       onEnvelopeTokens(m);
       var entry = typeof m.id === 'string' ? mapGet(pending, m.id) : undefined;
-      if (!entry || entry.resolving || holdReply(entry, m)) { return; }
+      // A call that settled (its time limit, an abort) reads nothing: native gets the bytes back.
+      if (!entry) { forgoBinaries(m.ok === true ? binariesIn(m.data) : null); return; }
+      if (entry.resolving || holdReply(entry, m)) { return; }
       // A value refused for the part size (the app's transfers changed): the next values take the
       // size the refusal names, though its request's own answer may never be read.
       if (entry.uploaded && m.ok === false && isObject(m.error) && m.error.code === 'payload_too_large' &&
@@ -923,8 +949,9 @@ public enum WebBridgeShim {
     function onProgress(m) {
       onEnvelopeTokens(m);
       var entry = typeof m.id === 'string' ? mapGet(pending, m.id) : undefined;
-      if (!entry || !entry.onProgress || entry.resolving) { return; }
       var found = binariesIn(m.data);
+      // Bytes nobody will read are given back to native at once, not when they expire.
+      if (!entry || !entry.onProgress || entry.resolving) { forgoBinaries(found); return; }
       if (found && entry.streams) {
         try { entry.onProgress(orNull(streamBinaries(m.data, found, entry))); } catch (err) { report(err); }
         return;
@@ -932,28 +959,34 @@ public enum WebBridgeShim {
       queueProgress(entry, m.data, found);
     }
     /**
-     * Hands a call's progress values to `onProgress` in the order native sent them: a value with
-     * binary values waits until their bytes were read, the values after it and the call's reply
-     * wait for it (`holdReply`), so a task that reports bytes and returns at once has its
-     * progress seen before its reply. A value whose bytes cannot be read is dropped.
+     * Hands a call's progress values to `onProgress` in the order native sent them. The bytes of
+     * a value with binary values are read as soon as it arrives (every value's at once, as native
+     * offered them); the value reaches `onProgress` once they are read and every value before it
+     * was handed on, and the call's reply waits for the values before it (`holdReply`), so a task
+     * that reports bytes and returns at once has its progress seen before its reply. A value
+     * whose bytes cannot be read is dropped; the values after it go on.
      */
     function queueProgress(entry, data, found) {
-      arrayPush(entry.progressWaiting, { data: data, found: found });
+      var item = { data: data, ready: !found, failed: false };
+      arrayPush(entry.progressWaiting, item);
+      if (found) {
+        resolveBinaries(data, found, entry, function (resolved) {
+          item.data = resolved;
+          item.ready = true;
+          drainProgress(entry);
+        }, function () {
+          item.failed = true;
+          item.ready = true;
+          drainProgress(entry);
+        });
+      }
       drainProgress(entry);
     }
     function drainProgress(entry) {
-      while (!entry.progressBusy && entry.progressWaiting.length > 0 && !entry.done) {
-        var item = arrayShift(entry.progressWaiting);
-        if (!item.found) { callProgress(entry, item.data); continue; }
-        entry.progressBusy = true;
-        resolveBinaries(item.data, item.found, entry, function (data) {
-          entry.progressBusy = false;
-          callProgress(entry, data);
-          drainProgress(entry);
-        }, function () {
-          entry.progressBusy = false;
-          drainProgress(entry);
-        });
+      var waiting = entry.progressWaiting;
+      while (waiting.length > 0 && waiting[0].ready && !entry.done) {
+        var item = arrayShift(waiting);
+        if (!item.failed) { callProgress(entry, item.data); }
       }
       if (!progressPending(entry)) { releaseReply(entry, false); }
     }
@@ -963,15 +996,72 @@ public enum WebBridgeShim {
     }
     function onEvent(m) {
       if (m.name === BINARY_ANNOUNCEMENT) { onAnnouncement(m.data); return; }
-      var list = typeof m.name === 'string' ? mapGet(listeners, m.name) : undefined;
-      if (!list) { return; }
+      onEnvelopeTokens(m);
       var found = binariesIn(m.data);
+      // No listener: nobody will read its bytes; native gets them back at once.
+      if (typeof m.name !== 'string' || !mapGet(listeners, m.name)) { forgoBinaries(found); return; }
+      var item = { name: m.name, data: m.data, ready: !found, failed: false, after: [] };
+      arrayPush(eventsWaiting, item);
       if (found) {
-        resolveBinaries(m.data, found, null, function (data) { onEvent({ name: m.name, data: data }); },
-          function (code) { report('WebBridge: the binary values of event ' + m.name + ' failed: ' + code); });
-        return;
+        var reader = { done: false, transfers: null, bytesRead: 0 };
+        var failed = function (code) {
+          if (item.ready) { return; }
+          item.failed = true;
+          item.ready = true;
+          report('the binary values of event ' + item.name + ' failed: ' + code);
+          drainEvents();
+        };
+        resolveBinaries(m.data, found, reader, function (data) {
+          if (item.ready) { return; }
+          item.data = data;
+          item.ready = true;
+          drainEvents();
+        }, failed);
+        // A read that stalls does not hold the events behind it for ever.
+        watchStall(reader, function () { return !item.ready; }, function () {
+          reader.done = true;
+          abortTransfers(reader);
+          failed('timeout');
+        });
       }
-      var data = orNull(m.data);
+      drainEvents();
+    }
+    /**
+     * Runs `handle(m)` for a message native sent after the events still waiting for their bytes
+     * (`drainEvents`), once they reached their listeners; at once when none wait. So a call's
+     * reply or progress, or a native call, never overtakes an event native sent before it.
+     */
+    function afterEvents(handle, m) {
+      var count = eventsWaiting.length;
+      if (count === 0) { handle(m); return; }
+      arrayPush(eventsWaiting[count - 1].after, function () { handle(m); });
+    }
+    /**
+     * Hands events to their listeners in the order native sent them, each followed by the
+     * messages that came after it (`afterEvents`). The bytes of an event with binary values are
+     * read as soon as it arrives; the event reaches its listeners once they are read and every
+     * event before it was handed on. An event whose bytes cannot be read (or make no progress for
+     * `BINARY_STALL_MS`) is reported and dropped; what came after it goes on.
+     */
+    function drainEvents() {
+      if (eventsDraining) { return; }  // a listener made native's mock send more: the loop below takes it
+      eventsDraining = true;
+      try {
+        while (eventsWaiting.length > 0 && eventsWaiting[0].ready) {
+          var item = arrayShift(eventsWaiting);
+          if (!item.failed) { callListeners(item.name, item.data); }
+          arrayForEach(item.after, function (run) {
+            try { run(); } catch (err) { report(err); }
+          });
+        }
+      } finally {
+        eventsDraining = false;
+      }
+    }
+    function callListeners(name, value) {
+      var list = mapGet(listeners, name);
+      if (!list) { return; }
+      var data = orNull(value);
       arrayForEach(arraySlice(list), function (fn) {
         try { fn(data); } catch (err) { report(err); }
       });
@@ -1054,11 +1144,11 @@ public enum WebBridgeShim {
         }
         if (!isObject(m) || (hasOwn(m, 'v') && m.v !== 1)) { return; }
         switch (m.kind) {
-          case 'reply': onReply(m); break;
-          case 'progress': onProgress(m); break;
+          case 'reply': afterEvents(onReply, m); break;
+          case 'progress': afterEvents(onProgress, m); break;
           case 'event': onEvent(m); break;
-          case 'call': onNativeCall(m); break;
-          case 'cancel': onNativeCancel(m); break;
+          case 'call': afterEvents(onNativeCall, m); break;
+          case 'cancel': afterEvents(onNativeCancel, m); break;
           case 'tasks': onTasks(m); break;
           default: break;
         }
@@ -1084,6 +1174,7 @@ public enum WebBridgeShim {
     function abortTransfers(entry) {
       var controllers = entry.transfers;
       entry.transfers = null;
+      if (!controllers) { return; }
       arrayForEach(controllers, function (c) { try { c.abort(); } catch (e) { /* already done */ } });
     }
     function track(entry, controller) {
@@ -1210,12 +1301,25 @@ public enum WebBridgeShim {
       });
     }
     /**
-     * Records the download tokens a reply or progress message introduces (its envelope's own
+     * Records the download tokens a reply, progress or event message introduces (its envelope's own
      * `binary` member, which only native writes; never one inside `data`), as the announcement
      * event's tokens, before its data is searched for placeholders.
      */
     function onEnvelopeTokens(m) {
       if (hasOwn(m, 'binary') && isArray(m.binary)) { onAnnouncement({ tokens: m.binary }); }
+    }
+    /**
+     * Gives back the downloads of the announced placeholders `found` (token -> size) that the
+     * page will not read (no `onProgress`, no listener, a call that settled): native frees their
+     * bytes now (`?cancel`) instead of holding them against its budgets until they expire.
+     */
+    function forgoBinaries(found) {
+      if (!found) { return; }
+      mapForEach(found, function (size, token) {
+        mapDelete(announced, token);
+        if (mapHas(mockOffers, token)) { mapDelete(mockOffers, token); return; }
+        cancelDownload(token);
+      });
     }
     function onAnnouncement(data) {
       var tokens = isObject(data) && isArray(data.tokens) ? data.tokens : [];
@@ -1249,6 +1353,7 @@ public enum WebBridgeShim {
       mapForEach(found, function (size, token) {
         download(token, size, entry, function (n) {
           loaded += n;
+          if (entry) { entry.bytesRead += n; }
           if (entry && !entry.done && entry.onDownloadProgress) {
             try { entry.onDownloadProgress({ loaded: loaded, total: total }); } catch (err) { report(err); }
           }

@@ -157,8 +157,8 @@ public final class WebKitGTKBridgeHost {
             name: Self.documentNoticeHandler, world: world, withReply: false, mainFrameOnly: true
         ) { [weak self] message in
             guard let router = self?.router else { return }
-            if let id = DocumentNoticeBody.document(in: message.bodyJSONText) {
-                router.pageDidAnnounceDocument(id)
+            if let notice = DocumentNoticeBody.notice(in: message.bodyJSONText) {
+                router.pageDidAnnounceDocument(notice.document, origin: notice.origin)
             } else {
                 router.pageDidCommitNavigation()
             }

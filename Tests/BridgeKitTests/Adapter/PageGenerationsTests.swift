@@ -48,6 +48,23 @@ struct PageGenerationsTests {
         #expect(router.pageGeneration == 3)
     }
 
+    @Test("a notice's origin is read as a security origin; an opaque, malformed or missing one is none")
+    func noticeOrigins() throws {
+        let id = String(repeating: "c", count: 32)
+        let notice = { (origin: String) in #"{"v":1,"kind":"document","document":"\#(id)","origin":\#(origin)}"# }
+        let read = { (text: String) in DocumentNoticeBody.notice(in: text) }
+        #expect(read(notice(#""https://app.example:8443""#))?.origin == SecurityOrigin("https://app.example:8443"))
+        #expect(read(notice(#""https://app.example:8443""#))?.document == id)
+        for origin in [#""null""#, #""not an origin""#, "42", "null", #""https://a.example/path""#] {
+            let parsed = read(notice(origin))
+            #expect(parsed?.document == id, "\(origin)")
+            #expect(parsed?.origin == nil, "\(origin)")
+        }
+        #expect(read(#"{"v":1,"kind":"document","document":"\#(id)"}"#)?.origin == nil)
+        let long = "https://" + String(repeating: "a", count: 1100) + ".example"
+        #expect(read(notice("\"\(long)\"")) == nil, "over the notice's size: not a notice")
+    }
+
     @Test("a main-frame 404 is a page error; a subframe's is not")
     func responses() throws {
         let (generations, _, tracker) = try make()
