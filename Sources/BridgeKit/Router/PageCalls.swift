@@ -62,12 +62,11 @@ extension BridgeRouter {
     private func encodeEvent(
         _ name: String, data: some Encodable & Sendable, generation: UInt64, origin: SecurityOrigin?
     ) throws -> OutboundJSON {
-        // The router's own policy, not a task's: an event belongs to no task.
-        let source = MessageSource.mainFrame(origin)
-        guard origin != nil, configuration.policy.refusal(for: source) == nil else {
-            return try encodeForPage(.event(name: name, data: data))
-        }
-        let context = CallContext(callID: nil, taskName: name, source: source, pageGeneration: generation)
+        // The router's own policy, not a task's: an event belongs to no task. A source with no
+        // origin is one the byte transport does not serve, so its `Data` is base64 text.
+        let admitted = origin.flatMap { configuration.policy.refusal(for: .mainFrame($0)) == nil ? $0 : nil }
+        let context = CallContext(
+            callID: nil, taskName: name, source: .mainFrame(admitted), pageGeneration: generation)
         let (json, written): (Data, [String])
         do {
             (json, written) = try binaryOutlet.write(for: context) { try BridgeJSON.encode(data) }
