@@ -24,12 +24,6 @@ package enum DocumentNoticeBody {
     /// The longest notice read: an id, and an origin whose host is at most 253 characters.
     private static let maxBytes = 1024
 
-    /// The notice's document id, when `text` is a version 1 document notice naming a document
-    /// id (``PageFunction/isDocumentID(_:)``); `nil` for anything else.
-    package static func document(in text: String) -> String? {
-        notice(in: text)?.document
-    }
-
     /// The notice's document id and the document's security origin (`self.origin` in the
     /// notice's world, which page scripts cannot reach; `nil` for an opaque origin, one that is
     /// not a serialized origin, or a notice without one), when `text` is a version 1 document
