@@ -77,7 +77,7 @@ test('a progress envelope\'s tokens are honoured for its own data; the final rep
   assert.equal(requests.length, 1);
 });
 
-test('an error reply with tokens settles with its error; the tokens are only recorded', async () => {
+test('an error reply with tokens settles with its error; its downloads are given back, never read', async () => {
   const token = 'cd'.repeat(16);
   const { bridge, requests, transport } = setup();
   const p = bridge.call('T', null);
@@ -85,7 +85,7 @@ test('an error reply with tokens settles with its error; the tokens are only rec
   bridge._receive({ v: 1, kind: 'reply', id: transport.messages[0].id, ok: false, binary: [token],
     error: { code: 'task_failed', message: 'no' } });
   await assert.rejects(p, { code: 'task_failed' });
-  assert.equal(requests.length, 0);
+  assert.deepEqual(requests.map((r) => String(r.url)), ['webbridge-binary://transfer/' + token + '?cancel']);
 });
 
 test('tokens listed in data, or in another call\'s envelope with nothing to fetch, do not make a look-alike bytes', async () => {

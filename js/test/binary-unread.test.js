@@ -159,3 +159,51 @@ test('a reply with bytes for a call that already settled (its time limit) gives 
   await flushAll();
   assert.ok(!requested(token(7)) && cancelled(token(7)));
 });
+
+// Kind of fault: the tokens a call's last message announces but does not place. A task that
+// offered bytes (`BinaryTransfers.send`) and then failed, or did not use them, sends them in its
+// final reply's envelope; nothing will ever read them.
+for (const settled of [false, true]) {
+  test(`an error reply announcing downloads gives them back, unread${settled ? ' (for a call that already settled)' : ''}; the call settles with the error`, async () => {
+    const { clock, bridge, transport, requested, cancelled } = setup();
+    const outcome = bridge.call('T', null, { timeout: 50 }).then((v) => 'ok:' + v, (e) => 'err:' + e.code);
+    await flushAll();
+    const id = transport.messages[0].id;
+    if (settled) { clock.tick(50); }
+    bridge._receive({
+      v: 1, kind: 'reply', id, ok: false, binary: [token(5), token(6)],
+      error: { code: 'task_failed', message: 'no', details: { b: { $bridgeBinary: { token: token(5), size: 4 } } } },
+    });
+    await flushAll();
+    assert.equal(await outcome, settled ? 'err:timeout' : 'err:task_failed');
+    for (const i of [5, 6]) { assert.ok(!requested(token(i)) && cancelled(token(i)), `download ${i} is given back`); }
+  });
+}
+
+test('a success reply gives back the downloads its envelope announces and its data does not place; it reads the one it places', async () => {
+  const { bridge, transport, answer, requested, cancelled } = setup();
+  const outcome = bridge.call('T', null).then((v) => [...v.b]);
+  await flushAll();
+  const id = transport.messages[0].id;
+  bridge._receive({ v: 1, kind: 'reply', id, ok: true, binary: [token(1), token(2)], data: { b: { $bridgeBinary: { token: token(1), size: 2 } } } });
+  await flushAll();
+  assert.ok(requested(token(1)) && !cancelled(token(1)));
+  assert.ok(!requested(token(2)) && cancelled(token(2)));
+  answer(token(1), [9, 8]);
+  assert.deepEqual(await outcome, [9, 8]);
+});
+
+test('a reply held for earlier progress values gives its unplaced downloads back once, when it is released', async () => {
+  const { bridge, transport, answer, urls } = setup();
+  const seen = [];
+  const outcome = bridge.call('T', null, { onProgress: (d) => seen.push(d.i) }).then((v) => 'ok:' + v, (e) => 'err:' + e.code);
+  await flushAll();
+  const id = transport.messages[0].id;
+  bridge._receive(progress(id, 1));
+  bridge._receive({ v: 1, kind: 'reply', id, ok: false, binary: [token(9)], error: { code: 'task_failed', message: 'late' } });
+  await flushAll();
+  answer(token(1), [1, 1, 1, 1]);
+  assert.equal(await outcome, 'err:task_failed');
+  assert.deepEqual(seen, [1]);
+  assert.equal(urls.filter((u) => u.includes(token(9)) && u.endsWith('?cancel')).length, 1);
+});

@@ -921,16 +921,19 @@ public enum WebBridgeShim {
     function onReply(m) {
       onEnvelopeTokens(m);
       var entry = typeof m.id === 'string' ? mapGet(pending, m.id) : undefined;
+      var found = m.ok === true ? binariesIn(m.data) : null;
       // A call that settled (its time limit, an abort) reads nothing: native gets the bytes back.
-      if (!entry) { forgoBinaries(m.ok === true ? binariesIn(m.data) : null); return; }
-      if (entry.resolving || holdReply(entry, m)) { return; }
+      if (!entry || entry.resolving) { forgoBinaries(found); forgoBinaries(unplaced(m, found)); return; }
+      if (holdReply(entry, m)) { return; }
+      // The call's last message: the tokens it announces but does not place (an error reply's,
+      // those a task offered and did not use) are never read.
+      forgoBinaries(unplaced(m, found));
       // A value refused for the part size (the app's transfers changed): the next values take the
       // size the refusal names, though its request's own answer may never be read.
       if (entry.uploaded && m.ok === false && isObject(m.error) && m.error.code === 'payload_too_large' &&
           isObject(m.error.details) && m.error.details.reason === 'part_too_large') {
         learnPartBytes({ partBytes: m.error.details.limit });
       }
-      var found = m.ok === true ? binariesIn(m.data) : null;
       if (found && entry.streams) {
         settle(entry, { ok: true, data: orNull(streamBinaries(m.data, found, entry)) });
         return;
@@ -1320,6 +1323,20 @@ public enum WebBridgeShim {
         if (mapHas(mockOffers, token)) { mapDelete(mockOffers, token); return; }
         cancelDownload(token);
       });
+    }
+    /**
+     * The tokens `m`'s envelope announces (`binary`) that are not among the placeholders `found`
+     * in its data (token -> null), or null when there are none.
+     */
+    function unplaced(m, found) {
+      if (!hasOwn(m, 'binary') || !isArray(m.binary)) { return null; }
+      var left = new M();
+      arrayForEach(m.binary, function (token) {
+        if (typeof token === 'string' && mapHas(announced, token) && !(found && mapHas(found, token))) {
+          mapSet(left, token, null);
+        }
+      });
+      return mapSize(left) ? left : null;
     }
     function onAnnouncement(data) {
       var tokens = isObject(data) && isArray(data.tokens) ? data.tokens : [];

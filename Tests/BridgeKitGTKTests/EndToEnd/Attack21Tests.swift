@@ -173,11 +173,10 @@ extension GTKWrapperTests.EndToEnd {
                 "ATTACK21 console flood, stdout at \(stdoutBytesPerSecond == 0 ? "/dev/null" : "\(stdoutBytesPerSecond >> 20) MiB/s"): drained \(drained >> 20) MiB; main baseline \(baseline); under flood \(String(describing: under))"
             )
             await harness.close()
-            let p95 = under?.calmerHalf.p95 ?? .infinity
             #expect(
                 (under?.samples.count ?? 0) >= 100,
                 "main frame's calls completed in 4 s: \(under?.samples.count ?? 0) of ~200")
-            #expect(p95 < 100, "main frame's calls p95 \(p95) ms while an iframe floods the console")
+            A18.expectNotHeldUp(under, control: baseline, "main frame's calls while an iframe floods the console")
         }
 
         // MARK: The unadmitted-head gate decides before the router does
@@ -300,8 +299,7 @@ extension GTKWrapperTests.EndToEnd {
             )
             await a.close()
             await b.close()
-            let p95 = under?.calmerHalf.p95 ?? .infinity
-            #expect(p95 < 100, "view B's calls p95 \(p95) ms while view A's iframes flood the console")
+            A18.expectNotHeldUp(under, control: baseline, "view B's calls while view A's iframes flood the console")
         }
 
         // MARK: The console handler's world takes the relay's main-frame stamp

@@ -56,7 +56,13 @@ extension GTKWrapperTests.EndToEnd {
                 })
             try harness.router.register(
                 ClosureTask(name: "Offer") { (count: Int, context: CallContext) -> String in
-                    try await transfers.send(Data(repeating: 5, count: count), context: context).token
+                    // Offered outside the call (no call id), so `webbridge.binary` announces it and
+                    // it outlives the reply, which returns only its token for the test's own
+                    // fetches (a reply's downloads that its data does not place are given back).
+                    let outside = CallContext(
+                        callID: nil, taskName: context.taskName, source: context.source,
+                        pageGeneration: context.pageGeneration)
+                    return try await transfers.send(Data(repeating: 5, count: count), context: outside).token
                 })
             try harness.router.register(
                 ClosureTask(name: "Stream") { (chunks: Int, context: CallContext) -> BridgeBinary in

@@ -202,7 +202,9 @@ extension GTKWrapperTests.EndToEnd {
             let thieves = try await harness.json("window.__thieves")
             for thief in thieves.arrayValue ?? [] {
                 #expect(thief["status"] == 403, "\(thief)")
-                #expect(thief["got"] == .null, "no bytes reached the forged event: \(thief)")
+                // The forged reply settles no call, so the shim gives its token back at once and the
+                // event's placeholder stays data (before: the event's read was refused, 403).
+                #expect(thief["got"] != "bytes", "no bytes reached the forged event: \(thief)")
             }
             // The offer is still the main frame's: its bytes, once.
             try await harness.run(
@@ -227,7 +229,7 @@ extension GTKWrapperTests.EndToEnd {
             try await harness.waitFor("window.__lateStatus !== undefined")
             #expect(try await harness.value("window.__lateStatus", as: Int.self) == 404)
             try await Task.sleep(for: .milliseconds(300))
-            #expect(try await harness.isTrue("window.__late === null"))
+            #expect(try await harness.isTrue("window.__late === null || !(window.__late.f instanceof Uint8Array)"))
             #expect(
                 records.list.map(\.outcome) == [.finished, .cancelled],
                 "the earlier offer ended once, with its document")
